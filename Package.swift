@@ -1,0 +1,40 @@
+// swift-tools-version: 6.0
+// PinGate — PIN and pattern authentication for Linux through PAM.
+// Layout and names follow DESIGN.md; the PAM module itself is C (pam/), built by
+// pam/Makefile, because SwiftPM would link the Swift runtime into it.
+import PackageDescription
+
+let package = Package(
+    name: "PinGate",
+    products: [
+        .library(name: "PinGateCore", targets: ["PinGateCore"]),
+        .executable(name: "pingate", targets: ["pingate"]),
+        .executable(name: "pingate-verify", targets: ["pingate-verify"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"])]
+        ),
+        // Header-only shims for the few variadic or shadowed system calls.
+        .systemLibrary(name: "CPinGateSystem"),
+        .target(
+            name: "PinGateCore",
+            dependencies: ["CSodium", "CPinGateSystem"]
+        ),
+        .executableTarget(
+            name: "pingate-verify",
+            dependencies: ["PinGateCore", "CPinGateSystem"]
+        ),
+        .executableTarget(
+            name: "pingate",
+            dependencies: ["PinGateCore"]
+        ),
+        .testTarget(
+            name: "PinGateCoreTests",
+            dependencies: ["PinGateCore"]
+        ),
+    ],
+    swiftLanguageModes: [.v5]
+)

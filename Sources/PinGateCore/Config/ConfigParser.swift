@@ -1,0 +1,90 @@
+/// A problem in pingate.conf, naming the file, the line and what to write instead.
+public struct ConfigError: Error, Equatable, CustomStringConvertible, Sendable {
+    public let path: String
+    public let line: Int
+    public let message: String
+
+    public var description: String {
+        line > 0 ? "\(path):\(line): \(message)" : "\(path): \(message)"
+    }
+}
+
+/// Parses pingate.conf: `key = value` lines, `#` comments, blank lines.
+/// Every setting goes through `Policy.set(_:to:)`, the one place that knows
+/// the keys, so the parser, `pingate policy` and the tests agree.
+public enum ConfigParser {
+    /// Largest configuration accepted; a bigger file is certainly a mistake.
+    public static let maximumSize = 64 << 10
+
+    public static func parse(_ text: String, path: String = Policy.defaultPath) throws -> Policy {
+        var policy = Policy()
+        var seen: [String: Int] = [:]
+        for (offset, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let lineNumber = offset + 1
+            let content = rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            let line = content.trimmingASCIIWhitespace()
+            if line.isEmpty { continue }
+            guard let equals = line.firstIndex(of: "=") else {
+                throw ConfigError(path: path, line: lineNumber, message: "expected 'key = value', got '\(line.prefix(60))'")
+            }
+            let key = line[..<equals].trimmingASCIIWhitespace()
+            let value = line[line.index(after: equals)...].trimmingASCIIWhitespace()
+            if let first = seen[key] {
+                throw ConfigError(path: path, line: lineNumber, message: "'\(key)' is already set on line \(first)")
+            }
+            seen[key] = lineNumber
+            do {
+                try policy.set(key, to: value)
+            } catch let problem as PolicySettingError {
+                throw ConfigError(path: path, line: lineNumber, message: problem.message)
+            }
+        }
+        do {
+            try policy.validate()
+        } catch let problem as PolicySettingError {
+            throw ConfigError(path: path, line: 0, message: problem.message)
+        }
+        return policy
+    }
+
+    /// Reads and parses the file at `path`; a missing file means the defaults.
+    public static func load(path: String = Policy.defaultPath) throws -> Policy {
+        let text: String
+        do {
+            guard let contents = try readSmallFile(path, limit: maximumSize) else { return Policy() }
+            text = contents
+        } catch let error as Errno {
+            throw ConfigError(path: path, line: 0, message: "cannot read: \(error)")
+        }
+        return try parse(text, path: path)
+    }
+}
+
+extension StringProtocol {
+    func trimmingASCIIWhitespace() -> String {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" }
+        let start = firstIndex(where: { !isSpace($0) }) ?? endIndex
+        let end = lastIndex(where: { !isSpace($0) }).map { index(after: $0) } ?? start
+        return String(self[start..<Swift.max(start, end)])
+    }
+}
+
+/// Reads a whole file of at most `limit` bytes; nil if it does not exist.
+func readSmallFile(_ path: String, limit: Int) throws -> String? {
+    let file: FileDescriptor
+    do {
+        file = try FileDescriptor.open(path, [.readOnly, .noControllingTerminal, .nonBlocking])
+    } catch let error as Errno where error == .noSuchFile {
+        return nil
+    }
+    defer { file.close() }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let count = try chunk.withUnsafeMutableBytes { try file.read(into: $0) }
+        if count == 0 { break }
+        bytes += chunk[0..<count]
+        if bytes.count > limit { throw Errno(rawValue: 27 /* EFBIG */) }
+    }
+    return String(decoding: bytes, as: UTF8.self)
+}

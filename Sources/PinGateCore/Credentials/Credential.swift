@@ -1,0 +1,55 @@
+/// The two kinds of secret a user may enrol; the raw value is stored in records
+/// and mixed into the pre-hash so a PIN can never verify as a pattern.
+public enum CredentialKind: UInt8, Sendable, CustomStringConvertible {
+    case pin = 1
+    case pattern = 2
+
+    public var description: String { self == .pin ? "pin" : "pattern" }
+
+    public init?(name: String) {
+        switch name {
+        case "pin": self = .pin
+        case "pattern": self = .pattern
+        default: return nil
+        }
+    }
+}
+
+/// A user's secret, parsed and normalised: exactly one of a PIN or a pattern.
+public enum Credential: Sendable {
+    case pin(PIN)
+    case pattern(Pattern)
+
+    public var kind: CredentialKind {
+        switch self {
+        case .pin: return .pin
+        case .pattern: return .pattern
+        }
+    }
+
+    /// The grid size of a pattern, 0 for a PIN (as stored in records).
+    public var gridSize: Int {
+        if case let .pattern(pattern) = self { return pattern.grid.size }
+        return 0
+    }
+
+    /// The bytes that are hashed: the PIN's digits, or the pattern's `R:c1-c2-…`.
+    public func canonicalBytes() -> SecretBytes {
+        switch self {
+        case let .pin(pin): return pin.digits
+        case let .pattern(pattern): return pattern.canonicalText()
+        }
+    }
+
+    /// Parses typed input as a credential of `kind` (on a grid of `gridSize` for
+    /// a pattern) under `policy`. Throws `CredentialError` for malformed input.
+    public init(parsing input: SecretBytes, kind: CredentialKind, gridSize: Int, policy: Policy) throws {
+        switch kind {
+        case .pin:
+            self = .pin(try PIN(parsing: input, policy: policy))
+        case .pattern:
+            let grid = try PatternGrid(size: gridSize)
+            self = .pattern(try Pattern(parsing: input, expectedGrid: grid, minimumCells: policy.patternMinCells))
+        }
+    }
+}

@@ -1,0 +1,26 @@
+/// A well-formed PIN: ASCII digits, length within the policy's bounds.
+public struct PIN: Sendable {
+    /// The digits as ASCII bytes ("0"…"9").
+    public let digits: SecretBytes
+
+    public var length: Int { digits.count }
+
+    /// Parses typed input. Surrounding whitespace is ignored; anything else
+    /// that is not a digit, or a length outside `minimumLength...maximumLength`,
+    /// is a `CredentialError`.
+    public init(parsing input: SecretBytes, minimumLength: Int, maximumLength: Int) throws {
+        let trimmed = input.trimmingWhitespace()
+        guard !trimmed.isEmpty else { throw CredentialError.empty }
+        for index in 0..<trimmed.count where !(0x30...0x39).contains(trimmed[index]) {
+            throw CredentialError.pinHasNonDigit
+        }
+        guard trimmed.count >= minimumLength, trimmed.count <= maximumLength else {
+            throw CredentialError.pinLength(minimum: minimumLength, maximum: maximumLength, got: trimmed.count)
+        }
+        digits = trimmed
+    }
+
+    public init(parsing input: SecretBytes, policy: Policy) throws {
+        try self.init(parsing: input, minimumLength: policy.pinMinLength, maximumLength: policy.pinMaxLength)
+    }
+}

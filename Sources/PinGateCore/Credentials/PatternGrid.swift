@@ -1,0 +1,49 @@
+/// An R×R grid of dots, cells numbered 1…R² row by row, and the geometry of
+/// Android's gap rule generalised to any R.
+public struct PatternGrid: Equatable, Sendable {
+    public static let supportedSizes = 3...6
+
+    public let size: Int
+
+    public init(size: Int) throws {
+        guard PatternGrid.supportedSizes.contains(size) else {
+            throw CredentialError.patternGridUnsupported(grid: size)
+        }
+        self.size = size
+    }
+
+    public var cellCount: Int { size * size }
+
+    /// The cells strictly between `from` and `to` on the straight segment
+    /// joining them, in order from `from`: every grid point (r₁ + k·dr/g,
+    /// c₁ + k·dc/g) for 0 < k < g, where g = gcd(|dr|, |dc|). For a 3×3 grid
+    /// only the jumps over the middle of a row, column or diagonal have one.
+    public func cellsBetween(_ from: Int, _ to: Int) -> [Int] {
+        let (fromRow, fromColumn) = ((from - 1) / size, (from - 1) % size)
+        let (toRow, toColumn) = ((to - 1) / size, (to - 1) % size)
+        let rowStep = toRow - fromRow
+        let columnStep = toColumn - fromColumn
+        let steps = greatestCommonDivisor(abs(rowStep), abs(columnStep))
+        guard steps > 1 else { return [] }
+        return (1..<steps).map { k in
+            (fromRow + k * rowStep / steps) * size + (fromColumn + k * columnStep / steps) + 1
+        }
+    }
+
+    /// The legend shown before a pattern prompt: the cell numbers laid out.
+    public func legend() -> [String] {
+        let width = String(cellCount).count
+        return (0..<size).map { row in
+            (0..<size).map { column in
+                let text = String(row * size + column + 1)
+                return String(repeating: " ", count: width - text.count) + text
+            }.joined(separator: " ")
+        }
+    }
+}
+
+func greatestCommonDivisor(_ a: Int, _ b: Int) -> Int {
+    var (x, y) = (a, b)
+    while y != 0 { (x, y) = (y, x % y) }
+    return x
+}

@@ -1,0 +1,40 @@
+/// Why a PIN is too easy to guess. Enrolment refuses these (unless the admin
+/// says `--allow-weak`); verification never looks at them.
+public enum WeakPINReason: Equatable, Sendable, CustomStringConvertible {
+    case repeatedDigit
+    case constantStep
+    case common
+
+    public var description: String {
+        switch self {
+        case .repeatedDigit: return "it repeats one digit"
+        case .constantStep: return "its digits go up or down by a constant step (like 1234 or 1357)"
+        case .common: return "it is one of the most common PINs"
+        }
+    }
+}
+
+extension PIN {
+    /// The most common 4-digit PINs in published leak studies; an attacker
+    /// tries these first, so they cost the lockout nothing to guess.
+    static let commonPINs: Set<String> = [
+        "1234", "1111", "0000", "1212", "7777", "1004", "2000", "4444", "2222", "6969",
+        "9999", "3333", "5555", "6666", "1122", "1313", "8888", "4321", "2001", "1010",
+        "2580", "0852", "1230", "1984", "1986", "0101", "1991", "1990", "2468", "1357",
+        "6789", "0123", "1100", "1919", "2020", "1999", "1998", "5683", "0007", "0070",
+    ]
+
+    /// Returns why this PIN is weak, or nil if it is acceptable.
+    public func weakness() -> WeakPINReason? {
+        let values = (0..<digits.count).map { Int(digits[$0]) - 0x30 }
+        if Set(values).count == 1 { return .repeatedDigit }
+        // A constant step mod 10: 1234, 9876, 1357, 9630, 7890.
+        let step = (values[1] - values[0] + 10) % 10
+        if zip(values, values.dropFirst()).allSatisfy({ ($1 - $0 + 10) % 10 == step }) {
+            return .constantStep
+        }
+        let text = String(decoding: values.map { UInt8($0 + 0x30) }, as: UTF8.self)
+        if PIN.commonPINs.contains(text) { return .common }
+        return nil
+    }
+}

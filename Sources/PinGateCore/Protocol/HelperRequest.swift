@@ -1,0 +1,95 @@
+/// A request to pingate-verify, parsed from its stdin. The wire format is
+/// documented in pam/pingate_protocol.h (the C side of the same contract).
+public struct HelperRequest: Sendable {
+    public enum Operation: String, Sendable {
+        case status, verify, change
+    }
+
+    public static let versionLine = "pingate-verify/1"
+    /// PINGATE_REQUEST_MAX: larger input is refused unread.
+    public static let maximumSize = 4096
+
+    public var operation: Operation
+    public var user: String
+    public var service: String?
+    public var tty: String?
+    public var remoteHost: String?
+    public var secret: SecretBytes?
+    public var newKind: CredentialKind?
+    public var newGridSize: Int?
+    public var newSecret: SecretBytes?
+
+    public struct ParseError: Error, Equatable, CustomStringConvertible, Sendable {
+        public let description: String
+    }
+
+    /// Parses the request bytes. Values may hold any byte but NUL, CR, LF and
+    /// other controls; secrets are copied straight into `SecretBytes`.
+    public init(parsing bytes: UnsafeRawBufferPointer) throws {
+        guard bytes.count <= HelperRequest.maximumSize else { throw ParseError(description: "request larger than \(HelperRequest.maximumSize) bytes") }
+        var lines: [Range<Int>] = []
+        var start = 0
+        for index in 0..<bytes.count where bytes[index] == 0x0A {
+            lines.append(start..<index)
+            start = index + 1
+        }
+        if start < bytes.count { lines.append(start..<bytes.count) }
+        guard let first = lines.first,
+              String(decoding: UnsafeRawBufferPointer(rebasing: bytes[first]), as: UTF8.self) == HelperRequest.versionLine
+        else { throw ParseError(description: "the first line must be \(HelperRequest.versionLine)") }
+
+        var fields: [String: String] = [:]
+        var secrets: [String: SecretBytes] = [:]
+        for line in lines.dropFirst() {
+            let content = UnsafeRawBufferPointer(rebasing: bytes[line])
+            guard let equals = content.firstIndex(of: UInt8(ascii: "=")) else {
+                throw ParseError(description: "a request line is not key=value")
+            }
+            let key = String(decoding: UnsafeRawBufferPointer(rebasing: content[0..<equals]), as: UTF8.self)
+            let value = UnsafeRawBufferPointer(rebasing: content[(equals + 1)...])
+            guard value.allSatisfy({ $0 >= 0x20 && $0 != 0x7F }) else {
+                throw ParseError(description: "the value of '\(key.prefix(20))' holds control characters")
+            }
+            guard fields[key] == nil, secrets[key] == nil else { throw ParseError(description: "'\(key.prefix(20))' appears twice") }
+            switch key {
+            case "secret", "new":
+                secrets[key] = SecretBytes(copying: value)
+            case "op", "user", "service", "tty", "rhost", "new_kind", "new_grid":
+                guard let text = String(validating: value, as: UTF8.self) else {
+                    throw ParseError(description: "the value of '\(key)' is not UTF-8")
+                }
+                fields[key] = text
+            default:
+                throw ParseError(description: "unknown key '\(key.prefix(20).filter { $0.isASCII && !$0.isNewline })'")
+            }
+        }
+        guard let opName = fields["op"], let operation = Operation(rawValue: opName) else {
+            throw ParseError(description: "op must be status, verify or change")
+        }
+        guard let user = fields["user"], !user.isEmpty, user.count <= 256 else { throw ParseError(description: "user is missing") }
+        self.operation = operation
+        self.user = user
+        service = fields["service"]
+        tty = fields["tty"]
+        remoteHost = fields["rhost"]
+        secret = secrets["secret"]
+        newSecret = secrets["new"]
+        switch operation {
+        case .status:
+            guard secret == nil, newSecret == nil else { throw ParseError(description: "status takes no secret") }
+        case .verify:
+            guard secret != nil, newSecret == nil else { throw ParseError(description: "verify needs secret= and nothing new") }
+        case .change:
+            guard secret != nil, newSecret != nil, let kindName = fields["new_kind"], let kind = CredentialKind(name: kindName) else {
+                throw ParseError(description: "change needs secret=, new= and new_kind=pin|pattern")
+            }
+            newKind = kind
+            if let grid = fields["new_grid"] {
+                guard let size = Int(grid), PatternGrid.supportedSizes.contains(size) else {
+                    throw ParseError(description: "new_grid must be 3 to 6")
+                }
+                newGridSize = size
+            }
+        }
+    }
+}

@@ -1,0 +1,158 @@
+import Glibc
+
+/// One open record: checked on open, locked with flock for writing, updated in
+/// place one slot at a time.
+public final class RecordFile {
+    public let path: String
+    public let uid: UInt32
+    let descriptor: FileDescriptor
+    private let name: String
+    private let directory: FileDescriptor
+    /// The slot and sequence of the state last read; a write goes to the other slot.
+    private var currentSlot = 0
+    private var currentSequence: UInt64 = 0
+
+    /// The byte whose shared OFD locks mark verifications in flight (past the
+    /// end of the file: locks need no data there).
+    static let inFlightByte = RecordCodec.fileSize
+
+    /// Opens the record of `uid`, or returns nil if there is none. Any record
+    /// that is not exactly what root made (a symlink, another type, owner,
+    /// group, mode, size) is a `StoreError` and is left untouched.
+    static func open(uid: UInt32, directory: FileDescriptor, location: StoreLocation, writable: Bool) throws -> RecordFile? {
+        let name = location.recordName(forUID: uid)
+        let path = location.recordPath(forUID: uid)
+        let descriptor: FileDescriptor
+        do {
+            descriptor = try FileDescriptor.open(
+                name, [writable ? .readWrite : .readOnly, .noFollow, .nonBlocking, .noControllingTerminal],
+                relativeTo: directory)
+        } catch let error as Errno {
+            switch error {
+            case .noSuchFile: return nil
+            case .tooManySymbolicLinks: throw StoreError.recordUnsafe(path: path, problem: "is a symbolic link")
+            default: throw StoreError.systemError(path: path, operation: "open", errno: error)
+            }
+        }
+        do {
+            try check(descriptor.status(), path: path, location: location)
+        } catch {
+            descriptor.close()
+            throw error
+        }
+        return RecordFile(path: path, name: name, uid: uid, descriptor: descriptor, directory: directory)
+    }
+
+    private init(path: String, name: String, uid: UInt32, descriptor: FileDescriptor, directory: FileDescriptor) {
+        self.path = path
+        self.name = name
+        self.uid = uid
+        self.descriptor = descriptor
+        self.directory = directory
+    }
+
+    deinit { descriptor.close() }
+
+    static func check(_ status: FileStatus, path: String, location: StoreLocation) throws {
+        guard status.isRegularFile else { throw StoreError.recordUnsafe(path: path, problem: "is not a regular file") }
+        guard status.owner == location.owner else {
+            throw StoreError.recordUnsafe(path: path, problem: "is owned by \(location.describeOwner(status.owner)), expected \(location.describeOwner(location.owner))")
+        }
+        guard status.group == location.group else {
+            throw StoreError.recordUnsafe(path: path, problem: "has group \(status.group), expected \(location.group) (\(StoreLocation.groupName))")
+        }
+        guard status.permissions == StoreLocation.recordMode else {
+            throw StoreError.recordUnsafe(path: path, problem: "has mode \(octal(status.permissions)), expected \(octal(StoreLocation.recordMode))")
+        }
+        guard status.linkCount == 1 else {
+            throw StoreError.recordUnsafe(path: path, problem: "has \(status.linkCount) hard links, expected 1")
+        }
+        guard status.size == RecordCodec.fileSize else {
+            throw StoreError.recordUnsafe(path: path, problem: "is \(status.size) bytes, expected \(RecordCodec.fileSize)")
+        }
+    }
+
+    /// Reads the current state: the valid slot with the higher sequence.
+    public func read() throws -> UserRecord {
+        var bytes = [UInt8](repeating: 0, count: RecordCodec.fileSize)
+        let count: Int
+        do {
+            count = try bytes.withUnsafeMutableBytes { try descriptor.read(fromAbsoluteOffset: 0, into: $0) }
+        } catch let error as Errno {
+            throw StoreError.systemError(path: path, operation: "read", errno: error)
+        }
+        guard count == RecordCodec.fileSize, let decoded = RecordCodec.decodeFile(bytes) else {
+            throw StoreError.recordCorrupt(path: path)
+        }
+        guard decoded.record.uid == uid else { throw StoreError.recordForAnotherUser(path: path, uid: decoded.record.uid) }
+        currentSlot = decoded.slot
+        currentSequence = decoded.sequence
+        return decoded.record
+    }
+
+    /// Writes `record` over the older slot with the next sequence number and
+    /// waits for it to reach the disk (fdatasync). Call `read()` first, under
+    /// the lock. On error the previous state is still the readable one.
+    public func write(_ record: UserRecord) throws {
+        precondition(record.uid == uid, "a record is written only for its own uid")
+        let slot = 1 - currentSlot
+        let bytes = RecordCodec.encode(record, sequence: currentSequence + 1)
+        do {
+            try bytes.withUnsafeBytes { try descriptor.write(toAbsoluteOffset: slot * RecordCodec.slotSize, $0) }
+            try descriptor.dataSync()
+        } catch let error as Errno {
+            throw StoreError.systemError(path: path, operation: "write", errno: error)
+        }
+        currentSlot = slot
+        currentSequence += 1
+    }
+
+    /// Takes the writer lock (flock). Returns false if, meanwhile, root
+    /// replaced or removed the record: the caller reopens it.
+    public func lock() throws -> Bool {
+        do {
+            try descriptor.lockExclusive()
+            var linked = stat()
+            let mine = try descriptor.status()
+            let found = fstatat(directory.rawValue, name, &linked, AT_SYMLINK_NOFOLLOW) == 0
+            let open = try descriptor.inode()
+            if !found || mine.linkCount == 0 || linked.st_ino != open.inode || linked.st_dev != open.device {
+                descriptor.unlock()
+                return false
+            }
+            return true
+        } catch let error as Errno {
+            throw StoreError.systemError(path: path, operation: "lock", errno: error)
+        }
+    }
+
+    public func unlock() { descriptor.unlock() }
+
+    /// Marks this process's verification as in flight until `endVerification`.
+    func beginVerification() throws {
+        do {
+            try descriptor.lockByte(RecordFile.inFlightByte, shared: true, wait: true)
+        } catch let error as Errno {
+            throw StoreError.systemError(path: path, operation: "lock", errno: error)
+        }
+    }
+
+    func endVerification() { descriptor.unlockByte(RecordFile.inFlightByte) }
+
+    /// True while another process has a verification of this record in flight.
+    func verificationsInFlight() -> Bool {
+        (try? descriptor.isByteLockedByOthers(RecordFile.inFlightByte)) ?? false
+    }
+
+    /// Waits until no verification of this record is in flight.
+    func waitForVerificationsInFlight() {
+        if (try? descriptor.lockByte(RecordFile.inFlightByte, shared: false, wait: true)) == true {
+            descriptor.unlockByte(RecordFile.inFlightByte)
+        }
+    }
+}
+
+func octal(_ mode: mode_t) -> String {
+    let text = String(mode, radix: 8)
+    return String(repeating: "0", count: max(0, 4 - text.count)) + text
+}

@@ -1,0 +1,161 @@
+import Glibc
+
+/// The root-owned store: a directory of per-uid records and the machine key.
+///
+/// Only root creates, replaces or removes files here (temp file, fsync,
+/// rename, fsync of the directory). Everyone else — the setgid helper
+/// included — only rewrites slots of existing records in place.
+public struct Store: Sendable {
+    public let location: StoreLocation
+
+    public init(location: StoreLocation) { self.location = location }
+
+    /// Opens and checks the directory: a real directory (no symlink), owned by
+    /// the expected owner and group, writable by nobody else.
+    func openDirectory() throws -> FileDescriptor {
+        let path = location.directory
+        let directory: FileDescriptor
+        do {
+            directory = try FileDescriptor.open(path, [.readOnly, .directory, .noFollow])
+        } catch let error as Errno {
+            switch error.rawValue {
+            case ENOENT: throw StoreError.directoryMissing(path: path)
+            case ELOOP: throw StoreError.directoryUnsafe(path: path, problem: "is a symbolic link")
+            case ENOTDIR: throw StoreError.directoryUnsafe(path: path, problem: "is not a directory")
+            default: throw StoreError.systemError(path: path, operation: "open", errno: error)
+            }
+        }
+        do {
+            let status = try directory.status()
+            if status.owner != location.owner {
+                throw StoreError.directoryUnsafe(path: path, problem: "is owned by \(location.describeOwner(status.owner)), expected \(location.describeOwner(location.owner))")
+            }
+            if status.permissions & 0o022 != 0 {
+                throw StoreError.directoryUnsafe(path: path, problem: "is writable by group or others (mode \(octal(status.permissions)), expected \(octal(StoreLocation.directoryMode)))")
+            }
+            if status.group != location.group {
+                throw StoreError.directoryUnsafe(path: path, problem: "has group \(status.group), expected \(location.group) (\(StoreLocation.groupName))")
+            }
+        } catch let error as Errno {
+            directory.close()
+            throw StoreError.systemError(path: path, operation: "inspect", errno: error)
+        } catch {
+            directory.close()
+            throw error
+        }
+        return directory
+    }
+
+    /// Runs `body` with the record of `uid` (nil if not enrolled).
+    public func withRecord<Result>(uid: UInt32, writable: Bool, _ body: (RecordFile?) throws -> Result) throws -> Result {
+        let directory = try openDirectory()
+        defer { directory.close() }
+        let record = try RecordFile.open(uid: uid, directory: directory, location: location, writable: writable)
+        return try body(record)
+    }
+
+    /// Reads the state of `uid`'s record without locking (a reader always sees
+    /// one whole slot); nil if not enrolled.
+    public func readRecord(uid: UInt32) throws -> UserRecord? {
+        try withRecord(uid: uid, writable: false) { try $0?.read() }
+    }
+
+    /// Creates (or, with `replacing`, replaces) a record. Root only: the file
+    /// is made as a temp file, fsynced, renamed into place, and the directory
+    /// fsynced, so a crash leaves either the old record or the new one.
+    public func createRecord(_ record: UserRecord, replacing: Bool) throws {
+        let directory = try openDirectory()
+        defer { directory.close() }
+        let name = location.recordName(forUID: record.uid)
+        let path = location.recordPath(forUID: record.uid)
+        let existing = try RecordFile.open(uid: record.uid, directory: directory, location: location, writable: true)
+        if existing != nil, !replacing { throw StoreError.recordExists(path: path) }
+        // Hold the old record's writer lock so no in-place update is lost to the rename.
+        if let existing { _ = try existing.lock() }
+        defer { existing?.unlock() }
+
+        let temporaryName = ".\(name).new"
+        let fail = { (operation: String, error: Errno) in StoreError.systemError(path: self.location.directory + "/" + temporaryName, operation: operation, errno: error) }
+        _ = unlinkat(directory.rawValue, temporaryName, 0)
+        let file: FileDescriptor
+        do {
+            file = try FileDescriptor.open(temporaryName, [.writeOnly, .create, .exclusiveCreate, .noFollow], permissions: 0o600, relativeTo: directory)
+        } catch let error as Errno { throw fail("create", error) }
+        do {
+            defer { file.close() }
+            try file.changeOwner(user: location.owner, group: location.group)
+            try file.changeMode(StoreLocation.recordMode)
+            var bytes = RecordCodec.encode(record, sequence: 1)
+            bytes += [UInt8](repeating: 0, count: RecordCodec.slotSize)
+            try bytes.withUnsafeBytes { try file.write(toAbsoluteOffset: 0, $0) }
+            try file.sync()
+        } catch let error as Errno {
+            _ = unlinkat(directory.rawValue, temporaryName, 0)
+            throw fail("write", error)
+        }
+        guard renameat(directory.rawValue, temporaryName, directory.rawValue, name) == 0 else {
+            let error = Errno.current
+            _ = unlinkat(directory.rawValue, temporaryName, 0)
+            throw StoreError.systemError(path: path, operation: "rename into", errno: error)
+        }
+        try syncDirectory(directory)
+    }
+
+    /// Removes `uid`'s record (root only). Returns false if there was none.
+    @discardableResult
+    public func removeRecord(uid: UInt32) throws -> Bool {
+        let directory = try openDirectory()
+        defer { directory.close() }
+        guard unlinkat(directory.rawValue, location.recordName(forUID: uid), 0) == 0 else {
+            let error = Errno.current
+            if error == .noSuchFile { return false }
+            throw StoreError.systemError(path: location.recordPath(forUID: uid), operation: "remove", errno: error)
+        }
+        try syncDirectory(directory)
+        return true
+    }
+
+    /// Updates `uid`'s record under its lock: read, change, write one slot.
+    /// Returns the new state, or nil if the user is not enrolled.
+    @discardableResult
+    public func updateRecord(uid: UInt32, _ change: (inout UserRecord) throws -> Void) throws -> UserRecord? {
+        for _ in 0..<3 {
+            let outcome: UserRecord?? = try withRecord(uid: uid, writable: true) { file in
+                guard let file else { return .some(nil) }
+                guard try file.lock() else { return nil }
+                defer { file.unlock() }
+                var record = try file.read()
+                try change(&record)
+                try file.write(record)
+                return .some(record)
+            }
+            if let outcome { return outcome }
+        }
+        throw StoreError.recordUnsafe(path: location.recordPath(forUID: uid), problem: "keeps being replaced")
+    }
+
+    /// The uids that have a record, in ascending order.
+    public func enrolledUIDs() throws -> [UInt32] {
+        let directory = try openDirectory()
+        let duplicate = dup(directory.rawValue)
+        directory.close()
+        guard duplicate >= 0, let stream = fdopendir(duplicate) else {
+            throw StoreError.systemError(path: location.directory, operation: "list", errno: .current)
+        }
+        defer { closedir(stream) }
+        var uids: [UInt32] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if let uid = StoreLocation.uid(fromRecordName: name) { uids.append(uid) }
+        }
+        return uids.sorted()
+    }
+
+    private func syncDirectory(_ directory: FileDescriptor) throws {
+        do { try directory.sync() } catch let error as Errno {
+            throw StoreError.systemError(path: location.directory, operation: "sync", errno: error)
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import Glibc
+
+/// Where the store is and who must own it. Production uses `system()`;
+/// tests point it at a temporary directory owned by themselves.
+public struct StoreLocation: Sendable, Equatable {
+    public static let defaultDirectory = "/var/lib/pingate"
+    public static let groupName = "pingate"
+    public static let recordMode: mode_t = 0o660
+    public static let keyMode: mode_t = 0o640
+    public static let directoryMode: mode_t = 0o750
+    static let keyFileName = "machine.key"
+    static let recordSuffix = ".record"
+
+    public var directory: String
+    /// Expected owner of the directory, records and key (root).
+    public var owner: uid_t
+    /// Expected group of the directory, records and key (`pingate`).
+    public var group: gid_t
+
+    public init(directory: String, owner: uid_t, group: gid_t) {
+        self.directory = directory
+        self.owner = owner
+        self.group = group
+    }
+
+    /// The installed store: owned by root, group `pingate`.
+    public static func system(directory: String = defaultDirectory) throws -> StoreLocation {
+        guard let group = SystemGroup.lookup(name: groupName) else { throw StoreError.groupMissing(name: groupName) }
+        return StoreLocation(directory: directory, owner: 0, group: group.gid)
+    }
+
+    public func recordName(forUID uid: UInt32) -> String { "\(uid)\(StoreLocation.recordSuffix)" }
+    public func recordPath(forUID uid: UInt32) -> String { directory + "/" + recordName(forUID: uid) }
+    public var keyPath: String { directory + "/" + StoreLocation.keyFileName }
+
+    /// The uid a record file name stands for, or nil for any other name.
+    static func uid(fromRecordName name: String) -> UInt32? {
+        guard name.hasSuffix(recordSuffix) else { return nil }
+        let digits = name.dropLast(recordSuffix.count)
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        return UInt32(digits)
+    }
+
+    func describeOwner(_ uid: uid_t) -> String { uid == 0 ? "root" : "uid \(uid)" }
+}

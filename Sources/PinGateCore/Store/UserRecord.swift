@@ -1,0 +1,29 @@
+/// One user's state: the credential's hash and the lockout counters.
+/// Times are Unix seconds; 0 means "never".
+public struct UserRecord: Equatable, Sendable {
+    public var uid: UInt32
+    public var kind: CredentialKind
+    /// Grid size of a pattern, 0 for a PIN.
+    public var gridSize: Int
+    /// The Argon2id string from `CredentialHasher`.
+    public var hash: String
+    public var failures: Int
+    public var lastFailure: Int64
+    public var disabled: Bool
+    public var createdAt: Int64
+    public var changedAt: Int64
+    public var lastSuccess: Int64
+
+    public init(uid: UInt32, kind: CredentialKind, gridSize: Int, hash: String, now: Int64) {
+        self.uid = uid
+        self.kind = kind
+        self.gridSize = gridSize
+        self.hash = hash
+        failures = 0
+        lastFailure = 0
+        disabled = false
+        createdAt = now
+        changedAt = now
+        lastSuccess = 0
+    }
+}

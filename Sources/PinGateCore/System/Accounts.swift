@@ -1,0 +1,54 @@
+import Glibc
+
+/// A user from the passwd database (getpwnam_r/getpwuid_r).
+public struct SystemUser: Sendable, Equatable {
+    public let name: String
+    public let uid: uid_t
+    public let gid: gid_t
+    public let home: String
+
+    public static func lookup(name: String) -> SystemUser? {
+        lookup { entry, buffer, size, result in getpwnam_r(name, entry, buffer, size, result) }
+    }
+
+    public static func lookup(uid: uid_t) -> SystemUser? {
+        lookup { entry, buffer, size, result in getpwuid_r(uid, entry, buffer, size, result) }
+    }
+
+    private static func lookup(
+        _ call: (UnsafeMutablePointer<passwd>, UnsafeMutablePointer<CChar>, Int, UnsafeMutablePointer<UnsafeMutablePointer<passwd>?>) -> CInt
+    ) -> SystemUser? {
+        var entry = passwd()
+        var result: UnsafeMutablePointer<passwd>? = nil
+        var buffer = [CChar](repeating: 0, count: 16 * 1024)
+        let status = buffer.withUnsafeMutableBufferPointer { call(&entry, $0.baseAddress!, $0.count, &result) }
+        guard status == 0, result != nil, let name = entry.pw_name else { return nil }
+        return SystemUser(
+            name: String(cString: name), uid: entry.pw_uid, gid: entry.pw_gid,
+            home: entry.pw_dir.map { String(cString: $0) } ?? "/")
+    }
+}
+
+/// A group from the group database (getgrnam_r).
+public struct SystemGroup: Sendable, Equatable {
+    public let name: String
+    public let gid: gid_t
+
+    public static func lookup(name: String) -> SystemGroup? {
+        var entry = group()
+        var result: UnsafeMutablePointer<group>? = nil
+        var buffer = [CChar](repeating: 0, count: 64 * 1024)
+        let status = buffer.withUnsafeMutableBufferPointer { getgrnam_r(name, &entry, $0.baseAddress!, $0.count, &result) }
+        guard status == 0, result != nil else { return nil }
+        return SystemGroup(name: name, gid: entry.gr_gid)
+    }
+
+    public static func lookup(gid: gid_t) -> SystemGroup? {
+        var entry = group()
+        var result: UnsafeMutablePointer<group>? = nil
+        var buffer = [CChar](repeating: 0, count: 64 * 1024)
+        let status = buffer.withUnsafeMutableBufferPointer { getgrgid_r(gid, &entry, $0.baseAddress!, $0.count, &result) }
+        guard status == 0, result != nil, let name = entry.gr_name else { return nil }
+        return SystemGroup(name: String(cString: name), gid: gid)
+    }
+}

@@ -1,0 +1,154 @@
+import Glibc
+
+/// An open file descriptor: a thin, typed wrapper in the style of swift-system.
+/// It does not close itself; the owner calls `close()` (usually in a `defer`).
+public struct FileDescriptor: Sendable, Hashable {
+    public let rawValue: CInt
+    public init(rawValue: CInt) { self.rawValue = rawValue }
+
+    public static let standardInput = FileDescriptor(rawValue: 0)
+    public static let standardOutput = FileDescriptor(rawValue: 1)
+    public static let standardError = FileDescriptor(rawValue: 2)
+
+    /// Flags for `open(2)`, named for what they do.
+    public struct OpenOptions: OptionSet, Sendable {
+        public let rawValue: CInt
+        public init(rawValue: CInt) { self.rawValue = rawValue }
+        /// O_RDONLY (zero: the absence of the write flags).
+        public static let readOnly = OpenOptions([])
+        /// O_RDWR
+        public static let readWrite = OpenOptions(rawValue: O_RDWR)
+        /// O_WRONLY
+        public static let writeOnly = OpenOptions(rawValue: O_WRONLY)
+        /// O_CREAT
+        public static let create = OpenOptions(rawValue: O_CREAT)
+        /// O_EXCL
+        public static let exclusiveCreate = OpenOptions(rawValue: O_EXCL)
+        /// O_TRUNC
+        public static let truncate = OpenOptions(rawValue: O_TRUNC)
+        /// O_NOFOLLOW: a symbolic link as the last component fails with ELOOP.
+        public static let noFollow = OpenOptions(rawValue: O_NOFOLLOW)
+        /// O_CLOEXEC
+        public static let closeOnExec = OpenOptions(rawValue: O_CLOEXEC)
+        /// O_NOCTTY
+        public static let noControllingTerminal = OpenOptions(rawValue: O_NOCTTY)
+        /// O_DIRECTORY
+        public static let directory = OpenOptions(rawValue: O_DIRECTORY)
+        /// O_NONBLOCK
+        public static let nonBlocking = OpenOptions(rawValue: O_NONBLOCK)
+    }
+
+    /// open(2), relative to `directory` when given (openat).
+    public static func open(
+        _ path: String, _ options: OpenOptions, permissions: mode_t = 0,
+        relativeTo directory: FileDescriptor? = nil
+    ) throws -> FileDescriptor {
+        let flags = options.rawValue | O_CLOEXEC
+        let fd = try retryingOnInterrupt {
+            Glibc.openat(directory?.rawValue ?? AT_FDCWD, path, flags, permissions)
+        }
+        return FileDescriptor(rawValue: fd)
+    }
+
+    public func close() {
+        // EINTR from close on Linux still closes the descriptor: never retry.
+        _ = Glibc.close(rawValue)
+    }
+
+    /// fstat(2)
+    public func status() throws -> FileStatus {
+        var raw = stat()
+        _ = try retryingOnInterrupt { Glibc.fstat(rawValue, &raw) }
+        return FileStatus(raw)
+    }
+
+    /// read(2), once. Returns the number of bytes read (0 at end of file).
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        try retryingOnInterrupt { Glibc.read(rawValue, buffer.baseAddress, buffer.count) }
+    }
+
+    /// pread(2) until `buffer` is full or end of file; returns the bytes read.
+    public func read(fromAbsoluteOffset offset: Int, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        var done = 0
+        while done < buffer.count {
+            let count = try retryingOnInterrupt {
+                Glibc.pread(rawValue, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
+            }
+            if count == 0 { break }
+            done += count
+        }
+        return done
+    }
+
+    /// pwrite(2) of all of `bytes`, continuing after short writes.
+    public func write(toAbsoluteOffset offset: Int, _ bytes: UnsafeRawBufferPointer) throws {
+        var done = 0
+        while done < bytes.count {
+            done += try retryingOnInterrupt {
+                Glibc.pwrite(rawValue, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
+            }
+        }
+    }
+
+    /// write(2) of all of `bytes`, continuing after short writes.
+    public func writeAll(_ bytes: UnsafeRawBufferPointer) throws {
+        var done = 0
+        while done < bytes.count {
+            done += try retryingOnInterrupt {
+                Glibc.write(rawValue, bytes.baseAddress! + done, bytes.count - done)
+            }
+        }
+    }
+
+    public func writeAll(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { try writeAll($0) }
+    }
+
+    /// fsync(2)
+    public func sync() throws { _ = try retryingOnInterrupt { Glibc.fsync(rawValue) } }
+
+    /// fdatasync(2): the data and the metadata needed to read it back.
+    public func dataSync() throws { _ = try retryingOnInterrupt { Glibc.fdatasync(rawValue) } }
+
+    /// fchown(2)
+    public func changeOwner(user: uid_t, group: gid_t) throws {
+        _ = try retryingOnInterrupt { Glibc.fchown(rawValue, user, group) }
+    }
+
+    /// fchmod(2)
+    public func changeMode(_ mode: mode_t) throws {
+        _ = try retryingOnInterrupt { Glibc.fchmod(rawValue, mode) }
+    }
+
+    /// The device and inode numbers, to tell whether a path still names this file.
+    public func inode() throws -> (device: UInt64, inode: UInt64) {
+        var raw = stat()
+        _ = try retryingOnInterrupt { Glibc.fstat(rawValue, &raw) }
+        return (UInt64(raw.st_dev), UInt64(raw.st_ino))
+    }
+
+    /// isatty(3)
+    public var isTerminal: Bool { Glibc.isatty(rawValue) == 1 }
+}
+
+/// The parts of `struct stat` that PinGate's checks look at.
+public struct FileStatus: Sendable {
+    public let mode: mode_t
+    public let owner: uid_t
+    public let group: gid_t
+    public let size: Int
+    public let linkCount: Int
+
+    init(_ raw: stat) {
+        mode = raw.st_mode
+        owner = raw.st_uid
+        group = raw.st_gid
+        size = Int(raw.st_size)
+        linkCount = Int(raw.st_nlink)
+    }
+
+    public var isRegularFile: Bool { mode & S_IFMT == S_IFREG }
+    public var isDirectory: Bool { mode & S_IFMT == S_IFDIR }
+    /// The permission bits, e.g. 0o660.
+    public var permissions: mode_t { mode & 0o7777 }
+}

@@ -1,0 +1,73 @@
+import Glibc
+import PinGateCore
+
+/// The helper's flow: arguments (root only), stdin checks, the request, the
+/// caller rule, then the Verifier. Every path ends in exactly one answer.
+enum HelperMain {
+    static func run(arguments: [String], seams: TestSeams) -> HelperAnswer {
+        let callerUID = getuid()
+        let options: RootOptions
+        switch RootOptions.parse(arguments, callerUID: callerUID) {
+        case let .success(parsed): options = parsed
+        case let .failure(refusal): return refuse(refusal.message, detail: "uid \(callerUID)")
+        }
+        guard !FileDescriptor.standardInput.isTerminal else {
+            return refuse("stdin is a terminal: pingate-verify is a helper for pam_pingate.so; use 'pingate' instead", detail: "uid \(callerUID)")
+        }
+        let input = readRequest()
+        guard let bytes = input else {
+            return refuse("request larger than \(HelperRequest.maximumSize) bytes", detail: "uid \(callerUID)")
+        }
+        let request: HelperRequest
+        do {
+            request = try bytes.withUnsafeBytes { try HelperRequest(parsing: $0) }
+        } catch {
+            return refuse("bad request: \(error)", detail: "uid \(callerUID)")
+        }
+        // A user may spend, or learn about, only their own attempts. Checked
+        // before the store is touched, so the answer is the same whether or
+        // not the other user exists or is enrolled.
+        guard let target = SystemUser.lookup(name: request.user),
+              callerUID == 0 || target.uid == callerUID
+        else {
+            return refuse("a user may only ask about their own PIN", detail: "uid \(callerUID) asked for user \(request.user)")
+        }
+        let context = RequestContext(request: request, target: target, callerUID: callerUID)
+        return HelperOperations(options: options, seams: seams).perform(request, context: context)
+    }
+
+    /// Reads stdin to EOF; nil if it exceeds the request limit.
+    private static func readRequest() -> SecretBytes? {
+        let capacity = HelperRequest.maximumSize + 1
+        let buffer = SecretBytes(count: capacity)
+        var total = 0
+        while total < capacity {
+            let count = try? buffer.withUnsafeMutableBytesForReading { bytes in
+                try FileDescriptor.standardInput.read(into: UnsafeMutableRawBufferPointer(rebasing: bytes[total...]))
+            }
+            guard let count, count > 0 else { break }
+            total += count
+        }
+        guard total <= HelperRequest.maximumSize else { return nil }
+        return buffer.withUnsafeMutableBytesForReading { SecretBytes(copying: UnsafeRawBufferPointer(rebasing: $0[0..<total])) }
+    }
+
+    static func refuse(_ message: String, detail: String) -> HelperAnswer {
+        SystemLog.write(.warning, "refused: \(message) (\(detail))")
+        return .refused(message)
+    }
+}
+
+/// Who asked, for whom, from where: the log fields of one request.
+struct RequestContext {
+    let request: HelperRequest
+    let target: SystemUser
+    let callerUID: uid_t
+
+    var logFields: String {
+        let service = request.service ?? "?"
+        let tty = request.tty ?? "?"
+        let rhost = request.remoteHost.map { " rhost=\($0)" } ?? ""
+        return "user=\(target.name) uid=\(target.uid) service=\(service) tty=\(tty)\(rhost) caller_uid=\(callerUID)"
+    }
+}

@@ -1,0 +1,70 @@
+import PinGateCore
+
+/// status, verify and change: each turns a request into a Verifier call and
+/// logs what happened (never the secret).
+struct HelperOperations {
+    let options: RootOptions
+    let seams: TestSeams
+
+    func perform(_ request: HelperRequest, context: RequestContext) -> HelperAnswer {
+        let policy: Policy
+        let location: StoreLocation
+        do {
+            policy = try ConfigParser.load(path: options.configPath)
+            location = try StoreLocation.system(directory: options.storeDirectory)
+        } catch {
+            SystemLog.write(.error, "configuration error: \(error) (\(context.logFields))")
+            return HelperAnswer(line: "error \(error)", exitCode: .error)
+        }
+        let verifier = Verifier(store: Store(location: location), policy: policy, faultHook: seams.faultHook)
+        let uid = UInt32(context.target.uid)
+        switch request.operation {
+        case .status:
+            let outcome = verifier.status(uid: uid)
+            if case let .storeError(message) = outcome { SystemLog.write(.error, "store error: \(message) (\(context.logFields))") }
+            return HelperAnswer(outcome)
+        case .verify:
+            guard let secret = request.secret else { return .refused("verify needs a secret") }
+            let outcome = verifier.verify(uid: uid, input: secret)
+            log(outcome, operation: "verify", context: context)
+            return HelperAnswer(outcome)
+        case .change:
+            guard let current = request.secret, let new = request.newSecret, let kind = request.newKind else {
+                return .refused("change needs the current and the new credential")
+            }
+            let replacement: Credential
+            do {
+                replacement = try Credential(parsing: new, kind: kind, gridSize: request.newGridSize ?? policy.patternGrid, policy: policy)
+                if case let .pin(pin) = replacement, let weakness = pin.weakness() {
+                    return HelperAnswer(line: "malformed the new PIN is too easy to guess: \(weakness)", exitCode: .malformed)
+                }
+            } catch {
+                return HelperAnswer(line: "malformed the new \(kind): \(error)", exitCode: .malformed)
+            }
+            let outcome = verifier.change(uid: uid, current: current, replacement: replacement)
+            log(outcome, operation: "change", context: context)
+            return HelperAnswer(outcome)
+        }
+    }
+
+    private func log(_ outcome: VerifyOutcome, operation: String, context: RequestContext) {
+        let fields = context.logFields
+        switch outcome {
+        case .ok:
+            SystemLog.write(.notice, "\(operation): success (\(fields))")
+        case let .wrong(failures, _, lockedSeconds, disabled):
+            let consequence = disabled ? ", credential disabled" : lockedSeconds > 0 ? ", locked for \(lockedSeconds) s" : ""
+            SystemLog.write(.warning, "\(operation): wrong credential, failure \(failures)\(consequence) (\(fields))")
+        case let .locked(seconds, failures):
+            SystemLog.write(.notice, "\(operation): refused, locked for \(seconds) s after \(failures) failures (\(fields))")
+        case let .disabled(failures):
+            SystemLog.write(.notice, "\(operation): refused, disabled after \(failures) failures (\(fields))")
+        case .notEnrolled:
+            SystemLog.write(.info, "\(operation): not enrolled (\(fields))")
+        case .malformed:
+            SystemLog.write(.info, "\(operation): input is not a well-formed credential, not counted (\(fields))")
+        case let .storeError(message):
+            SystemLog.write(.error, "\(operation): store error, failing closed: \(message) (\(fields))")
+        }
+    }
+}

@@ -1,0 +1,33 @@
+import Glibc
+import CPinGateSystem
+
+/// What a setgid program must do before trusting anything about its process:
+/// its caller chose the environment, the umask, the signal dispositions, the
+/// open descriptors and the resource limits.
+enum ProcessHardening {
+    static func apply() {
+        // Descriptors 0–2 must exist, or a later open would land on them and
+        // an answer could be written into a store file.
+        for descriptor: CInt in 0...2 where fcntl(descriptor, F_GETFD) == -1 {
+            let devNull = open("/dev/null", O_RDWR)
+            if devNull >= 0, devNull != descriptor { dup2(devNull, descriptor); close(devNull) }
+        }
+        // Nothing from the environment is used; drop it so no library sees it.
+        clearenv()
+        setenv("PATH", "/usr/sbin:/usr/bin:/sbin:/bin", 1)
+        umask(0o077)
+        // Default dispositions (ignored signals are inherited across exec),
+        // except SIGPIPE: a caller that closes the pipe must not stop the log line.
+        for number in 1..<CInt(65) where number != SIGKILL && number != SIGSTOP {
+            signal(number, SIG_DFL)
+        }
+        signal(SIGPIPE, SIG_IGN)
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        sigprocmask(SIG_SETMASK, &mask, nil)
+        // No core files: they would hold the secret and the machine key.
+        var noCore = rlimit(rlim_cur: 0, rlim_max: 0)
+        setrlimit(CInt(RLIMIT_CORE.rawValue), &noCore)
+        _ = cpingate_disable_core_dumps()
+    }
+}

@@ -1,0 +1,66 @@
+/*
+ * pingate_protocol.h — the contract between pam_pingate.so and pingate-verify.
+ *
+ * The module runs the helper the pam_unix → unix_chkpwd way: fork, stdin and
+ * stdout on pipes, every other descriptor closed, exec of an absolute path with
+ * an empty environment. The Swift side of this contract lives in
+ * Sources/PinGateCore/Protocol/; keep the two in step.
+ *
+ * REQUEST (helper's stdin, at most PINGATE_REQUEST_MAX bytes, then EOF)
+ *
+ *   pingate-verify/1\n              first line, the protocol version
+ *   op=status|verify|change\n       required
+ *   user=NAME\n                     required; a non-root caller may name only
+ *                                   the user of its own real uid
+ *   service=NAME\n                  optional, for the log (PAM_SERVICE)
+ *   tty=NAME\n                      optional, for the log (PAM_TTY)
+ *   rhost=NAME\n                    optional, for the log (PAM_RHOST)
+ *   secret=TEXT\n                   verify, change: the typed PIN or pattern
+ *   new_kind=pin|pattern\n          change: kind of the new credential
+ *   new_grid=R\n                    change, pattern: grid size (default 3)
+ *   new=TEXT\n                      change: the new PIN or pattern
+ *
+ * Every line is key=value; keys appear at most once; values hold no control
+ * characters. Anything else is refused (exit PINGATE_EXIT_REFUSED).
+ *
+ * ANSWER (helper's stdout): one line, a word then key=value fields; the exit
+ * status carries the same meaning so a caller may rely on either.
+ *
+ *   status:  enrolled kind=pin failures=F                     exit 0
+ *            enrolled kind=pattern grid=R failures=F          exit 0
+ *   verify:  ok                                               exit 0
+ *   change:  ok                                               exit 0
+ *            wrong failures=F left=N [locked=S] [disabled]    exit 1
+ *              (the failure is counted; N attempts left before the next
+ *               timeout; S seconds of timeout if this failure started one)
+ *   any:     locked seconds=S failures=F                      exit 2
+ *            disabled failures=F                              exit 3
+ *            not-enrolled                                     exit 4
+ *            malformed REASON...                              exit 5
+ *              (not a well-formed credential; nothing counted, nothing verified)
+ *            error MESSAGE...                                 exit 6
+ *              (store or configuration problem; fails closed)
+ *            refused MESSAGE...                               exit 7
+ *              (bad request: a terminal on stdin, oversized or malformed
+ *               request, another user's record, unknown operation)
+ *
+ * Any other exit (a signal, 127 for a failed exec) means "no answer" and the
+ * module must treat it as an error, never as success.
+ */
+#ifndef PINGATE_PROTOCOL_H
+#define PINGATE_PROTOCOL_H
+
+#define PINGATE_PROTOCOL_VERSION_LINE "pingate-verify/1"
+#define PINGATE_REQUEST_MAX 4096
+#define PINGATE_ANSWER_MAX 512
+
+#define PINGATE_EXIT_OK           0
+#define PINGATE_EXIT_WRONG        1
+#define PINGATE_EXIT_LOCKED       2
+#define PINGATE_EXIT_DISABLED     3
+#define PINGATE_EXIT_NOT_ENROLLED 4
+#define PINGATE_EXIT_MALFORMED    5
+#define PINGATE_EXIT_ERROR        6
+#define PINGATE_EXIT_REFUSED      7
+
+#endif
