@@ -1,0 +1,519 @@
+#!/bin/bash
+# module_test.sh — pam_pingate.so's own logic through real libpam.
+#
+# pam/tests/pam_harness runs pam_authenticate on a private config directory
+# (pam_start_confdir), so no root is needed. The helper is
+# pam/tests/fake-helper.sh, scripted per test; the real pingate-verify is
+# tested elsewhere. Every stack reads:
+#
+#   auth optional  pam_test_authtok.so set     (PAM_AUTHTOK from --authtok)
+#   auth $CONTROL  pam_pingate.so helper=FAKE conf=CONF ARGS
+#   auth required  pam_test_authtok.so show    ("INFO NEXT authtok=...")
+#
+# With the default CONTROL, [success=done ignore=ignore default=die], the
+# module's own code is the RESULT, except PAM_IGNORE: then the stack falls
+# through to "NEXT", and libpam answers PAM_PERM_DENIED (no module decided).
+#
+# usage: bash Tests/IntegrationTests/module_test.sh   (TEST_FILTER=word to pick)
+
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+pam_dir=$(cd "$here/../../pam" && pwd)
+build="$pam_dir/build"
+harness="$build/pam_harness"
+module="$build/pam_pingate.so"
+me=$(id -un)
+
+make -s -C "$pam_dir" all harness >/dev/null || { echo "build failed"; exit 1; }
+
+# A fresh directory with the fake helper, an enrolled PIN user and a stack.
+setup() {
+    T=$(mktemp -d)
+    trap 'rm -rf "$T"' EXIT
+    mkdir "$T/pam.d"
+    cp "$pam_dir/tests/fake-helper.sh" "$T/fake-helper"
+    echo "0 enrolled kind=pin failures=0" > "$T/status"
+    echo "0 ok" > "$T/verify"
+    CONTROL='[success=done ignore=ignore default=die]'
+    stack
+}
+
+# stack [MODULE ARGS...]: (re)writes the service "sudo" with these arguments.
+stack() {
+    {
+        echo "auth optional $build/pam_test_authtok.so set"
+        echo "auth $CONTROL ${MODULE:-$module} helper=$T/fake-helper conf=$T/pingate.conf $*"
+        echo "auth required $build/pam_test_authtok.so show"
+    } > "$T/pam.d/sudo"
+}
+
+# pam_run INPUT [harness options]: sets $out (the transcript) and $rc.
+pam_run() {
+    local input=$1; shift
+    out=$(printf '%s' "$input" | ${WRAPPER:-} "$harness" --confdir "$T/pam.d" \
+        --service "${SERVICE:-sudo}" --user "$me" "$@") && rc=0 || rc=$?
+}
+
+result() { sed -n 's/^RESULT //p' <<< "$out"; }
+prompts() { grep -c '^PROMPT_' <<< "$out" || true; }
+requests() { ls "$T" | grep -c '^request\.' || true; }
+request() { cat "$T/request.$1"; }
+
+assert_ignored() {
+    assert_contains "$out" "INFO NEXT authtok=" "transcript (fell through)"
+    assert_eq PAM_PERM_DENIED "$(result)" "result"
+}
+
+# --- the main path --------------------------------------------------------
+
+test_correct_pin_succeeds() {
+    setup
+    pam_run $'1234\n'
+    assert_eq PAM_SUCCESS "$(result)" "result"
+    assert_eq 0 "$rc" "exit status"
+    assert_contains "$out" "PROMPT_ECHO_OFF PIN: "
+    assert_not_contains "$out" "NEXT"
+}
+
+test_wrong_pin_is_auth_err_with_attempts_left() {
+    setup
+    echo "1 wrong failures=2 left=3" > "$T/verify"
+    pam_run $'1111\n'
+    assert_eq PAM_AUTH_ERR "$(result)" "result"
+    assert_contains "$out" "INFO Wrong PIN — 3 attempts left"
+}
+
+test_one_attempt_left_is_singular() {
+    setup
+    echo "1 wrong failures=4 left=1" > "$T/verify"
+    pam_run $'1111\n'
+    assert_contains "$out" "INFO Wrong PIN — 1 attempt left"
+}
+
+test_not_enrolled_is_ignored_without_prompt_or_message() {
+    setup
+    echo "4 not-enrolled" > "$T/status"
+    pam_run ''
+    assert_ignored
+    assert_eq 0 "$(prompts)" "prompts"
+    assert_eq 1 "$(grep -c '^INFO' <<< "$out")" "info lines (only NEXT)"
+}
+
+test_requests_carry_the_protocol_fields() {
+    setup
+    pam_run $'4821\n' --tty pts/7
+    assert_eq 2 "$(requests)" "requests"
+    assert_eq "$(printf 'pingate-verify/1\nop=status\nuser=%s\nservice=sudo\ntty=pts/7' "$me")" \
+        "$(request 1)" "status request"
+    assert_eq "$(printf 'pingate-verify/1\nop=verify\nuser=%s\nservice=sudo\ntty=pts/7\nsecret=4821' "$me")" \
+        "$(request 2)" "verify request"
+}
+
+test_conf_path_is_passed_to_the_helper() {
+    setup
+    pam_run $'1234\n'
+    assert_eq "$(printf -- '--config\n%s' "$T/pingate.conf")" "$(cat "$T/argv.1")" "helper arguments"
+}
+
+test_pattern_shows_legend_then_pattern_prompt() {
+    setup
+    echo "0 enrolled kind=pattern grid=3 failures=0" > "$T/status"
+    pam_run $'1-5-9-6\n'
+    assert_eq PAM_SUCCESS "$(result)" "result"
+    assert_contains "$out" 'INFO Pattern grid — enter the cells in order, e.g. 1-5-9-6:\n  1  2  3\n  4  5  6\n  7  8  9'
+    assert_contains "$out" "PROMPT_ECHO_OFF Pattern: "
+    [ "$(grep -n '^INFO Pattern grid' <<< "$out" | cut -d: -f1)" -lt \
+      "$(grep -n '^PROMPT_ECHO_OFF Pattern' <<< "$out" | cut -d: -f1)" ] || fail "legend after prompt"
+}
+
+test_pattern_legend_numbers_a_4x4_grid() {
+    setup
+    echo "0 enrolled kind=pattern grid=4 failures=0" > "$T/status"
+    pam_run $'1-2-3-4\n'
+    assert_contains "$out" '\n 13 14 15 16'
+}
+
+test_each_typed_form_reaches_the_helper_unchanged() {
+    setup
+    echo "0 enrolled kind=pattern grid=3 failures=0" > "$T/status"
+    local form
+    for form in "1-5-9-6" "1 5 9 6" "1,5,9,6" "1596"; do
+        rm -f "$T"/request.* "$T"/argv.*
+        pam_run "$form"$'\n'
+        assert_contains "$(request 2)" $'\nsecret='"$form" "request for [$form]"
+    done
+}
+
+test_prompt_option_replaces_the_prompt() {
+    setup
+    stack "prompt=Code:"
+    pam_run $'1234\n'
+    assert_contains "$out" "PROMPT_ECHO_OFF Code:"
+}
+
+test_conversation_eof_is_never_success() {
+    setup
+    pam_run ''
+    assert_eq PAM_CONV_ERR "$(result)" "result"
+    assert_eq 1 "$(requests)" "requests (status only)"
+}
+
+# --- gates -----------------------------------------------------------------
+
+test_remote_host_is_ignored_without_prompt() {
+    setup
+    pam_run '' --rhost 192.0.2.7
+    assert_ignored
+    assert_eq 0 "$(prompts)" "prompts"
+    assert_eq 0 "$(requests)" "helper runs"
+    assert_contains "$out" "INFO PIN sign-in is not offered for remote logins"
+}
+
+test_remote_host_quiet_shows_nothing() {
+    setup
+    stack quiet
+    pam_run '' --rhost 192.0.2.7
+    assert_ignored
+    assert_eq 1 "$(grep -c '^INFO' <<< "$out")" "info lines (only NEXT)"
+}
+
+test_local_rhost_names_are_local() {
+    setup
+    local host
+    for host in localhost 127.0.0.1 ::1 ""; do
+        pam_run $'1234\n' --rhost "$host"
+        assert_eq PAM_SUCCESS "$(result)" "result for rhost [$host]"
+    done
+}
+
+test_allow_remote_prompts_remote_hosts() {
+    setup
+    stack allow_remote
+    pam_run $'1234\n' --rhost 192.0.2.7
+    assert_eq PAM_SUCCESS "$(result)" "result"
+    assert_contains "$(request 2)" "rhost=192.0.2.7"
+}
+
+test_service_outside_the_allow_list_is_ignored() {
+    setup
+    SERVICE=sshd
+    cp "$T/pam.d/sudo" "$T/pam.d/sshd"
+    pam_run ''
+    assert_ignored
+    assert_eq 0 "$(requests)" "helper runs"
+}
+
+test_config_file_services_replace_the_default_list() {
+    setup
+    printf '# site policy\npin_min_length = 6\nservices = login, other-locker  # no sudo\n' > "$T/pingate.conf"
+    pam_run ''
+    assert_ignored
+    cp "$T/pam.d/sudo" "$T/pam.d/other-locker"
+    SERVICE=other-locker pam_run $'1234\n'
+    assert_eq PAM_SUCCESS "$(result)" "result for other-locker"
+}
+
+test_module_services_argument_overrides_the_file() {
+    setup
+    echo "services = login" > "$T/pingate.conf"
+    stack "services=sudo,login"
+    pam_run $'1234\n'
+    assert_eq PAM_SUCCESS "$(result)" "result"
+}
+
+# --- locked and disabled ---------------------------------------------------
+
+test_locked_shows_one_line_and_no_prompt() {
+    setup
+    echo "2 locked seconds=240 failures=5" > "$T/status"
+    pam_run ''
+    assert_ignored
+    assert_eq 0 "$(prompts)" "prompts"
+    assert_contains "$out" "INFO PIN locked for 4 minutes after 5 failed attempts — use your password"
+}
+
+test_locked_durations_round_up_and_agree_in_number() {
+    setup
+    echo "2 locked seconds=61 failures=5" > "$T/status"
+    pam_run ''
+    assert_contains "$out" "locked for 2 minutes after 5"
+    echo "2 locked seconds=1 failures=6" > "$T/status"
+    pam_run ''
+    assert_contains "$out" "locked for 1 second after 6"
+    echo "2 locked seconds=60 failures=5" > "$T/status"
+    pam_run ''
+    assert_contains "$out" "locked for 1 minute after 5"
+}
+
+test_locked_message_respects_quiet_and_pam_silent() {
+    setup
+    echo "2 locked seconds=240 failures=5" > "$T/status"
+    pam_run '' --silent
+    assert_not_contains "$out" "locked"
+    stack quiet
+    pam_run ''
+    assert_not_contains "$out" "locked"
+}
+
+test_disabled_shows_unlock_hint_and_no_prompt() {
+    setup
+    echo "3 disabled failures=10" > "$T/status"
+    pam_run ''
+    assert_ignored
+    assert_eq 0 "$(prompts)" "prompts"
+    assert_contains "$out" "INFO PIN disabled after 10 failed attempts — use your password; an administrator can run: pingate unlock $me"
+}
+
+test_wrong_answer_that_starts_a_lockout_says_so() {
+    setup
+    echo "1 wrong failures=5 left=0 locked=60" > "$T/verify"
+    stack retries=3
+    pam_run $'1111\n2222\n'
+    assert_eq PAM_AUTH_ERR "$(result)" "result"
+    assert_eq 1 "$(prompts)" "prompts (no retry while locked)"
+    assert_contains "$out" "INFO PIN locked for 1 minute after 5 failed attempts"
+}
+
+# --- options and retries ---------------------------------------------------
+
+test_unknown_option_is_service_error() {
+    setup
+    stack frobnicate
+    pam_run $'1234\n'
+    assert_eq PAM_SERVICE_ERR "$(result)" "result"
+    assert_eq 0 "$(requests)" "helper runs"
+}
+
+test_bad_option_values_are_service_errors() {
+    setup
+    local arg
+    for arg in retries=0 retries=11 retries=x retries quiet=1 helper=relative prompt=; do
+        stack "$arg"
+        pam_run $'1234\n'
+        assert_eq PAM_SERVICE_ERR "$(result)" "result for [$arg]"
+    done
+}
+
+test_retries_reprompt_while_wrong() {
+    setup
+    printf '1 wrong failures=1 left=4\n1 wrong failures=2 left=3\n0 ok\n' > "$T/verify"
+    stack retries=3
+    pam_run $'1111\n2222\n4821\n'
+    assert_eq PAM_SUCCESS "$(result)" "result"
+    assert_eq 3 "$(prompts)" "prompts"
+    assert_contains "$(request 4)" "secret=4821"
+}
+
+test_retries_stop_at_the_limit() {
+    setup
+    echo "1 wrong failures=1 left=4" > "$T/verify"
+    stack retries=3
+    pam_run $'1\n2\n3\n4\n5\n'
+    assert_eq PAM_AUTH_ERR "$(result)" "result"
+    assert_eq 3 "$(prompts)" "prompts"
+    assert_eq 4 "$(requests)" "requests (status + 3 verify)"
+}
+
+test_malformed_answer_explains_and_counts_against_retries() {
+    setup
+    printf '5 malformed a PIN has 4 digits\n0 ok\n' > "$T/verify"
+    stack retries=2
+    pam_run $'12\n1234\n'
+    assert_eq PAM_SUCCESS "$(result)" "result"
+    assert_contains "$out" "INFO That is not a PIN"
+    setup
+    echo "5 malformed a PIN has 4 digits" > "$T/verify"
+    pam_run $'12\n'
+    assert_eq PAM_AUTH_ERR "$(result)" "result with retries=1"
+}
+
+test_secret_with_control_characters_is_never_sent() {
+    setup
+    pam_run $'12\t34\n'
+    assert_eq PAM_AUTH_ERR "$(result)" "result"
+    assert_eq 1 "$(requests)" "requests (status only)"
+}
+
+test_use_first_pass_takes_authtok_without_prompt() {
+    setup
+    stack use_first_pass
+    pam_run '' --authtok 4821
+    assert_eq PAM_SUCCESS "$(result)" "result"
+    assert_eq 0 "$(prompts)" "prompts"
+    assert_contains "$(request 2)" "secret=4821"
+}
+
+test_use_first_pass_without_authtok_never_prompts() {
+    setup
+    stack use_first_pass
+    pam_run $'1234\n'
+    assert_eq PAM_AUTHINFO_UNAVAIL "$(result)" "result"
+    assert_eq 0 "$(prompts)" "prompts"
+}
+
+test_try_first_pass_prompts_after_a_wrong_authtok() {
+    setup
+    printf '1 wrong failures=1 left=4\n0 ok\n' > "$T/verify"
+    stack try_first_pass retries=2
+    pam_run $'4821\n' --authtok 1111
+    assert_eq PAM_SUCCESS "$(result)" "result"
+    assert_eq 1 "$(prompts)" "prompts"
+}
+
+# --- forward_pass ------------------------------------------------------------
+
+test_forward_pass_one_prompt_success() {
+    setup
+    stack forward_pass
+    pam_run $'4821\n'
+    assert_eq PAM_SUCCESS "$(result)" "result"
+    assert_contains "$out" "PROMPT_ECHO_OFF PIN or password: "
+    assert_eq 1 "$(prompts)" "prompts"
+}
+
+test_forward_pass_password_goes_to_next_module_uncounted() {
+    setup
+    stack forward_pass
+    pam_run $'correct horse!\n'
+    assert_ignored
+    assert_contains "$out" "INFO NEXT authtok=correct horse!"
+    assert_eq 1 "$(requests)" "requests (status only: a password never reaches the helper)"
+}
+
+test_forward_pass_malformed_pin_is_ignored() {
+    setup
+    echo "5 malformed a PIN has 4 digits" > "$T/verify"
+    stack forward_pass
+    pam_run $'12\n'
+    assert_ignored
+    assert_contains "$out" "INFO NEXT authtok=12"
+}
+
+test_forward_pass_wrong_pin_is_counted_then_forwarded() {
+    setup
+    echo "1 wrong failures=1 left=4" > "$T/verify"
+    stack forward_pass
+    pam_run $'1111\n'
+    assert_eq PAM_AUTH_ERR "$(result)" "module result"
+    assert_eq 2 "$(requests)" "requests (verified)"
+    CONTROL='[success=done default=ignore]'   # as in pam-configs/pingate
+    stack forward_pass
+    pam_run $'1111\n'
+    assert_contains "$out" "INFO NEXT authtok=1111"
+}
+
+test_forward_pass_uses_an_existing_authtok() {
+    setup
+    stack forward_pass
+    pam_run '' --authtok 4821
+    assert_eq PAM_SUCCESS "$(result)" "result"
+    assert_eq 0 "$(prompts)" "prompts"
+}
+
+test_forward_pass_not_enrolled_leaves_the_prompt_to_the_password() {
+    setup
+    echo "4 not-enrolled" > "$T/status"
+    stack forward_pass
+    pam_run ''
+    assert_ignored
+    assert_contains "$out" "INFO NEXT authtok=(unset)"
+}
+
+# --- a helper that misbehaves is never success ------------------------------
+
+test_helper_error_is_authinfo_unavail_without_prompt() {
+    setup
+    echo "6 error cannot read /var/lib/pingate" > "$T/status"
+    pam_run $'1234\n'
+    assert_eq PAM_AUTHINFO_UNAVAIL "$(result)" "result"
+    assert_eq 0 "$(prompts)" "prompts"
+}
+
+test_exit_status_and_answer_must_agree() {
+    setup
+    local line
+    for line in "1 ok" "6 ok" "0 wrong failures=1 left=4" "0 (none)" "0 okay" "0 ok trailing" "0 enrolled kind=pin"; do
+        echo "$line" > "$T/verify"
+        pam_run $'1234\n'
+        [ "$line" = "0 ok trailing" ] && { assert_eq PAM_SUCCESS "$(result)" "unknown words are ignored"; continue; }
+        assert_not_contains "$(result)" PAM_SUCCESS "result for [$line]"
+        assert_eq PAM_AUTHINFO_UNAVAIL "$(result)" "result for [$line]"
+    done
+}
+
+test_status_answers_that_do_not_fit_are_errors() {
+    setup
+    local line
+    for line in "0 ok" "0 enrolled" "0 enrolled kind=pattern" "0 enrolled kind=pattern grid=9" "4 enrolled kind=pin"; do
+        echo "$line" > "$T/status"
+        pam_run $'1234\n'
+        assert_eq PAM_AUTHINFO_UNAVAIL "$(result)" "result for [$line]"
+        assert_eq 0 "$(prompts)" "prompts for [$line]"
+    done
+}
+
+test_helper_killed_by_a_signal_is_never_success() {
+    setup
+    echo kill > "$T/verify"
+    pam_run $'1234\n'
+    assert_eq PAM_AUTHINFO_UNAVAIL "$(result)" "result"
+    echo kill > "$T/status"
+    pam_run $'1234\n'
+    assert_eq PAM_AUTHINFO_UNAVAIL "$(result)" "result (status)"
+}
+
+test_missing_helper_is_authinfo_unavail() {
+    setup
+    sed -i "s|helper=$T/fake-helper|helper=$T/absent|" "$T/pam.d/sudo"
+    pam_run $'1234\n'
+    assert_eq PAM_AUTHINFO_UNAVAIL "$(result)" "result"
+}
+
+# --- the shared object itself -----------------------------------------------
+
+test_exports_only_pam_sm_entry_points() {
+    local symbols
+    symbols=$(nm -D --defined-only "$module" | awk '{print $3}' | sort | tr '\n' ' ')
+    assert_eq "pam_sm_acct_mgmt pam_sm_authenticate pam_sm_chauthtok pam_sm_close_session pam_sm_open_session pam_sm_setcred " \
+        "$symbols" "exported symbols"
+}
+
+test_links_only_libpam_and_libc() {
+    local needed
+    needed=$(readelf -d "$module" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort | tr '\n' ' ')
+    assert_eq "libc.so.6 libpam.so.0 " "$needed" "NEEDED"
+    ldd "$module" | grep -qi swift && fail "Swift runtime linked" || true
+    readelf -d "$module" | grep -q BIND_NOW || fail "not linked with -z now"
+}
+
+# --- memory -------------------------------------------------------------------
+
+test_valgrind_finds_no_errors_or_leaks() {
+    command -v valgrind >/dev/null || skip "valgrind not installed"
+    setup
+    WRAPPER="valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99"
+    pam_run $'1234\n'
+    assert_eq 0 "$rc" "success under valgrind"
+    echo "1 wrong failures=1 left=4" > "$T/verify"
+    stack retries=2 debug
+    pam_run $'1111\n2222\n'
+    assert_eq 7 "$rc" "PAM_AUTH_ERR under valgrind (99 = valgrind error)"
+}
+
+test_asan_build_runs_clean() {
+    make -s -C "$pam_dir" asan >/dev/null 2>&1 || skip "cannot build with -fsanitize=address,undefined"
+    setup
+    MODULE="$build/pam_pingate-asan.so"
+    harness="$build/pam_harness-asan"
+    export ASAN_OPTIONS=detect_leaks=1:exitcode=99 UBSAN_OPTIONS=halt_on_error=1:exitcode=99
+    stack
+    pam_run $'1234\n'
+    assert_eq 0 "$rc" "success under ASan"
+    echo "0 enrolled kind=pattern grid=6 failures=0" > "$T/status"
+    echo "1 wrong failures=1 left=4" > "$T/verify"
+    stack retries=2 forward_pass
+    pam_run $'1-2-3\n'
+    assert_eq 7 "$rc" "PAM_AUTH_ERR under ASan"
+}
+
+run_tests

@@ -1,0 +1,81 @@
+import Testing
+@testable import PinGateCore
+
+@Suite("pingate.conf")
+struct ConfigTests {
+    @Test("an empty file gives the defaults of DESIGN.md")
+    func defaults() throws {
+        let policy = try ConfigParser.parse("")
+        #expect(policy == Policy())
+        #expect(policy.pinMinLength == 4 && policy.pinMaxLength == 4)
+        #expect(policy.lockout.freeFailures == 4 && policy.lockout.maxFailures == 10)
+        #expect(policy.lockout.timeouts == [60, 300, 900, 1_800, 5_400])
+        #expect(policy.patternMinCells == 4 && policy.patternGrid == 3)
+        #expect(policy.services.contains("sudo") && policy.services.contains("swaylock"))
+    }
+
+    @Test("keys, comments, units and blank lines")
+    func values() throws {
+        let text = """
+        # PinGate policy
+        pin_min_length = 4
+        pin_max_length = 6   # allow 6-digit PINs
+
+        lockout_timeouts = 30s 2m 1h
+        max_failures=8
+        kdf_memory = 32M
+        kdf_operations = 3
+        services = sudo, i3lock
+        """
+        let policy = try ConfigParser.parse(text)
+        #expect(policy.pinMaxLength == 6)
+        #expect(policy.lockout.timeouts == [30, 120, 3_600])
+        #expect(policy.lockout.maxFailures == 8)
+        #expect(policy.kdf == KDFParameters(operations: 3, memoryBytes: 32 << 20))
+        #expect(policy.services == ["sudo", "i3lock"])
+    }
+
+    @Test("an unknown key is an error naming the line, with a suggestion")
+    func unknownKey() {
+        #expect(throws: ConfigError(path: "/etc/pingate/pingate.conf", line: 3, message: "unknown key 'max_failure' (did you mean 'max_failures'?)")) {
+            try ConfigParser.parse("# x\n\nmax_failure = 3\n")
+        }
+    }
+
+    @Test("bad values are errors naming the line", arguments: [
+        ("pin_min_length = 3", 1), ("pin_max_length = four", 1), ("\nlockout_timeouts = 5x", 2),
+        ("kdf_memory = 1K", 1), ("pattern_grid = 7", 1), ("max_failures", 1), ("services = sudo;rm", 1),
+        ("free_failures = 2\nfree_failures = 3", 2),
+    ])
+    func badValues(text: String, line: Int) {
+        do {
+            _ = try ConfigParser.parse(text)
+            Issue.record("expected an error for \(text)")
+        } catch let error as ConfigError {
+            #expect(error.line == line, "\(error)")
+            #expect(error.description.hasPrefix("/etc/pingate/pingate.conf:\(line): "))
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
+
+    @Test("settings that contradict each other are an error")
+    func contradictions() {
+        #expect(throws: ConfigError.self) { try ConfigParser.parse("pin_min_length = 8\npin_max_length = 6") }
+        #expect(throws: ConfigError.self) { try ConfigParser.parse("free_failures = 10\nmax_failures = 5") }
+    }
+
+    @Test("every key prints back as text that parses to the same policy")
+    func roundTrip() throws {
+        var policy = Policy()
+        try policy.set("lockout_timeouts", to: "45s 5m 2h")
+        try policy.set("kdf_memory", to: "96M")
+        let text = Policy.keys.map { "\($0) = \(policy.value(of: $0))" }.joined(separator: "\n")
+        #expect(try ConfigParser.parse(text) == policy)
+    }
+
+    @Test("a missing file means the defaults")
+    func missingFile() throws {
+        #expect(try ConfigParser.load(path: "/nonexistent/pingate.conf") == Policy())
+    }
+}

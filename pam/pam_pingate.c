@@ -1,0 +1,398 @@
+/*
+ * pam_pingate.c — PAM entry points of pam_pingate.so.
+ *
+ * Authentication only. The module decides whether to offer a PIN or pattern
+ * at all (service allow-list, local requests, the helper's status), prompts
+ * through the conversation, and leaves every judgement about the secret to
+ * pingate-verify. Anything short of the helper's "ok" is never PAM_SUCCESS.
+ * See DESIGN.md, "pam_pingate.so (the module)".
+ */
+#include <libintl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <security/pam_ext.h>
+#include <security/pam_modules.h>
+
+#include "pingate_module.h"
+
+/* The domain is bound to the default locale directory, as libpam's own is. */
+#define _(s) dgettext("pingate", s)
+#define P_(singular, plural, n) dngettext("pingate", singular, plural, n)
+
+static bool is_pattern(enum pingate_kind kind)
+{
+	return kind == PINGATE_KIND_PATTERN;
+}
+
+/* Info lines are courtesy: `quiet` and PAM_SILENT drop them. */
+static void inform(pam_handle_t *pamh, int flags, const struct pingate_options *opts,
+		const char *format, ...)
+{
+	va_list args;
+
+	if (opts->quiet || (flags & PAM_SILENT))
+		return;
+	va_start(args, format);
+	pam_vinfo(pamh, format, args);
+	va_end(args);
+}
+
+static void format_duration(char *buf, size_t size, unsigned long seconds)
+{
+	unsigned long minutes = (seconds + 59) / 60;  /* never promise less than the truth */
+
+	if (seconds >= 60)
+		snprintf(buf, size, P_("%lu minute", "%lu minutes", minutes), minutes);
+	else
+		snprintf(buf, size, P_("%lu second", "%lu seconds", seconds), seconds);
+}
+
+static void tell_locked(pam_handle_t *pamh, int flags, const struct pingate_options *opts,
+		enum pingate_kind kind, unsigned long seconds, unsigned failures)
+{
+	char duration[64];
+
+	format_duration(duration, sizeof(duration), seconds);
+	if (is_pattern(kind))
+		inform(pamh, flags, opts, P_("Pattern locked for %s after %u failed attempt — use your password",
+			"Pattern locked for %s after %u failed attempts — use your password", failures),
+			duration, failures);
+	else
+		inform(pamh, flags, opts, P_("PIN locked for %s after %u failed attempt — use your password",
+			"PIN locked for %s after %u failed attempts — use your password", failures),
+			duration, failures);
+}
+
+static void tell_disabled(pam_handle_t *pamh, int flags, const struct pingate_options *opts,
+		enum pingate_kind kind, unsigned failures, const char *user)
+{
+	if (is_pattern(kind))
+		inform(pamh, flags, opts, P_("Pattern disabled after %u failed attempt — use your password; "
+			"an administrator can run: pingate unlock %s",
+			"Pattern disabled after %u failed attempts — use your password; "
+			"an administrator can run: pingate unlock %s", failures), failures, user);
+	else
+		inform(pamh, flags, opts, P_("PIN disabled after %u failed attempt — use your password; "
+			"an administrator can run: pingate unlock %s",
+			"PIN disabled after %u failed attempts — use your password; "
+			"an administrator can run: pingate unlock %s", failures), failures, user);
+}
+
+static void tell_wrong(pam_handle_t *pamh, int flags, const struct pingate_options *opts,
+		enum pingate_kind kind, unsigned left)
+{
+	if (is_pattern(kind))
+		inform(pamh, flags, opts, P_("Wrong pattern — %u attempt left",
+			"Wrong pattern — %u attempts left", left), left);
+	else
+		inform(pamh, flags, opts, P_("Wrong PIN — %u attempt left",
+			"Wrong PIN — %u attempts left", left), left);
+}
+
+static void tell_malformed(pam_handle_t *pamh, int flags, const struct pingate_options *opts,
+		enum pingate_kind kind)
+{
+	if (is_pattern(kind))
+		inform(pamh, flags, opts, "%s", _("That is not a pattern — enter the cells in order, e.g. 1-5-9-6"));
+	else
+		inform(pamh, flags, opts, "%s", _("That is not a PIN — enter the digits of your PIN"));
+}
+
+static void show_legend(pam_handle_t *pamh, int flags, const struct pingate_options *opts,
+		unsigned grid)
+{
+	char legend[512];
+	size_t used;
+	unsigned row, column;
+
+	used = (size_t)snprintf(legend, sizeof(legend), "%s",
+		_("Pattern grid — enter the cells in order, e.g. 1-5-9-6:"));
+	for (row = 0; row < grid && used < sizeof(legend); row++) {
+		used += (size_t)snprintf(legend + used, sizeof(legend) - used, "\n");
+		for (column = 0; column < grid && used < sizeof(legend); column++)
+			used += (size_t)snprintf(legend + used, sizeof(legend) - used, "%3u",
+				row * grid + column + 1);
+	}
+	inform(pamh, flags, opts, "%s", legend);
+}
+
+static void wipe_and_free(char *secret)
+{
+	if (secret != NULL) {
+		explicit_bzero(secret, strlen(secret));
+		free(secret);
+	}
+}
+
+/* On PAM_SUCCESS *secret is a heap copy the caller wipes and frees. */
+static int prompt_secret(pam_handle_t *pamh, const char *prompt, char **secret)
+{
+	char *response = NULL;
+	int rc = pam_prompt(pamh, PAM_PROMPT_ECHO_OFF, &response, "%s", prompt);
+
+	if (rc == PAM_SUCCESS && response == NULL)
+		rc = PAM_CONV_ERR;
+	if (rc == PAM_SUCCESS)
+		*secret = response;
+	else
+		wipe_and_free(response);
+	return rc;
+}
+
+/* PAM_AUTHTOK if present, copied; PAM_AUTHINFO_UNAVAIL if not. */
+static int copy_authtok(pam_handle_t *pamh, char **secret)
+{
+	const void *item = NULL;
+
+	if (pam_get_item(pamh, PAM_AUTHTOK, &item) != PAM_SUCCESS || item == NULL)
+		return PAM_AUTHINFO_UNAVAIL;
+	*secret = strdup(item);
+	return *secret != NULL ? PAM_SUCCESS : PAM_BUF_ERR;
+}
+
+static int get_secret(pam_handle_t *pamh, int flags, const struct pingate_options *opts,
+		const struct pingate_answer *status, unsigned attempt, char **secret)
+{
+	const char *prompt = opts->prompt;
+
+	if (attempt == 0 && (opts->try_first_pass || opts->use_first_pass)) {
+		int rc = copy_authtok(pamh, secret);
+
+		if (rc != PAM_AUTHINFO_UNAVAIL || opts->use_first_pass)
+			return rc;
+	}
+	if (is_pattern(status->kind))
+		show_legend(pamh, flags, opts, status->grid);
+	if (prompt == NULL)
+		prompt = is_pattern(status->kind) ? _("Pattern: ") : _("PIN: ");
+	return prompt_secret(pamh, prompt, secret);
+}
+
+/* What a verify answer means for the result; *again if another try makes sense. */
+static int judge_verify(pam_handle_t *pamh, int flags, const struct pingate_options *opts,
+		const char *user, enum pingate_kind kind, const struct pingate_answer *answer,
+		bool *again)
+{
+	*again = false;
+	switch (answer->reply) {
+	case PINGATE_REPLY_OK:
+		return PAM_SUCCESS;
+	case PINGATE_REPLY_WRONG:
+		if (answer->disabled)
+			tell_disabled(pamh, flags, opts, kind, answer->failures, user);
+		else if (answer->seconds > 0)
+			tell_locked(pamh, flags, opts, kind, answer->seconds, answer->failures);
+		else {
+			tell_wrong(pamh, flags, opts, kind, answer->left);
+			*again = true;
+		}
+		return PAM_AUTH_ERR;
+	case PINGATE_REPLY_MALFORMED:
+		tell_malformed(pamh, flags, opts, kind);
+		*again = true;
+		return PAM_AUTH_ERR;
+	case PINGATE_REPLY_LOCKED:
+		tell_locked(pamh, flags, opts, kind, answer->seconds, answer->failures);
+		return PAM_AUTH_ERR;
+	case PINGATE_REPLY_DISABLED:
+		tell_disabled(pamh, flags, opts, kind, answer->failures, user);
+		return PAM_AUTH_ERR;
+	case PINGATE_REPLY_NOT_ENROLLED:
+		return PAM_AUTH_ERR;  /* removed since the status request */
+	case PINGATE_REPLY_ENROLLED:
+		pam_syslog(pamh, LOG_ERR, "verify for %s: unexpected answer: %s", user, answer->detail);
+		return PAM_AUTHINFO_UNAVAIL;
+	default:
+		return PAM_AUTHINFO_UNAVAIL;  /* logged by pingate_ask_helper */
+	}
+}
+
+static int authenticate_with_prompts(pam_handle_t *pamh, int flags,
+		const struct pingate_options *opts, const char *user,
+		const struct pingate_answer *status)
+{
+	unsigned attempt, attempts = opts->use_first_pass ? 1 : opts->retries;
+	struct pingate_answer answer;
+	char *secret = NULL;
+	bool again = true;
+	int rc = PAM_AUTH_ERR;
+
+	for (attempt = 0; attempt < attempts && again; attempt++) {
+		rc = get_secret(pamh, flags, opts, status, attempt, &secret);
+		if (rc != PAM_SUCCESS)
+			break;
+		pingate_ask_helper(pamh, opts, "verify", user, secret, &answer);
+		wipe_and_free(secret);
+		secret = NULL;
+		rc = judge_verify(pamh, flags, opts, user, status->kind, &answer, &again);
+	}
+	return rc;
+}
+
+/*
+ * forward_pass: the answer may be the password. Text that cannot be a
+ * credential of the user's kind never reaches the helper.
+ */
+static bool could_be_credential(const char *text, enum pingate_kind kind)
+{
+	const char *allowed = is_pattern(kind) ? "0123456789-, :" : "0123456789";
+
+	return strpbrk(text, "0123456789") != NULL && strspn(text, allowed) == strlen(text);
+}
+
+static int authenticate_forwarded(pam_handle_t *pamh, int flags,
+		const struct pingate_options *opts, const char *user,
+		const struct pingate_answer *status)
+{
+	struct pingate_answer answer;
+	char *secret = NULL;
+	bool again;
+	int rc;
+
+	rc = copy_authtok(pamh, &secret);
+	if (rc == PAM_AUTHINFO_UNAVAIL) {
+		rc = prompt_secret(pamh, opts->prompt != NULL ? opts->prompt : _("PIN or password: "), &secret);
+		if (rc == PAM_SUCCESS)
+			rc = pam_set_item(pamh, PAM_AUTHTOK, secret);
+	}
+	if (rc != PAM_SUCCESS)
+		goto out;
+	if (!could_be_credential(secret, status->kind)) {
+		if (opts->debug)
+			pam_syslog(pamh, LOG_DEBUG, "answer for %s is not a PIN or pattern, left for the next module", user);
+		rc = PAM_IGNORE;
+		goto out;
+	}
+	pingate_ask_helper(pamh, opts, "verify", user, secret, &answer);
+	if (answer.reply == PINGATE_REPLY_OK || answer.reply == PINGATE_REPLY_WRONG)
+		rc = judge_verify(pamh, flags, opts, user, status->kind, &answer, &again);
+	else
+		rc = PAM_IGNORE;  /* not counted (likely a password): the next module decides */
+out:
+	wipe_and_free(secret);
+	return rc;
+}
+
+static bool is_local_host(const char *rhost)
+{
+	return rhost == NULL || rhost[0] == '\0' || strcmp(rhost, "localhost") == 0 ||
+		strcmp(rhost, "127.0.0.1") == 0 || strcmp(rhost, "::1") == 0;
+}
+
+/* PAM_SUCCESS if a PIN may be offered to this service and host at all. */
+static int check_gates(pam_handle_t *pamh, int flags, const struct pingate_options *opts)
+{
+	const void *service = NULL, *rhost = NULL;
+
+	if (pam_get_item(pamh, PAM_SERVICE, &service) != PAM_SUCCESS || service == NULL ||
+	    !pingate_service_allowed(opts, service)) {
+		if (opts->debug)
+			pam_syslog(pamh, LOG_DEBUG, "service %s is not in the allow-list",
+				service != NULL ? (const char *)service : "(none)");
+		return PAM_IGNORE;
+	}
+	if (pam_get_item(pamh, PAM_RHOST, &rhost) == PAM_SUCCESS && !is_local_host(rhost) &&
+	    !opts->allow_remote) {
+		if (opts->debug)
+			pam_syslog(pamh, LOG_DEBUG, "remote request from %s, not offered", (const char *)rhost);
+		inform(pamh, flags, opts, "%s", _("PIN sign-in is not offered for remote logins — use your password"));
+		return PAM_IGNORE;
+	}
+	return PAM_SUCCESS;
+}
+
+/* PAM_SUCCESS if the user has a usable credential to prompt for. */
+static int judge_status(pam_handle_t *pamh, int flags, const struct pingate_options *opts,
+		const char *user, const struct pingate_answer *status)
+{
+	switch (status->reply) {
+	case PINGATE_REPLY_ENROLLED:
+		return PAM_SUCCESS;
+	case PINGATE_REPLY_NOT_ENROLLED:
+		return PAM_IGNORE;  /* silently: most users never enrol */
+	case PINGATE_REPLY_LOCKED:
+		tell_locked(pamh, flags, opts, status->kind, status->seconds, status->failures);
+		return PAM_IGNORE;
+	case PINGATE_REPLY_DISABLED:
+		tell_disabled(pamh, flags, opts, status->kind, status->failures, user);
+		return PAM_IGNORE;
+	case PINGATE_REPLY_ERROR:
+	case PINGATE_REPLY_REFUSED:
+	case PINGATE_REPLY_NO_ANSWER:
+		return PAM_AUTHINFO_UNAVAIL;  /* logged by pingate_ask_helper */
+	default:
+		pam_syslog(pamh, LOG_ERR, "status for %s: unexpected answer: %s", user, status->detail);
+		return PAM_AUTHINFO_UNAVAIL;
+	}
+}
+
+int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+	struct pingate_options opts;
+	struct pingate_answer status;
+	const char *user = NULL;
+	int rc;
+
+	rc = pingate_options_load(pamh, &opts, argc, argv);
+	if (rc != PAM_SUCCESS)
+		goto out;
+	rc = pam_get_user(pamh, &user, NULL);
+	if (rc == PAM_SUCCESS && (user == NULL || user[0] == '\0'))
+		rc = PAM_USER_UNKNOWN;
+	if (rc != PAM_SUCCESS)
+		goto out;
+	rc = check_gates(pamh, flags, &opts);
+	if (rc != PAM_SUCCESS)
+		goto out;
+	pingate_ask_helper(pamh, &opts, "status", user, NULL, &status);
+	rc = judge_status(pamh, flags, &opts, user, &status);
+	if (rc != PAM_SUCCESS)
+		goto out;
+	if (opts.forward_pass)
+		rc = authenticate_forwarded(pamh, flags, &opts, user, &status);
+	else
+		rc = authenticate_with_prompts(pamh, flags, &opts, user, &status);
+out:
+	if (opts.debug)
+		pam_syslog(pamh, LOG_DEBUG, "authenticate %s: %s",
+			user != NULL ? user : "(unknown)", pam_strerror(pamh, rc));
+	return rc;
+}
+
+int pam_sm_setcred(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+	(void)pamh; (void)flags; (void)argc; (void)argv;
+	return PAM_SUCCESS;  /* no credentials to establish, like pam_unix */
+}
+
+int pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+	(void)pamh; (void)flags; (void)argc; (void)argv;
+	return PAM_IGNORE;  /* the account is the password module's business */
+}
+
+int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+	(void)pamh; (void)flags; (void)argc; (void)argv;
+	return PAM_IGNORE;
+}
+
+int pam_sm_close_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+	(void)pamh; (void)flags; (void)argc; (void)argv;
+	return PAM_IGNORE;
+}
+
+/*
+ * PINs change through `pingate change`, which proves the current one. If
+ * this module lands in a password stack by mistake, PAM_IGNORE keeps
+ * passwd working; PAM_SERVICE_ERR would make every password change fail.
+ */
+int pam_sm_chauthtok(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+	(void)pamh; (void)flags; (void)argc; (void)argv;
+	return PAM_IGNORE;
+}

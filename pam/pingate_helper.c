@@ -1,0 +1,375 @@
+/*
+ * pingate_helper.c — one request to pingate-verify and its answer.
+ *
+ * Runs the helper the way pam_unix runs unix_chkpwd: pipes for the child's
+ * stdin and stdout, SIGCHLD at its default while the child runs, every other
+ * descriptor closed, an absolute path and an empty environment, and the exit
+ * status read as part of the answer. See pingate_protocol.h for the format.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <security/pam_ext.h>
+
+#include "pingate_module.h"
+
+/* The whole request is written into an empty pipe before the fork. */
+_Static_assert(PINGATE_REQUEST_MAX <= PIPE_BUF, "a request must fit in an empty pipe");
+
+#define NAME_MAX_LEN 256
+#define SECRET_MAX_LEN 1024
+
+static const struct {
+	const char *word;
+	enum pingate_reply reply;
+	int exit_status;
+} answer_words[] = {
+	{ "enrolled",     PINGATE_REPLY_ENROLLED,     PINGATE_EXIT_OK },
+	{ "ok",           PINGATE_REPLY_OK,           PINGATE_EXIT_OK },
+	{ "wrong",        PINGATE_REPLY_WRONG,        PINGATE_EXIT_WRONG },
+	{ "locked",       PINGATE_REPLY_LOCKED,       PINGATE_EXIT_LOCKED },
+	{ "disabled",     PINGATE_REPLY_DISABLED,     PINGATE_EXIT_DISABLED },
+	{ "not-enrolled", PINGATE_REPLY_NOT_ENROLLED, PINGATE_EXIT_NOT_ENROLLED },
+	{ "malformed",    PINGATE_REPLY_MALFORMED,    PINGATE_EXIT_MALFORMED },
+	{ "error",        PINGATE_REPLY_ERROR,        PINGATE_EXIT_ERROR },
+	{ "refused",      PINGATE_REPLY_REFUSED,      PINGATE_EXIT_REFUSED },
+};
+
+bool pingate_is_clean_value(const char *text, size_t max)
+{
+	size_t i;
+
+	for (i = 0; text[i] != '\0'; i++) {
+		unsigned char c = (unsigned char)text[i];
+
+		if (i >= max || c < 0x20 || c == 0x7f)
+			return false;
+	}
+	return true;
+}
+
+static bool append_field(char *buf, size_t *used, const char *key, const char *value)
+{
+	size_t room = PINGATE_REQUEST_MAX - *used;
+	int n = snprintf(buf + *used, room, "%s=%s\n", key, value);
+
+	if (n < 0 || (size_t)n >= room)
+		return false;
+	*used += (size_t)n;
+	return true;
+}
+
+/* Optional PAM items go into the request only if they are printable. */
+static bool append_item(pam_handle_t *pamh, char *buf, size_t *used, const char *key, int item)
+{
+	const void *value = NULL;
+
+	if (pam_get_item(pamh, item, &value) != PAM_SUCCESS || value == NULL ||
+	    !pingate_is_clean_value(value, NAME_MAX_LEN))
+		return true;
+	return append_field(buf, used, key, value);
+}
+
+static size_t build_request(pam_handle_t *pamh, char *buf, const char *op,
+		const char *user, const char *secret)
+{
+	size_t used = 0;
+	bool ok = append_field(buf, &used, "pingate-verify/1\nop", op) &&
+		append_field(buf, &used, "user", user) &&
+		append_item(pamh, buf, &used, "service", PAM_SERVICE) &&
+		append_item(pamh, buf, &used, "tty", PAM_TTY) &&
+		append_item(pamh, buf, &used, "rhost", PAM_RHOST) &&
+		(secret == NULL || append_field(buf, &used, "secret", secret));
+
+	return ok ? used : 0;
+}
+
+/* Pipe ends must not sit on 0, 1 or 2, where the child's dup2 would clobber them. */
+static int move_above_stdio(int fd)
+{
+	int moved;
+
+	if (fd > STDERR_FILENO)
+		return fd;
+	moved = fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+	close(fd);
+	return moved;
+}
+
+static bool make_pipe(int fds[2])
+{
+	if (pipe2(fds, O_CLOEXEC) != 0)
+		return false;
+	fds[0] = move_above_stdio(fds[0]);
+	fds[1] = move_above_stdio(fds[1]);
+	return fds[0] >= 0 && fds[1] >= 0;
+}
+
+/* In the child: only async-signal-safe calls, since the host may be threaded. */
+static void exec_helper(const char *path, char *const argv[], int in, int out, long max_fd)
+{
+	static char *const empty_env[] = { NULL };
+	int null_fd;
+	long fd;
+
+	if (dup2(in, STDIN_FILENO) < 0 || dup2(out, STDOUT_FILENO) < 0)
+		_exit(127);
+	null_fd = open("/dev/null", O_WRONLY);
+	if (null_fd < 0 || dup2(null_fd, STDERR_FILENO) < 0)
+		_exit(127);
+	if (close_range(STDERR_FILENO + 1, ~0U, 0) != 0)
+		for (fd = STDERR_FILENO + 1; fd < max_fd; fd++)
+			close((int)fd);
+	/*
+	 * As pam_unix does for unix_chkpwd: under su or sudo the module runs
+	 * with euid 0 and the user's real uid; the helper judges its caller by
+	 * the real uid, so become root fully before asking about another user.
+	 */
+	if (geteuid() == 0 && getuid() != 0 && setuid(0) != 0)
+		_exit(127);
+	execve(path, argv, empty_env);
+	_exit(127);
+}
+
+/* Reads up to size-1 bytes; *too_long if the helper had more to say. */
+static ssize_t read_answer(int fd, char *buf, size_t size, bool *too_long)
+{
+	size_t used = 0;
+	char extra;
+
+	*too_long = false;
+	while (used < size - 1) {
+		ssize_t n = read(fd, buf + used, size - 1 - used);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			break;
+		used += (size_t)n;
+	}
+	if (used == size - 1 && read(fd, &extra, 1) > 0)
+		*too_long = true;
+	buf[used] = '\0';
+	return (ssize_t)used;
+}
+
+/*
+ * Returns the helper's exit status (0-255) with its output in reply, or -1
+ * with the reason in why.
+ */
+static int run_helper(const struct pingate_options *opts, const char *request, size_t len,
+		char *reply, size_t reply_size, char *why, size_t why_size)
+{
+	int to_child[2] = { -1, -1 }, from_child[2] = { -1, -1 };
+	char *argv[] = { (char *)opts->helper, NULL, NULL, NULL };
+	struct sigaction default_action, saved_action;
+	bool sigchld_saved = false, too_long;
+	long max_fd = sysconf(_SC_OPEN_MAX);
+	int wstatus, status = -1;
+	ssize_t got;
+	pid_t pid;
+
+	if (opts->conf_given) {
+		argv[1] = "--config";
+		argv[2] = (char *)opts->conf;
+	}
+	if (!make_pipe(to_child) || !make_pipe(from_child)) {
+		snprintf(why, why_size, "cannot create a pipe: %s", strerror(errno));
+		goto out;
+	}
+	/*
+	 * The request is written before the fork, into a pipe this process
+	 * still reads: a helper that exits early can then never raise SIGPIPE
+	 * in the host (sudo, a screen locker), and nothing can block.
+	 */
+	if (fcntl(to_child[1], F_SETFL, O_NONBLOCK) != 0 ||
+	    write(to_child[1], request, len) != (ssize_t)len) {
+		snprintf(why, why_size, "cannot write the request: %s", strerror(errno));
+		goto out;
+	}
+	close(to_child[1]);
+	to_child[1] = -1;
+
+	memset(&default_action, 0, sizeof(default_action));
+	default_action.sa_handler = SIG_DFL;
+	sigemptyset(&default_action.sa_mask);
+	sigchld_saved = sigaction(SIGCHLD, &default_action, &saved_action) == 0;
+
+	pid = fork();
+	if (pid == 0)
+		exec_helper(opts->helper, argv, to_child[0], from_child[1], max_fd);
+	if (pid < 0) {
+		snprintf(why, why_size, "cannot fork: %s", strerror(errno));
+		goto out;
+	}
+	close(from_child[1]);
+	from_child[1] = -1;
+	got = read_answer(from_child[0], reply, reply_size, &too_long);
+	/* Closed before waiting, so a helper that keeps writing ends instead of blocking. */
+	close(from_child[0]);
+	from_child[0] = -1;
+
+	while (waitpid(pid, &wstatus, 0) < 0) {
+		if (errno != EINTR) {
+			snprintf(why, why_size, "cannot wait for %s: %s", opts->helper, strerror(errno));
+			goto out;
+		}
+	}
+	if (!WIFEXITED(wstatus))
+		snprintf(why, why_size, "%s killed by signal %d", opts->helper, WTERMSIG(wstatus));
+	else if (WEXITSTATUS(wstatus) == 127)
+		snprintf(why, why_size, "cannot run %s (exit 127)", opts->helper);
+	else if (got < 0 || too_long)
+		snprintf(why, why_size, "unreadable or over-long answer from %s", opts->helper);
+	else
+		status = WEXITSTATUS(wstatus);
+out:
+	for (int i = 0; i < 2; i++) {
+		if (to_child[i] >= 0)
+			close(to_child[i]);
+		if (from_child[i] >= 0)
+			close(from_child[i]);
+	}
+	if (sigchld_saved)
+		sigaction(SIGCHLD, &saved_action, NULL);
+	return status;
+}
+
+static bool parse_number(const char *text, unsigned long max, unsigned long *value)
+{
+	char *end;
+
+	if (text[0] < '0' || text[0] > '9')
+		return false;
+	errno = 0;
+	*value = strtoul(text, &end, 10);
+	return errno == 0 && *end == '\0' && *value <= max;
+}
+
+static bool parse_field(struct pingate_answer *answer, const char *key, const char *value)
+{
+	unsigned long n;
+
+	if (strcmp(key, "kind") == 0) {
+		if (strcmp(value, "pin") == 0)
+			answer->kind = PINGATE_KIND_PIN;
+		else if (strcmp(value, "pattern") == 0)
+			answer->kind = PINGATE_KIND_PATTERN;
+		else
+			return false;
+	} else if (strcmp(key, "grid") == 0) {
+		if (!parse_number(value, 6, &n) || n < 3)
+			return false;
+		answer->grid = (unsigned)n;
+	} else if (strcmp(key, "failures") == 0 || strcmp(key, "left") == 0) {
+		if (!parse_number(value, 1000000, &n))
+			return false;
+		*(key[0] == 'f' ? &answer->failures : &answer->left) = (unsigned)n;
+	} else if (strcmp(key, "seconds") == 0 || strcmp(key, "locked") == 0) {
+		if (!parse_number(value, 100000000, &answer->seconds))
+			return false;
+	}
+	return true;  /* unknown keys are for newer helpers */
+}
+
+/* One line, its first word agreeing with the exit status. */
+static bool parse_answer(char *line, int status, struct pingate_answer *answer)
+{
+	char *save = NULL, *word, *eq;
+	size_t i, count = sizeof(answer_words) / sizeof(answer_words[0]);
+
+	word = strtok_r(line, " ", &save);
+	for (i = 0; word != NULL && i < count; i++)
+		if (strcmp(word, answer_words[i].word) == 0)
+			break;
+	if (word == NULL || i == count || answer_words[i].exit_status != status)
+		return false;
+	answer->reply = answer_words[i].reply;
+	if (answer->reply >= PINGATE_REPLY_MALFORMED)
+		return true;  /* the rest is a message */
+	while ((word = strtok_r(NULL, " ", &save)) != NULL) {
+		if (strcmp(word, "disabled") == 0)
+			answer->disabled = true;
+		else if ((eq = strchr(word, '=')) != NULL) {
+			*eq = '\0';
+			if (!parse_field(answer, word, eq + 1))
+				return false;
+		}
+	}
+	if (answer->reply == PINGATE_REPLY_ENROLLED && answer->kind == PINGATE_KIND_NONE)
+		return false;
+	if (answer->kind == PINGATE_KIND_PATTERN && answer->grid == 0)
+		return false;
+	return true;
+}
+
+static void set_no_answer(struct pingate_answer *answer, const char *why)
+{
+	memset(answer, 0, sizeof(*answer));
+	answer->reply = PINGATE_REPLY_NO_ANSWER;
+	snprintf(answer->detail, sizeof(answer->detail), "%s", why);
+}
+
+void pingate_ask_helper(pam_handle_t *pamh, const struct pingate_options *opts,
+		const char *op, const char *user, const char *secret,
+		struct pingate_answer *answer)
+{
+	char request[PINGATE_REQUEST_MAX];
+	char reply[PINGATE_ANSWER_MAX + 1], line[PINGATE_ANSWER_MAX + 1];
+	char why[2 * PINGATE_ANSWER_MAX] = "";
+	size_t len = 0, reply_len;
+	int status = -1;
+
+	set_no_answer(answer, "");
+	if (secret != NULL && !pingate_is_clean_value(secret, SECRET_MAX_LEN)) {
+		/* Cannot be a PIN or pattern, and cannot travel on a request line. */
+		answer->reply = PINGATE_REPLY_MALFORMED;
+		snprintf(answer->detail, sizeof(answer->detail), "malformed (not sent: too long or control characters)");
+		goto out;
+	}
+	if (!pingate_is_clean_value(user, NAME_MAX_LEN) ||
+	    (len = build_request(pamh, request, op, user, secret)) == 0) {
+		set_no_answer(answer, "request not sent: a field is too long or holds control characters");
+		goto out;
+	}
+	status = run_helper(opts, request, len, reply, sizeof(reply), why, sizeof(why));
+	if (status < 0) {
+		set_no_answer(answer, why);
+		goto out;
+	}
+	reply_len = strlen(reply);
+	if (reply_len == 0 || reply[reply_len - 1] != '\n') {
+		snprintf(why, sizeof(why), "no answer line from %s (exit %d)", opts->helper, status);
+		set_no_answer(answer, why);
+		goto out;
+	}
+	reply[reply_len - 1] = '\0';
+	if (!pingate_is_clean_value(reply, PINGATE_ANSWER_MAX)) {
+		snprintf(why, sizeof(why), "garbled answer from %s (exit %d)", opts->helper, status);
+		set_no_answer(answer, why);
+		goto out;
+	}
+	memcpy(line, reply, reply_len);
+	snprintf(answer->detail, sizeof(answer->detail), "%s", reply);
+	if (!parse_answer(line, status, answer)) {
+		snprintf(why, sizeof(why), "answer \"%s\" does not fit the protocol or exit %d",
+			reply, status);
+		set_no_answer(answer, why);
+	}
+out:
+	explicit_bzero(request, sizeof(request));
+	if (opts->debug)
+		pam_syslog(pamh, LOG_DEBUG, "%s request for %s: %s", op, user, answer->detail);
+	if (answer->reply >= PINGATE_REPLY_ERROR)
+		pam_syslog(pamh, LOG_ERR, "%s request for %s failed: %s", op, user, answer->detail);
+}

@@ -1,0 +1,89 @@
+/*
+ * pingate_module.h — internal interfaces of pam_pingate.so.
+ *
+ * The module is split by role, like pam_faillock: options and config
+ * (pingate_options.c), running the helper and reading its answer
+ * (pingate_helper.c), and the PAM glue (pam_pingate.c). Nothing here is
+ * exported: every declaration is hidden, and pam_pingate.map leaves only
+ * the pam_sm_* entry points visible.
+ */
+#ifndef PINGATE_MODULE_H
+#define PINGATE_MODULE_H
+
+#include <stdbool.h>
+#include <security/pam_modules.h>
+
+#include "pingate_protocol.h"
+
+#define PINGATE_INTERNAL __attribute__((visibility("hidden")))
+
+#ifndef PINGATE_HELPER_PATH
+#define PINGATE_HELPER_PATH "/usr/libexec/pingate/pingate-verify"
+#endif
+#ifndef PINGATE_CONF_PATH
+#define PINGATE_CONF_PATH "/etc/pingate/pingate.conf"
+#endif
+
+#define PINGATE_RETRIES_MAX 10
+#define PINGATE_SERVICES_MAX 1024
+
+struct pingate_options {
+	unsigned retries;
+	bool allow_remote;
+	bool try_first_pass;
+	bool use_first_pass;
+	bool quiet;
+	bool debug;
+	bool forward_pass;
+	const char *prompt;         /* NULL: "PIN: " / "Pattern: " */
+	const char *helper;
+	const char *conf;
+	bool conf_given;            /* conf= was passed: tell the helper too */
+	char services[PINGATE_SERVICES_MAX];  /* space separated allow-list */
+};
+
+/* Defaults, then the config file, then the module arguments. */
+PINGATE_INTERNAL int pingate_options_load(pam_handle_t *pamh,
+		struct pingate_options *opts, int argc, const char **argv);
+PINGATE_INTERNAL bool pingate_service_allowed(const struct pingate_options *opts,
+		const char *service);
+
+enum pingate_reply {
+	PINGATE_REPLY_ENROLLED,     /* status: exit 0 */
+	PINGATE_REPLY_OK,           /* verify: exit 0 */
+	PINGATE_REPLY_WRONG,
+	PINGATE_REPLY_LOCKED,
+	PINGATE_REPLY_DISABLED,
+	PINGATE_REPLY_NOT_ENROLLED,
+	PINGATE_REPLY_MALFORMED,
+	PINGATE_REPLY_ERROR,
+	PINGATE_REPLY_REFUSED,
+	PINGATE_REPLY_NO_ANSWER,    /* crash, exec failure, garbled or mismatched answer */
+};
+
+enum pingate_kind { PINGATE_KIND_NONE, PINGATE_KIND_PIN, PINGATE_KIND_PATTERN };
+
+struct pingate_answer {
+	enum pingate_reply reply;
+	enum pingate_kind kind;     /* enrolled */
+	unsigned grid;              /* enrolled kind=pattern */
+	unsigned failures;
+	unsigned left;              /* wrong */
+	unsigned long seconds;      /* locked seconds=S, or wrong locked=S */
+	bool disabled;              /* wrong ... disabled */
+	char detail[2 * PINGATE_ANSWER_MAX];  /* the raw answer or why there is none, for the log */
+};
+
+/*
+ * Sends one request to the helper and reads its answer. op is "status" or
+ * "verify"; secret is NULL for status. Never fails: trouble of any kind
+ * comes back as PINGATE_REPLY_NO_ANSWER with the reason in detail.
+ */
+PINGATE_INTERNAL void pingate_ask_helper(pam_handle_t *pamh,
+		const struct pingate_options *opts, const char *op,
+		const char *user, const char *secret, struct pingate_answer *answer);
+
+/* True if text can be sent on a request line (no control characters). */
+PINGATE_INTERNAL bool pingate_is_clean_value(const char *text, size_t max);
+
+#endif

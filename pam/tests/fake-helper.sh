@@ -1,0 +1,35 @@
+#!/bin/sh
+# fake-helper.sh — a scripted stand-in for pingate-verify, used ONLY to test
+# pam_pingate.so's own logic (options, prompts, answer parsing, retries,
+# forward_pass, exit status checks). It knows nothing of PINs.
+#
+# The module runs helpers with an empty environment, so the script is driven
+# by files in the directory it sits in (tests copy it into a temp dir):
+#   status, verify   one line per request of that op, in order (the last line
+#                    repeats): "EXIT ANSWER..." — prints ANSWER, exits EXIT;
+#                    "EXIT (none)" prints nothing; "kill" dies by SIGKILL
+#   request.N        written here: the Nth request, verbatim (with the secret)
+#   argv.N           written here: its arguments, one per line
+PATH=/usr/bin:/bin
+dir=$(dirname "$0")
+
+n=$(($(ls "$dir" | grep -c '^request\.') + 1))
+cat > "$dir/request.$n"
+printf '%s\n' "$@" > "$dir/argv.$n"
+
+op=$(sed -n 's/^op=//p' "$dir/request.$n")
+case $op in status|verify) ;; *) echo "refused unknown op"; exit 7 ;; esac
+[ -f "$dir/$op" ] || { echo "error no script for $op"; exit 6; }
+k=$(grep -lx "op=$op" "$dir"/request.* | wc -l)
+line=$(sed -n "${k}p" "$dir/$op")
+[ -n "$line" ] || line=$(tail -n 1 "$dir/$op")
+
+case $line in
+kill) kill -KILL $$ ;;
+*)
+	code=${line%% *}
+	answer=${line#* }
+	[ "$answer" = "(none)" ] || printf '%s\n' "$answer"
+	exit "$code"
+	;;
+esac

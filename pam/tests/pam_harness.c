@@ -1,0 +1,172 @@
+/*
+ * pam_harness.c — drives one pam_authenticate() through a private PAM
+ * config directory (pam_start_confdir, Linux-PAM >= 1.4), so module tests
+ * need no root and no change to /etc/pam.d.
+ *
+ * Prints a transcript on stdout, one line per conversation message:
+ *   PROMPT_ECHO_OFF <text> | PROMPT_ECHO_ON <text> | INFO <text> | ERROR <text>
+ * (a newline inside a message is printed as "\n"), answers prompts with
+ * successive lines of stdin (EOF is a conversation error), then prints
+ *   RESULT <PAM_CODE_NAME>
+ * and exits with the PAM return code. --authtok TEXT puts TEXT in the PAM
+ * environment for tests/pam_test_authtok.so, which makes it PAM_AUTHTOK.
+ *
+ * usage: pam_harness --confdir DIR --service NAME --user USER
+ *                    [--rhost H] [--tty T] [--silent] [--authtok TEXT]
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <security/pam_appl.h>
+
+static const char *const code_names[] = {
+	"PAM_SUCCESS", "PAM_OPEN_ERR", "PAM_SYMBOL_ERR", "PAM_SERVICE_ERR",
+	"PAM_SYSTEM_ERR", "PAM_BUF_ERR", "PAM_PERM_DENIED", "PAM_AUTH_ERR",
+	"PAM_CRED_INSUFFICIENT", "PAM_AUTHINFO_UNAVAIL", "PAM_USER_UNKNOWN",
+	"PAM_MAXTRIES", "PAM_NEW_AUTHTOK_REQD", "PAM_ACCT_EXPIRED",
+	"PAM_SESSION_ERR", "PAM_CRED_UNAVAIL", "PAM_CRED_EXPIRED", "PAM_CRED_ERR",
+	"PAM_NO_MODULE_DATA", "PAM_CONV_ERR", "PAM_AUTHTOK_ERR",
+	"PAM_AUTHTOK_RECOVERY_ERR", "PAM_AUTHTOK_LOCK_BUSY",
+	"PAM_AUTHTOK_DISABLE_AGING", "PAM_TRY_AGAIN", "PAM_IGNORE", "PAM_ABORT",
+	"PAM_AUTHTOK_EXPIRED", "PAM_MODULE_UNKNOWN", "PAM_BAD_ITEM",
+	"PAM_CONV_AGAIN", "PAM_INCOMPLETE",
+};
+
+static void print_message(const char *tag, const char *text)
+{
+	fputs(tag, stdout);
+	putchar(' ');
+	for (; text != NULL && *text != '\0'; text++) {
+		if (*text == '\n')
+			fputs("\\n", stdout);
+		else
+			putchar(*text);
+	}
+	putchar('\n');
+	fflush(stdout);
+}
+
+static char *read_answer(void)
+{
+	char *line = NULL;
+	size_t size = 0;
+	ssize_t len = getline(&line, &size, stdin);
+
+	if (len < 0) {
+		free(line);
+		return NULL;
+	}
+	if (len > 0 && line[len - 1] == '\n')
+		line[len - 1] = '\0';
+	return line;
+}
+
+static int converse(int count, const struct pam_message **messages,
+		struct pam_response **responses, void *data)
+{
+	struct pam_response *replies = calloc((size_t)count, sizeof(*replies));
+	int i;
+
+	(void)data;
+	if (replies == NULL)
+		return PAM_BUF_ERR;
+	for (i = 0; i < count; i++) {
+		const struct pam_message *m = messages[i];
+
+		switch (m->msg_style) {
+		case PAM_PROMPT_ECHO_OFF:
+		case PAM_PROMPT_ECHO_ON:
+			print_message(m->msg_style == PAM_PROMPT_ECHO_OFF ?
+				"PROMPT_ECHO_OFF" : "PROMPT_ECHO_ON", m->msg);
+			replies[i].resp = read_answer();
+			if (replies[i].resp == NULL)
+				goto fail;
+			break;
+		case PAM_TEXT_INFO:
+			print_message("INFO", m->msg);
+			break;
+		case PAM_ERROR_MSG:
+			print_message("ERROR", m->msg);
+			break;
+		default:
+			goto fail;
+		}
+	}
+	*responses = replies;
+	return PAM_SUCCESS;
+fail:
+	for (i = 0; i < count; i++)
+		free(replies[i].resp);
+	free(replies);
+	return PAM_CONV_ERR;
+}
+
+static void usage(void)
+{
+	fputs("usage: pam_harness --confdir DIR --service NAME --user USER "
+	      "[--rhost H] [--tty T] [--silent] [--authtok TEXT]\n", stderr);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option long_options[] = {
+		{ "confdir", required_argument, NULL, 'c' },
+		{ "service", required_argument, NULL, 's' },
+		{ "user",    required_argument, NULL, 'u' },
+		{ "rhost",   required_argument, NULL, 'r' },
+		{ "tty",     required_argument, NULL, 't' },
+		{ "silent",  no_argument,       NULL, 'q' },
+		{ "authtok", required_argument, NULL, 'a' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *confdir = NULL, *service = NULL, *user = NULL;
+	const char *rhost = NULL, *tty = NULL, *authtok = NULL;
+	struct pam_conv conv = { converse, NULL };
+	pam_handle_t *pamh = NULL;
+	int flags = 0, option, rc;
+
+	while ((option = getopt_long(argc, argv, "", long_options, NULL)) != -1) {
+		switch (option) {
+		case 'c': confdir = optarg; break;
+		case 's': service = optarg; break;
+		case 'u': user = optarg; break;
+		case 'r': rhost = optarg; break;
+		case 't': tty = optarg; break;
+		case 'q': flags |= PAM_SILENT; break;
+		case 'a': authtok = optarg; break;
+		default: usage();
+		}
+	}
+	if (confdir == NULL || service == NULL || user == NULL || optind != argc)
+		usage();
+
+	rc = pam_start_confdir(service, user, &conv, confdir, &pamh);
+	if (rc == PAM_SUCCESS && rhost != NULL)
+		rc = pam_set_item(pamh, PAM_RHOST, rhost);
+	if (rc == PAM_SUCCESS && tty != NULL)
+		rc = pam_set_item(pamh, PAM_TTY, tty);
+	/* Applications may not set PAM_AUTHTOK: pam_test_authtok.so `set` copies this. */
+	if (rc == PAM_SUCCESS && authtok != NULL) {
+		char *variable = malloc(strlen(authtok) + sizeof("PINGATE_TEST_AUTHTOK="));
+
+		if (variable == NULL)
+			rc = PAM_BUF_ERR;
+		else {
+			sprintf(variable, "PINGATE_TEST_AUTHTOK=%s", authtok);
+			rc = pam_putenv(pamh, variable);
+			free(variable);
+		}
+	}
+	if (rc == PAM_SUCCESS)
+		rc = pam_authenticate(pamh, flags);
+
+	if (rc >= 0 && (size_t)rc < sizeof(code_names) / sizeof(code_names[0]))
+		printf("RESULT %s\n", code_names[rc]);
+	else
+		printf("RESULT %d\n", rc);
+	if (pamh != NULL)
+		pam_end(pamh, rc);
+	return rc;
+}
