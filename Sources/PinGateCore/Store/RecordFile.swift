@@ -31,6 +31,7 @@ public final class RecordFile {
             switch error {
             case .noSuchFile: return nil
             case .tooManySymbolicLinks: throw StoreError.recordUnsafe(path: path, problem: "is a symbolic link")
+            case Errno(rawValue: EISDIR): throw StoreError.recordUnsafe(path: path, problem: "is not a regular file")
             default: throw StoreError.systemError(path: path, operation: "open", errno: error)
             }
         }

@@ -20,8 +20,11 @@ public struct Store: Sendable {
         } catch let error as Errno {
             switch error.rawValue {
             case ENOENT: throw StoreError.directoryMissing(path: path)
-            case ELOOP: throw StoreError.directoryUnsafe(path: path, problem: "is a symbolic link")
-            case ENOTDIR: throw StoreError.directoryUnsafe(path: path, problem: "is not a directory")
+            case ELOOP, ENOTDIR:
+                // O_NOFOLLOW with O_DIRECTORY reports a symlink as either.
+                var status = stat()
+                let isLink = lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFLNK
+                throw StoreError.directoryUnsafe(path: path, problem: isLink ? "is a symbolic link" : "is not a directory")
             default: throw StoreError.systemError(path: path, operation: "open", errno: error)
             }
         }

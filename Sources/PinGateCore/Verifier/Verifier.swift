@@ -35,6 +35,9 @@ public struct Verifier: Sendable {
     public func status(uid: UInt32) -> StatusOutcome {
         do {
             guard let record = try store.readRecord(uid: uid) else { return .notEnrolled }
+            // A credential that cannot be checked is not offered: the module
+            // then goes straight to the password instead of prompting in vain.
+            _ = try store.loadKey()
             switch policy.lockout.block(for: record, now: clock.now()) {
             case .disabled: return .disabled(failures: record.failures)
             case let .timeout(remaining, _): return .locked(seconds: remaining, failures: record.failures)

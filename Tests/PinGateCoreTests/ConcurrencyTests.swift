@@ -1,0 +1,121 @@
+import Glibc
+import Testing
+@testable import PinGateCore
+
+// Each thread opens its own descriptor, so flock and OFD locks behave between
+// threads exactly as between processes (they belong to the open file
+// description). The process-level versions are in Tests/IntegrationTests.
+@Suite("Parallel attempts against one record", .serialized)
+struct ConcurrencyTests {
+    @Test("64 parallel wrong guesses: exactly 5 counted, at most 5 KDF runs, the rest refused as locked")
+    func parallelWrongGuesses() throws {
+        let store = try TestStore()
+        try store.enrollPIN("0427")
+        let counter = Counter()
+        var verifier = Verifier(store: store.store, policy: store.policy, clock: SystemClock())
+        verifier.faultHook = { step in if step == .verified { counter.add("kdf") } }
+        let outcomes = Counter()
+        let frozen = verifier
+        runConcurrently(64) { index in
+            switch frozen.verify(uid: 1000, input: secret(String(format4(1111 + index)))) {
+            case .wrong: outcomes.add("wrong")
+            case .locked: outcomes.add("locked")
+            case .ok: outcomes.add("ok")
+            default: outcomes.add("other")
+            }
+        }
+        #expect(counter["kdf"] == 5)
+        #expect(outcomes["wrong"] == 5)
+        #expect(outcomes["locked"] == 59)
+        #expect(outcomes["ok"] == 0 && outcomes["other"] == 0)
+        #expect(try store.record()?.failures == 5)
+    }
+
+    @Test("64 parallel correct PINs all succeed and leave 0 failures: a right PIN never locks anyone out")
+    func parallelCorrectPINs() throws {
+        let store = try TestStore()
+        try store.enrollPIN("0427")
+        let verifier = Verifier(store: store.store, policy: store.policy, clock: SystemClock())
+        let outcomes = Counter()
+        runConcurrently(64) { _ in
+            outcomes.add(verifier.verify(uid: 1000, input: secret("0427")) == .ok ? "ok" : "refused")
+        }
+        #expect(outcomes["ok"] == 64)
+        #expect(try store.record()?.failures == 0)
+    }
+
+    @Test("a mix of wrong and right in parallel: never more KDF runs than free failures + successes")
+    func mixedParallel() throws {
+        let store = try TestStore()
+        try store.enrollPIN("0427")
+        let kdfRuns = Counter()
+        var verifier = Verifier(store: store.store, policy: store.policy, clock: SystemClock())
+        verifier.faultHook = { step in if step == .verified { kdfRuns.add("kdf") } }
+        let frozen = verifier
+        let outcomes = Counter()
+        runConcurrently(32) { index in
+            let outcome = frozen.verify(uid: 1000, input: secret(index % 2 == 0 ? "0427" : "9999"))
+            outcomes.add(outcome == .ok ? "ok" : (outcome.isWrong ? "wrong" : "refused"))
+        }
+        // Every wrong answer was a verification that counted; between two
+        // successes at most 5 wrong ones can run.
+        #expect(outcomes["ok"] >= 1)
+        #expect(kdfRuns["kdf"] == outcomes["ok"] + outcomes["wrong"])
+        #expect(outcomes["wrong"] <= 5 * (outcomes["ok"] + 1))
+    }
+
+    @Test("two users verify in parallel: one stalled in its KDF does not hold up the other")
+    func differentUsersDoNotWait() throws {
+        let store = try TestStore()
+        try store.enrollPIN("0427", uid: 1000)
+        try store.enrollPIN("3859", uid: 1001)
+        let gate = Gate()
+        var stalling = Verifier(store: store.store, policy: store.policy, clock: SystemClock())
+        stalling.faultHook = { step in if step == .released { gate.waitUntilOpened() } }
+        let frozen = stalling
+        let finished = Counter()
+        var thread = pthread_t()
+        let started = Counter()
+        final class Context: @unchecked Sendable { let run: () -> Void; init(_ r: @escaping () -> Void) { run = r } }
+        let context = Unmanaged.passRetained(Context {
+            started.add("a")
+            _ = frozen.verify(uid: 1000, input: secret("0427"))
+            finished.add("a")
+        }).toOpaque()
+        pthread_create(&thread, nil, { raw in Unmanaged<Context>.fromOpaque(raw!).takeRetainedValue().run(); return nil }, context)
+        while !gate.isWaiting { usleep(1_000) }
+        // User 1000's verification is parked between counting and its KDF.
+        #expect(store.verifier.verify(uid: 1001, input: secret("3859")) == .ok)
+        #expect(store.verifier.status(uid: 1000) == .enrolled(kind: .pin, gridSize: 0, failures: 1))
+        #expect(finished["a"] == 0)
+        gate.open()
+        pthread_join(thread, nil)
+        #expect(finished["a"] == 1)
+        #expect(try store.record(1000)?.failures == 0)
+    }
+}
+
+private func format4(_ value: Int) -> String {
+    let text = String(value % 10_000)
+    return String(repeating: "0", count: 4 - text.count) + text
+}
+
+extension VerifyOutcome {
+    var isWrong: Bool { if case .wrong = self { return true } else { return false } }
+}
+
+/// A one-shot gate a thread can park on.
+final class Gate: @unchecked Sendable {
+    private var mutex = pthread_mutex_t()
+    private var condition = pthread_cond_t()
+    private var opened = false
+    private(set) var isWaiting = false
+    init() { pthread_mutex_init(&mutex, nil); pthread_cond_init(&condition, nil) }
+    func waitUntilOpened() {
+        pthread_mutex_lock(&mutex)
+        isWaiting = true
+        while !opened { pthread_cond_wait(&condition, &mutex) }
+        pthread_mutex_unlock(&mutex)
+    }
+    func open() { pthread_mutex_lock(&mutex); opened = true; pthread_cond_broadcast(&condition); pthread_mutex_unlock(&mutex) }
+}

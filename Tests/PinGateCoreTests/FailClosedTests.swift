@@ -1,0 +1,166 @@
+import Glibc
+import Testing
+@testable import PinGateCore
+
+@Suite("A record or store that is not exactly right fails closed")
+struct FailClosedTests {
+    /// Verifies the right PIN against a damaged store: it must be a store
+    /// error naming `fragment`, and the record's bytes must be unchanged.
+    func expectFailClosed(_ store: TestStore, _ fragment: String, uid: UInt32 = 1000, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let before = try? readFile(store.path(uid))
+        let outcome = store.verifier.verify(uid: uid, input: secret("0427"))
+        guard case let .storeError(message) = outcome else {
+            Issue.record("expected a store error, got \(outcome)", sourceLocation: sourceLocation); return
+        }
+        #expect(message.contains(fragment), "\(message)", sourceLocation: sourceLocation)
+        #expect((try? readFile(store.path(uid))) == before, "the record must be left as it was", sourceLocation: sourceLocation)
+        guard case .storeError = store.verifier.status(uid: uid) else {
+            Issue.record("status must fail closed too", sourceLocation: sourceLocation); return
+        }
+    }
+
+    @Test("a symlinked record")
+    func symlinkedRecord() throws {
+        let store = try TestStore()
+        try store.enrollPIN("0427", uid: 2000)
+        symlink(store.path(2000), store.path(1000))
+        try expectFailClosed(store, "is a symbolic link")
+    }
+
+    @Test("a record that is not a regular file")
+    func directoryAsRecord() throws {
+        let store = try TestStore()
+        mkdir(store.path(), 0o770)
+        defer { rmdir(store.path()) }
+        try expectFailClosed(store, "is not a regular file")
+    }
+
+    @Test("a FIFO as a record neither blocks nor passes")
+    func fifo() throws {
+        let store = try TestStore()
+        mkfifo(store.path(), 0o660)
+        defer { unlink(store.path()) }
+        try expectFailClosed(store, "is not a regular file")
+    }
+
+    @Test("wrong modes", arguments: [0o666, 0o644, 0o600, 0o4660, 0o670])
+    func wrongMode(mode: Int) throws {
+        let store = try TestStore()
+        try store.enrollPIN("0427")
+        chmod(store.path(), mode_t(mode))
+        try expectFailClosed(store, "has mode \(octal(mode_t(mode)))")
+    }
+
+    @Test("a wrong owner (root only: needs chown)")
+    func wrongOwner() throws {
+        guard geteuid() == 0 else { print("skip: chown to another owner needs root"); return }
+        let store = try TestStore()
+        try store.enrollPIN("0427")
+        chown(store.path(), 1234, getegid())
+        try expectFailClosed(store, "is owned by uid 1234")
+    }
+
+    @Test("a wrong group (root only: needs chown)")
+    func wrongGroup() throws {
+        guard geteuid() == 0 else { print("skip: chgrp to another group needs root"); return }
+        let store = try TestStore()
+        try store.enrollPIN("0427")
+        chown(store.path(), geteuid(), 4321)
+        try expectFailClosed(store, "has group 4321")
+    }
+
+    @Test("a truncated record")
+    func truncated() throws {
+        let store = try TestStore()
+        try store.enrollPIN("0427")
+        truncate(store.path(), 700)
+        try expectFailClosed(store, "is 700 bytes, expected 1024")
+    }
+
+    @Test("a record of garbage")
+    func garbage() throws {
+        let store = try TestStore()
+        try store.enrollPIN("0427")
+        let fd = open(store.path(), O_WRONLY)
+        let noise = [UInt8](repeating: 0xA5, count: RecordCodec.fileSize)
+        _ = noise.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        close(fd)
+        try expectFailClosed(store, "has no valid slot")
+    }
+
+    @Test("another uid's record renamed into place")
+    func foreignRecord() throws {
+        let store = try TestStore()
+        try store.enrollPIN("0427", uid: 2000)
+        rename(store.path(2000), store.path(1000))
+        try expectFailClosed(store, "belongs to uid 2000")
+    }
+
+    @Test("a hard link to a record")
+    func hardLink() throws {
+        let store = try TestStore()
+        try store.enrollPIN("0427")
+        link(store.path(), store.directory + "/extra")
+        defer { unlink(store.directory + "/extra") }
+        try expectFailClosed(store, "hard links")
+    }
+
+    @Test("a missing machine key fails closed before anything is counted")
+    func missingKey() throws {
+        let store = try TestStore()
+        try store.enrollPIN("0427")
+        unlink(store.location.keyPath)
+        try expectFailClosed(store, "machine key")
+        #expect(try store.record()?.failures == 0)
+    }
+
+    @Test("a machine key readable by others is refused")
+    func exposedKey() throws {
+        let store = try TestStore()
+        try store.enrollPIN("0427")
+        chmod(store.location.keyPath, 0o644)
+        try expectFailClosed(store, "machine key")
+    }
+
+    @Test("a store directory writable by group or others")
+    func writableDirectory() throws {
+        let store = try TestStore()
+        try store.enrollPIN("0427")
+        chmod(store.directory, 0o770)
+        try expectFailClosed(store, "is writable by group or others")
+        chmod(store.directory, 0o750)
+    }
+
+    @Test("a store directory that is a symlink")
+    func symlinkedDirectory() throws {
+        let store = try TestStore()
+        try store.enrollPIN("0427")
+        let link = store.directory + ".link"
+        symlink(store.directory, link)
+        defer { unlink(link) }
+        let linked = Verifier(store: Store(location: StoreLocation(directory: link, owner: geteuid(), group: getegid())), policy: store.policy)
+        guard case let .storeError(message) = linked.verify(uid: 1000, input: secret("0427")) else {
+            Issue.record("expected a store error"); return
+        }
+        #expect(message.contains("is a symbolic link"))
+    }
+
+    @Test("the machine key is never overwritten")
+    func keyNotReplaced() throws {
+        let store = try TestStore()
+        let before = try readFile(store.location.keyPath)
+        #expect(try store.store.createKeyIfMissing() == false)
+        #expect(try readFile(store.location.keyPath) == before)
+    }
+
+    @Test("enrolling over an existing record without replacing is refused")
+    func enrollRefusesOverwrite() throws {
+        let store = try TestStore()
+        try store.enrollPIN("0427")
+        let credential = try Credential(parsing: secret("3859"), kind: .pin, gridSize: 0, policy: store.policy)
+        #expect(throws: StoreError.recordExists(path: store.path())) {
+            try store.administration.enroll(uid: 1000, credential: credential, replacing: false)
+        }
+        #expect(store.verifier.verify(uid: 1000, input: secret("0427")) == .ok)
+    }
+}

@@ -1,0 +1,75 @@
+import Glibc
+@testable import PinGateCore
+
+/// A store in a fresh temporary directory, owned by whoever runs the tests,
+/// with a machine key and cheap KDF parameters.
+final class TestStore {
+    let directory: String
+    let location: StoreLocation
+    let store: Store
+    var policy: Policy
+    let clock = ManualClock(1_800_000_000)
+
+    init(policy: Policy = TestStore.cheapPolicy()) throws {
+        var template = Array("/tmp/pingate-test.XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw Errno.current }
+        directory = String(cString: made)
+        chmod(directory, 0o750)
+        location = StoreLocation(directory: directory, owner: geteuid(), group: getegid())
+        store = Store(location: location)
+        self.policy = policy
+        try store.createKeyIfMissing()
+    }
+
+    deinit {
+        for uid in (try? store.enrolledUIDs()) ?? [] { unlink(location.recordPath(forUID: uid)) }
+        unlink(location.keyPath)
+        rmdir(directory)
+    }
+
+    static func cheapPolicy() -> Policy {
+        var policy = Policy()
+        policy.kdf = .minimal
+        return policy
+    }
+
+    var verifier: Verifier { Verifier(store: store, policy: policy, clock: clock) }
+    var administration: Administration { Administration(store: store, policy: policy, clock: clock) }
+
+    func enrollPIN(_ text: String, uid: UInt32 = 1000) throws {
+        let credential = try Credential(parsing: secret(text), kind: .pin, gridSize: 0, policy: policy)
+        try administration.enroll(uid: uid, credential: credential, replacing: true)
+    }
+
+    func record(_ uid: UInt32 = 1000) throws -> UserRecord? { try store.readRecord(uid: uid) }
+
+    func path(_ uid: UInt32 = 1000) -> String { location.recordPath(forUID: uid) }
+}
+
+func secret(_ text: String) -> SecretBytes { SecretBytes(Array(text.utf8)) }
+
+/// Counts events from concurrent verifications (the fault hook is @Sendable).
+final class Counter: @unchecked Sendable {
+    private var lock = pthread_mutex_t()
+    private var values: [String: Int] = [:]
+    init() { pthread_mutex_init(&lock, nil) }
+    func add(_ key: String) { pthread_mutex_lock(&lock); values[key, default: 0] += 1; pthread_mutex_unlock(&lock) }
+    subscript(key: String) -> Int { pthread_mutex_lock(&lock); defer { pthread_mutex_unlock(&lock) }; return values[key] ?? 0 }
+}
+
+/// Runs `body(i)` on `count` threads at once and waits for all of them.
+func runConcurrently(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    final class Box: @unchecked Sendable { let body: (Int) -> Void; let index: Int; init(_ b: @escaping (Int) -> Void, _ i: Int) { body = b; index = i } }
+    var threads: [pthread_t] = []
+    for index in 0..<count {
+        var thread = pthread_t()
+        let box = Unmanaged.passRetained(Box(body, index)).toOpaque()
+        pthread_create(&thread, nil, { raw in
+            let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
+            box.body(box.index)
+            return nil
+        }, box)
+        threads.append(thread)
+    }
+    for thread in threads { pthread_join(thread, nil) }
+}
