@@ -1,0 +1,82 @@
+# shellcheck shell=bash
+# layout.sh — where PinGate's files go on an installed system (DESIGN.md,
+# "Files on an installed system"). Sourced by install.sh and build-deb.sh so
+# that the two install paths cannot drift apart; it only defines variables and
+# functions.
+#
+# Needs REPO_ROOT set by the caller; PINGATE_RELEASE_BIN may point at other
+# release binaries than $REPO_ROOT/.build/release.
+
+# shellcheck disable=SC2034  # read by the scripts that source this file
+PINGATE_VERSION=0.1.0
+PINGATE_GROUP=pingate
+
+PINGATE_MULTIARCH="$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || cc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)"
+PINGATE_RELEASE_BIN="${PINGATE_RELEASE_BIN:-$REPO_ROOT/.build/release}"
+PINGATE_MODULE_BUILD="${PINGATE_MODULE_BUILD:-$REPO_ROOT/pam/build/pam_pingate.so}"
+
+PINGATE_HELPER=/usr/libexec/pingate/pingate-verify
+PINGATE_CLI=/usr/sbin/pingate
+PINGATE_MODULE="/lib/$PINGATE_MULTIARCH/security/pam_pingate.so"
+PINGATE_CONF=/etc/pingate/pingate.conf
+PINGATE_STORE=/var/lib/pingate
+PINGATE_KEY=/var/lib/pingate/machine.key
+PINGATE_PROFILE=/usr/share/pam-configs/pingate
+
+# pingate_files: one line per shipped file, fields separated by spaces:
+#   KIND DESTINATION MODE OWNER GROUP SOURCE
+# KIND is `elf` (stripped, RUNPATH removed), `man` (gzip -9n, DESTINATION ends
+# in .gz), `conf` (installed only when missing) or `data` (copied as is).
+# A man page whose source does not exist yet is left out (pingate.8 comes from
+# the CLI's author); every other source must exist.
+pingate_files() {
+    cat <<EOF
+elf  $PINGATE_HELPER 2755 root $PINGATE_GROUP $PINGATE_RELEASE_BIN/pingate-verify
+elf  $PINGATE_CLI 0755 root root $PINGATE_RELEASE_BIN/pingate
+elf  $PINGATE_MODULE 0644 root root $PINGATE_MODULE_BUILD
+data $PINGATE_PROFILE 0644 root root $REPO_ROOT/pam/pam-configs/pingate
+conf $PINGATE_CONF 0644 root root $REPO_ROOT/packaging/pingate.conf
+EOF
+    local page section
+    for page in pam_pingate.8 pingate.conf.5 pingate.8; do
+        section="${page##*.}"
+        [ -f "$REPO_ROOT/packaging/man/$page" ] || continue
+        echo "man  /usr/share/man/man$section/$page.gz 0644 root root $REPO_ROOT/packaging/man/$page"
+    done
+}
+
+# pingate_directories: directories the install creates, as
+#   DESTINATION MODE OWNER GROUP
+# (parents such as /usr/share/man/man8 are created 0755 root:root when missing
+# and never removed).
+pingate_directories() {
+    cat <<EOF
+/usr/libexec/pingate 0755 root root
+/etc/pingate 0755 root root
+$PINGATE_STORE 0750 root $PINGATE_GROUP
+EOF
+}
+
+# pingate_prepare KIND SOURCE OUTPUT: writes the bytes to install for SOURCE.
+# The result is a pure function of the source, so a second install compares
+# equal and says "unchanged".
+pingate_prepare() {
+    local kind="$1" source="$2" output="$3"
+    case "$kind" in
+        elf)
+            # Debug symbols make the Swift binaries 40% larger; SwiftPM's $ORIGIN
+            # RUNPATH is meaningless (and ignored) in /usr/sbin or a setgid helper.
+            strip --strip-unneeded --remove-section=.comment --remove-section=.note \
+                -o "$output" "$source"
+            if readelf -d "$output" 2>/dev/null | grep -q 'R\(UN\)\?PATH'; then
+                if command -v chrpath >/dev/null; then
+                    chrpath -d "$output" >/dev/null
+                else
+                    echo "warning: chrpath is missing; $(basename "$source") keeps its \$ORIGIN RUNPATH" >&2
+                fi
+            fi
+            ;;
+        man) gzip -9n -c "$source" > "$output" ;;
+        *) cat "$source" > "$output" ;;
+    esac
+}
