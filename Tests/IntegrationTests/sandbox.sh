@@ -34,6 +34,11 @@ sandbox_enter() {
         echo "0 passed, 0 failed, 1 skipped"
         exit 0
     fi
+    # Mount points must exist on the host. Create the missing ones, and
+    # remove them afterwards only if no other sandbox is running: removing a
+    # directory detaches the mounts on it in every other namespace.
+    exec 9>/tmp/pingate-sandbox.lock
+    flock -s 9
     local created=()
     local dir
     for dir in "${MOUNT_POINTS[@]}"; do
@@ -41,9 +46,11 @@ sandbox_enter() {
     done
     local script
     script="$(cd "$(dirname "$0")" && pwd)/$(basename "$0")"
-    PINGATE_IN_SANDBOX=1 unshare --mount --propagation private bash "$script" "$@"
+    PINGATE_IN_SANDBOX=1 unshare --mount --propagation private bash "$script" "$@" 9>&-
     local rc=$?
-    for dir in "${created[@]}"; do rmdir "$dir" 2>/dev/null; done
+    if flock -xn 9; then
+        for dir in "${created[@]}"; do rmdir "$dir" 2>/dev/null; done
+    fi
     exit $rc
 }
 

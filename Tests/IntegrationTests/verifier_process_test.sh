@@ -1,0 +1,123 @@
+#!/bin/bash
+# The verifier's order, checked with real processes: parallel attempts,
+# SIGKILL at every step and at random moments, and two users in parallel.
+# Uses the installed setgid helper as a non-root caller, and the debug helper
+# (as root) for its test-only fault points (PINGATE_TEST_FAULT).
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/sandbox.sh"
+sandbox_enter "$@"
+
+DEBUG_HELPER="$DEBUG_BIN/pingate-verify"
+
+enroll_pin() { printf '%s\n%s\n' "$2" "$2" | "$PINGATE" enroll "$1" --stdin --allow-weak --force >/dev/null; }
+failures() { record_failures "$1"; }
+
+# verify_as_root USER SECRET [FAULT]: one verification through the debug helper.
+verify_as_root() {
+    printf 'pingate-verify/1\nop=verify\nuser=%s\nsecret=%s\n' "$1" "$2" |
+        PINGATE_TEST_FAULT="${3:-}" "$DEBUG_HELPER"
+}
+
+# parallel_verify N USER SECRET: N concurrent verifications as USER through the
+# setgid helper; prints the answers' first words, counted.
+parallel_verify() {
+    local n="$1" user="$2" secret="$3" i
+    local out="$SANDBOX/parallel"; rm -rf "$out"; mkdir -p "$out"
+    for i in $(seq "$n"); do
+        ( printf 'pingate-verify/1\nop=verify\nuser=%s\nsecret=%s\n' "$user" "$secret" |
+            as_user "$user" "$HELPER" > "$out/$i" ) &
+    done
+    wait
+    cat "$out"/* | awk '{print $1}' | sort | uniq -c | awk '{print $2"="$1}' | tr '\n' ' '
+}
+
+test_64_parallel_wrong_guesses_yield_5_verifications() {
+    enroll_pin pgalice 0427
+    local counts; counts="$(parallel_verify 64 pgalice 1111)"
+    assert_contains "$counts" "wrong=5 " "answers"
+    assert_contains "$counts" "locked=59 " "answers"
+    assert_not_contains "$counts" "ok=" "answers"
+    assert_eq 5 "$(failures pgalice)" "counted failures"
+}
+
+test_64_parallel_correct_pins_all_succeed() {
+    enroll_pin pgalice 0427
+    local counts; counts="$(parallel_verify 64 pgalice 0427)"
+    assert_eq "ok=64 " "$counts" "answers"
+    assert_eq 0 "$(failures pgalice)" "failures after"
+}
+
+test_kill_at_every_step_never_loses_a_count() {
+    [ -x "$DEBUG_HELPER" ] || fail "no debug helper at $DEBUG_HELPER (swift build)"
+    local step secret expected_counted before after answer rc
+    for secret in 1111 0427; do
+        for step in opened locked counted released verified cleared; do
+            enroll_pin pgalice 0427
+            "$PINGATE" unlock pgalice >/dev/null
+            before="$(failures pgalice)"
+            rc=0; answer="$(verify_as_root pgalice "$secret" "$step:kill")" || rc=$?
+            after="$(failures pgalice)" || fail "record does not parse after a kill at $step"
+            if [ "$step" = cleared ] && [ "$secret" = 1111 ]; then
+                # A wrong PIN never reaches "cleared": it answers normally.
+                assert_eq 1 "$rc" "exit for wrong PIN past verified"; assert_eq 1 "$after" "count"; continue
+            fi
+            assert_eq 137 "$rc" "exit status when killed at $step"
+            assert_eq "" "$answer" "no answer may leave before the kill at $step"
+            case "$step" in
+                opened|locked) expected_counted=0 ;;
+                counted|released|verified) expected_counted=1 ;;
+                cleared) expected_counted=0 ;;  # success already on disk
+            esac
+            assert_eq "$((before + expected_counted))" "$after" "failures after kill at $step (secret $secret)"
+        done
+    done
+}
+
+test_random_sigkill_never_shows_an_uncounted_answer() {
+    enroll_pin pgalice 0427
+    printf 'kdf_operations = 1\nkdf_memory = 4M\nfree_failures = 20\nmax_failures = 100\n' > /etc/pingate/pingate.conf
+    local i before after answer seen=0 killed=0 pid
+    for i in $(seq 150); do
+        "$PINGATE" unlock pgalice >/dev/null
+        before="$(failures pgalice)"
+        rm -f "$SANDBOX/answer"
+        ( printf 'pingate-verify/1\nop=verify\nuser=pgalice\nsecret=1111\n' | as_user pgalice "$HELPER" > "$SANDBOX/answer" ) &
+        pid=$!
+        sleep "0.00$((RANDOM % 10))"
+        pkill -KILL -f "^$HELPER" 2>/dev/null && killed=$((killed + 1))
+        wait "$pid" 2>/dev/null || true
+        after="$(failures pgalice)" || fail "record unreadable after kill $i"
+        answer="$(cat "$SANDBOX/answer" 2>/dev/null)"
+        if [ -n "$answer" ]; then
+            seen=$((seen + 1))
+            [ "$after" -gt "$before" ] || fail "iteration $i: answer [$answer] seen but failures $before -> $after"
+        fi
+    done
+    echo "    150 runs: $killed kill signals sent, $seen answers seen, every one counted"
+}
+
+test_two_users_proceed_in_parallel() {
+    [ -x "$DEBUG_HELPER" ] || fail "no debug helper"
+    enroll_pin pgalice 0427
+    enroll_pin pgbob 3859
+    # Park alice's verification right after it released the lock (SIGSTOP).
+    ( verify_as_root pgalice 0427 released:stop > "$SANDBOX/alice" ) &
+    local waiter=$!
+    local pid="" i
+    for i in $(seq 100); do
+        pid="$(pgrep -f "^$DEBUG_HELPER" | head -1)"
+        [ -n "$pid" ] && [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" = T ] && break
+        sleep 0.05
+    done
+    [ -n "$pid" ] || fail "alice's helper did not stop"
+    local bob; bob="$(verify_as_root pgbob 3859)"
+    assert_eq ok "$bob" "bob verified while alice's verification is in flight"
+    local alice_status; alice_status="$(helper_request op=status user=pgalice | head -1)"
+    assert_contains "$alice_status" "failures=1" "alice counted before her KDF"
+    kill -CONT "$pid"
+    wait "$waiter"
+    assert_eq ok "$(cat "$SANDBOX/alice")" "alice finishes after resuming"
+    assert_eq 0 "$(failures pgalice)"
+}
+
+run_tests

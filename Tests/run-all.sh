@@ -1,0 +1,131 @@
+#!/bin/bash
+# Tests/run-all.sh — the one command that runs PinGate's whole test suite on a
+# fresh Debian 12 machine with the Swift toolchain, as root:
+#
+#   sudo Tests/run-all.sh
+#
+# It installs the apt packages the build and tests need (only those missing),
+# builds debug and release (static Swift stdlib) binaries and the PAM module,
+# runs the unit tests and every Tests/IntegrationTests/*_test.sh, and exits
+# non-zero if anything failed or if no test ran. TEST_FILTER=word narrows the
+# integration tests; SKIP_UNIT=1 skips the unit tests.
+set -uo pipefail
+
+REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$REPO_ROOT"
+export PATH="/opt/swift/usr/bin:$PATH"
+
+APT_PACKAGES=(libpam0g-dev libsodium-dev pamtester sudo gettext valgrind openssl
+              libpam-runtime libpam-modules util-linux locales fakeroot lintian)
+
+step() { printf '\n==> %s\n' "$*"; }
+
+install_packages() {
+    local missing=()
+    local package
+    for package in "${APT_PACKAGES[@]}"; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+    done
+    if [ ${#missing[@]} -eq 0 ]; then
+        echo "all ${#APT_PACKAGES[@]} packages present"
+        return 0
+    fi
+    if [ "$(id -u)" != 0 ]; then
+        echo "missing packages: ${missing[*]} (run as root to install them)" >&2
+        return 1
+    fi
+    echo "installing: ${missing[*]}"
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+build() {
+    swift build --build-tests &&
+        swift build -c release --static-swift-stdlib &&
+        make -s -C pam all harness asan
+}
+
+check_static_runtime() {
+    local binary
+    for binary in .build/release/pingate-verify .build/release/pingate; do
+        if ldd "$binary" | grep -q libswift; then
+            echo "FAIL: $binary links the Swift runtime dynamically:" >&2
+            ldd "$binary" >&2
+            return 1
+        fi
+    done
+    echo "release binaries carry the Swift runtime statically (no libswift* in ldd)"
+}
+
+TOTAL_PASSED=0
+TOTAL_FAILED=0
+TOTAL_SKIPPED=0
+FAILED_SUITES=()
+
+# record SUITE OUTPUT_FILE RC: add a suite's "N passed, N failed[, N skipped]" line.
+record() {
+    local suite="$1" output="$2" rc="$3"
+    local line passed failed skipped
+    line="$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$output" | tail -1)"
+    if [ -z "$line" ]; then
+        TOTAL_FAILED=$((TOTAL_FAILED + 1)); FAILED_SUITES+=("$suite (no summary line)"); return
+    fi
+    passed="$(sed -E 's/^([0-9]+) passed.*/\1/' <<<"$line")"
+    failed="$(sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/' <<<"$line")"
+    skipped="$(sed -nE 's/.*, ([0-9]+) skipped.*/\1/p' <<<"$line")"
+    TOTAL_PASSED=$((TOTAL_PASSED + passed))
+    TOTAL_FAILED=$((TOTAL_FAILED + failed))
+    TOTAL_SKIPPED=$((TOTAL_SKIPPED + ${skipped:-0}))
+    if [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then
+        TOTAL_FAILED=$((TOTAL_FAILED + 1)); FAILED_SUITES+=("$suite (exit $rc)")
+    elif [ "$failed" -ne 0 ]; then
+        FAILED_SUITES+=("$suite")
+    fi
+}
+
+run_unit_tests() {
+    local output="$WORK/unit.out"
+    swift test --skip-build 2>&1 | tee "$output" | grep -E '^(✘|✔ Test run|✘ Test run)|recorded an issue' 
+    local rc=${PIPESTATUS[0]}
+    local line count issues
+    line="$(grep -E 'Test run with [0-9]+ tests' "$output" | tail -1)"
+    count="$(sed -nE 's/.*Test run with ([0-9]+) tests.*/\1/p' <<<"$line")"
+    if [ -z "$count" ] || [ "$count" -eq 0 ]; then
+        echo "FAIL: the unit test run executed no tests" >&2
+        TOTAL_FAILED=$((TOTAL_FAILED + 1)); FAILED_SUITES+=("unit (no tests ran)"); return
+    fi
+    if [ "$rc" -eq 0 ]; then
+        echo "$count passed, 0 failed" > "$WORK/unit.summary"
+    else
+        issues="$(grep -cE '^✘ Test .* failed' "$output")"
+        echo "$((count - issues)) passed, $issues failed" > "$WORK/unit.summary"
+    fi
+    cat "$WORK/unit.summary"
+    record unit "$WORK/unit.summary" "$rc"
+}
+
+run_integration_tests() {
+    local file name rc
+    for file in Tests/IntegrationTests/*_test.sh; do
+        name="$(basename "$file" .sh)"
+        step "integration: $name"
+        bash "$file" 2>&1 | tee "$WORK/$name.out"
+        rc=${PIPESTATUS[0]}
+        record "$name" "$WORK/$name.out" "$rc"
+    done
+}
+
+WORK="$(mktemp -d /tmp/pingate-run.XXXXXX)"
+trap 'rm -rf "$WORK"' EXIT
+START=$(date +%s)
+
+step "packages"; install_packages || { echo "FAIL: could not install packages" >&2; exit 1; }
+step "build"; build || { echo "FAIL: build failed" >&2; exit 1; }
+step "static Swift runtime"; check_static_runtime || exit 1
+if [ "${SKIP_UNIT:-0}" != 1 ]; then step "unit tests"; run_unit_tests; fi
+run_integration_tests
+
+step "summary ($(( $(date +%s) - START )) s)"
+if [ ${#FAILED_SUITES[@]} -gt 0 ]; then printf 'failed: %s\n' "${FAILED_SUITES[@]}"; fi
+echo "${TOTAL_PASSED} passed, ${TOTAL_FAILED} failed, ${TOTAL_SKIPPED} skipped"
+[ "$TOTAL_FAILED" -eq 0 ] && [ "$TOTAL_PASSED" -gt 0 ]
