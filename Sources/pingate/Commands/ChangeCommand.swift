@@ -1,0 +1,146 @@
+import PinGateCore
+
+/// `pingate change [USER]`: a user changes their own credential, proving the
+/// current one through the setgid helper; root changes anyone's without it.
+struct ChangeCommand: Command {
+    static let name = "change"
+    static let abstract = "change your own PIN or pattern (root: anyone's)"
+    static let usage = "pingate change [USER] [--pin | --pattern [--grid R]] [--stdin] [--allow-weak]"
+    static let discussion = """
+        A user other than root proves the current secret first, through
+        \(HelperClient.path) (the attempt is counted like any other, so the
+        lockout applies), then types the new one twice. Root changes any user's
+        credential without the current one; failures and a lock are cleared.
+        The new credential keeps the current kind unless --pin or --pattern is
+        given. Ctrl-C, Esc or an empty entry cancels with nothing changed.
+
+        Options:
+          --pin, --pattern   switch to a PIN or a pattern
+          --grid R           pattern grid size, 3 to 6
+          --stdin            read secrets as lines: the current one (not for
+                             root), then the new one twice
+          --allow-weak       root only: accept an easily guessed PIN
+
+        Exit status: 0 changed; 1 wrong current secret, locked, disabled, or
+        the new secret refused; 2 usage; 3 another user's credential, or a
+        root-only option; 4 not enrolled; 5 store error; 130 cancelled.
+        """
+    static let spec = ArgumentSpec(flags: ["--pin", "--pattern", "--allow-weak"], options: ["--grid"], positionals: 1)
+        + StdinOption.spec
+
+    let userName: String?
+    let kind: CredentialKind?
+    let gridSize: Int?
+    let allowWeak: Bool
+    let stdin: StdinOption
+    let locations: StoreOptions
+
+    init(_ arguments: ParsedArguments) throws {
+        let usage = "usage: " + Self.usage
+        userName = arguments.positional(0)
+        guard !(arguments.has("--pin") && arguments.has("--pattern")) else {
+            throw CLIError.usage("--pin and --pattern cannot be used together", usage)
+        }
+        kind = arguments.has("--pattern") ? .pattern : arguments.has("--pin") ? .pin : nil
+        gridSize = try arguments.integer("--grid", in: PatternGrid.supportedSizes, usage: usage)
+        guard gridSize == nil || kind != .pin else { throw CLIError.usage("--grid is for patterns, not with --pin", usage) }
+        allowWeak = arguments.has("--allow-weak")
+        stdin = StdinOption(arguments)
+        locations = StoreOptions(arguments)
+    }
+
+    func validate(caller: Caller) throws {
+        guard !caller.isRoot else { return }
+        if let userName, try lookUpUser(userName).uid != caller.uid {
+            throw CLIError(status: .permission, message: "only root can change another user's credential (try: sudo pingate change \(userName))")
+        }
+        if allowWeak { throw CLIError(status: .permission, message: "--allow-weak is for root only") }
+        if locations.isOverridden { throw CLIError(status: .permission, message: "--store and --config are for root only") }
+    }
+
+    func run(caller: Caller) throws -> ExitStatus {
+        let user = try userName.map(lookUpUser) ?? caller.user()
+        let policy = try locations.policy()
+        let entry = try SecretEntries.make(stdin: stdin, usage: "usage: " + Self.usage)
+        let dialog = CredentialDialog(entry: entry, policy: policy)
+        if caller.isRoot {
+            try changeAsRoot(user, policy: policy, dialog: dialog)
+        } else {
+            try changeOwn(user, policy: policy, dialog: dialog)
+        }
+        return .ok
+    }
+
+    /// The new credential's kind and grid: as asked, else as the current one.
+    private func newShape(current: CredentialKind, currentGrid: Int, policy: Policy) throws -> (CredentialKind, PatternGrid) {
+        let newKind = kind ?? current
+        let size = gridSize ?? (newKind == .pattern && current == .pattern ? currentGrid : policy.patternGrid)
+        return (newKind, try PatternGrid(size: size))
+    }
+
+    private func changeAsRoot(_ user: SystemUser, policy: Policy, dialog: CredentialDialog) throws {
+        let store = try locations.store()
+        let uid = UInt32(user.uid)
+        guard let record = try storeCall({ try store.readRecord(uid: uid) }) else {
+            throw AttemptOutcome.notEnrolled.refusal(noun: "PIN", user: user.name)
+        }
+        let (newKind, grid) = try newShape(current: record.kind, currentGrid: record.gridSize, policy: policy)
+        let credential = try dialog.askNew(kind: newKind, grid: grid, user: user.name, allowWeak: allowWeak)
+        let replaced = try storeCall {
+            try Administration(store: store, policy: policy).replaceCredential(uid: uid, with: credential)
+        }
+        guard replaced else { throw AttemptOutcome.notEnrolled.refusal(noun: "PIN", user: user.name) }
+        Output.line("changed the \(newKind == .pin ? "PIN" : "pattern") of \(user.name)")
+    }
+
+    private func changeOwn(_ user: SystemUser, policy: Policy, dialog: CredentialDialog) throws {
+        let helper = HelperClient()
+        let request = SecretBuffer(capacity: 256)
+        request.appendField("op", "status")
+        request.appendField("user", user.name)
+        let status = try StatusReport(user: user.name, uid: UInt32(user.uid), helperAnswer: try helper.send(request))
+        guard status.enrolled, let currentKind = status.kind else {
+            throw AttemptOutcome.notEnrolled.refusal(noun: "PIN", user: user.name)
+        }
+        let currentGrid = try PatternGrid(size: status.grid ?? policy.patternGrid)
+        let noun = currentKind == .pin ? "PIN" : "pattern"
+        if status.disabled { throw AttemptOutcome.disabled(failures: status.failures).refusal(noun: noun, user: user.name) }
+        if status.lockedSeconds > 0 {
+            throw AttemptOutcome.locked(seconds: status.lockedSeconds, failures: status.failures).refusal(noun: noun, user: user.name)
+        }
+        let current = try proveCurrent(user.name, kind: currentKind, grid: currentGrid, dialog: dialog)
+        let (newKind, grid) = try newShape(current: currentKind, currentGrid: currentGrid.size, policy: policy)
+        let credential = try dialog.askNew(kind: newKind, grid: grid, user: user.name, allowWeak: false)
+        let change = SecretBuffer(capacity: HelperRequest.maximumSize)
+        change.appendField("op", "change")
+        change.appendField("user", user.name)
+        change.appendField("service", "pingate")
+        change.appendField("secret", secret: current)
+        change.appendField("new_kind", newKind.description)
+        if newKind == .pattern { change.appendField("new_grid", String(grid.size)) }
+        change.appendField("new", secret: credential.canonicalBytes())
+        if let failure = AttemptOutcome(try helper.send(change)).failure(noun: noun, user: user.name) { throw failure }
+        Output.line("changed the \(newKind == .pin ? "PIN" : "pattern") of \(user.name)")
+    }
+
+    /// Asks for the current secret. On a terminal it is checked at once (a
+    /// counted attempt) so a typo is caught before the new one is typed; a
+    /// wrong entry may be tried again while the policy allows free attempts.
+    private func proveCurrent(_ user: String, kind: CredentialKind, grid: PatternGrid, dialog: CredentialDialog) throws -> SecretBytes {
+        let noun = kind == .pin ? "PIN" : "pattern"
+        for attempt in 1...dialog.entry.tries {
+            let current = try dialog.askExisting(kind: kind, grid: grid, prompt: "Current \(noun) for \(user)")
+            guard dialog.entry.tries > 1 else { return current }
+            let request = SecretBuffer(capacity: HelperRequest.maximumSize)
+            request.appendField("op", "verify")
+            request.appendField("user", user)
+            request.appendField("service", "pingate")
+            request.appendField("secret", secret: current)
+            let outcome = AttemptOutcome(try HelperClient().send(request))
+            guard let failure = outcome.failure(noun: noun, user: user) else { return current }
+            guard outcome.isWrong, attempt < dialog.entry.tries else { throw failure }
+            dialog.entry.notice(failure.message + " — try again")
+        }
+        throw CLIError.failed("the current \(noun) was not proven; nothing was changed")
+    }
+}

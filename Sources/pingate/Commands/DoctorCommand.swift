@@ -1,0 +1,84 @@
+import Glibc
+import PinGateCore
+
+/// `pingate doctor`: checks the installation and prints, for each problem,
+/// the command that fixes it.
+struct DoctorCommand: Command {
+    static let name = "doctor"
+    static let abstract = "check the installation: group, store, key, records, config, helper, module (root)"
+    static let usage = "pingate doctor"
+    static let discussion = """
+        Checks that the group '\(StoreLocation.groupName)' exists; the store is
+        root:pingate 0750 and not a symbolic link; the machine key is
+        root:pingate 0640 and 32 bytes; every record is root:pingate 0660 and
+        readable; pingate.conf parses; the helper is root:pingate 2755; the PAM
+        module is installed root 0644. It also lists the /etc/pam.d files that
+        use pam_pingate.so. Each problem is printed with the command that fixes it.
+
+        Exit status: 0 no problem found; 3 not root; 5 problems found.
+        """
+    static let spec = ArgumentSpec()
+
+    let locations: StoreOptions
+
+    init(_ arguments: ParsedArguments) throws {
+        locations = StoreOptions(arguments)
+    }
+
+    func validate(caller: Caller) throws {
+        try caller.requireRoot(Self.name)
+    }
+
+    func run(caller: Caller) throws -> ExitStatus {
+        var doctor = Doctor(storeDirectory: locations.storeDirectory, configPath: locations.configPath)
+        doctor.checkAll()
+        for finding in doctor.findings { finding.lines.forEach(Output.line) }
+        let problems = doctor.findings.filter { $0.level == .problem }.count
+        Output.line(problems == 0 ? "no problems found" : "\(problems) problem\(problems == 1 ? "" : "s") found")
+        return problems == 0 ? .ok : .storeOrConfig
+    }
+}
+
+/// One line of the doctor's report.
+struct Finding {
+    enum Level: String { case ok, problem, note }
+    let level: Level
+    let message: String
+    var fix: String? = nil
+
+    var lines: [String] {
+        let tag = level == .ok ? "ok     " : level == .problem ? "PROBLEM" : "note   "
+        return ["\(tag) \(message)"] + (fix.map { ["        fix: \($0)"] } ?? [])
+    }
+}
+
+/// lstat(2), without following a final symbolic link; nil if it does not exist.
+func fileStatus(_ path: String) -> stat? {
+    var status = stat()
+    return lstat(path, &status) == 0 ? status : nil
+}
+
+/// A small text file's contents (at most `limit` bytes), or nil.
+func readTextFile(_ path: String, limit: Int = 1 << 20) -> String? {
+    guard let file = try? FileDescriptor.open(path, [.readOnly, .noControllingTerminal, .nonBlocking]) else { return nil }
+    defer { file.close() }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while bytes.count <= limit {
+        guard let count = try? chunk.withUnsafeMutableBytes({ try file.read(into: $0) }), count > 0 else { break }
+        bytes += chunk[0..<count]
+    }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+/// The names in a directory, sorted; empty if it cannot be read.
+func directoryEntries(_ path: String) -> [String] {
+    guard let stream = opendir(path) else { return [] }
+    defer { closedir(stream) }
+    var names: [String] = []
+    while let entry = readdir(stream) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        if name != ".", name != ".." { names.append(name) }
+    }
+    return names.sorted()
+}

@@ -1,0 +1,91 @@
+import PinGateCore
+
+/// `pingate enroll USER`: root gives a user a PIN (the default) or a pattern.
+struct EnrollCommand: Command {
+    static let name = "enroll"
+    static let abstract = "give a user a PIN or a pattern (root)"
+    static let usage = "pingate enroll USER [--pin | --pattern [--grid R]] [--stdin] [--force] [--allow-weak]"
+    static let discussion = """
+        Asks for the new secret twice and stores its hash in the user's record.
+        On a terminal a PIN is typed on a pad that shows one ● per digit, and a
+        pattern is drawn on a grid (or typed as 1-5-9-6) and shown for
+        confirmation; Esc or Ctrl-C cancels with nothing changed (exit 130).
+
+        Options:
+          --pin            enrol a PIN (the default)
+          --pattern        enrol a pattern
+          --grid R         pattern grid size, 3 to 6 (default: pattern_grid)
+          --stdin          read the new secret twice, one per line, from stdin
+          --force          replace the user's existing credential
+          --allow-weak     accept a PIN that is easy to guess (1111, 1234, …)
+
+        Exit status: 0 enrolled; 1 the secret was refused (malformed, weak, the
+        two entries differ); 2 usage, or already enrolled without --force;
+        3 not root; 4 no such user; 5 store or configuration error; 130 cancelled.
+        """
+    static let spec = ArgumentSpec(flags: ["--pin", "--pattern", "--force", "--allow-weak"], options: ["--grid"], positionals: 1)
+        + StdinOption.spec
+
+    let userName: String?
+    let kind: CredentialKind
+    let gridSize: Int?
+    let force: Bool
+    let allowWeak: Bool
+    let stdin: StdinOption
+    let locations: StoreOptions
+
+    init(_ arguments: ParsedArguments) throws {
+        let usage = "usage: " + Self.usage
+        userName = arguments.positional(0)
+        guard !(arguments.has("--pin") && arguments.has("--pattern")) else {
+            throw CLIError.usage("--pin and --pattern cannot be used together", usage)
+        }
+        kind = arguments.has("--pattern") ? .pattern : .pin
+        gridSize = try arguments.integer("--grid", in: PatternGrid.supportedSizes, usage: usage)
+        guard gridSize == nil || kind == .pattern else { throw CLIError.usage("--grid needs --pattern", usage) }
+        force = arguments.has("--force")
+        allowWeak = arguments.has("--allow-weak")
+        stdin = StdinOption(arguments)
+        locations = StoreOptions(arguments)
+    }
+
+    func validate(caller: Caller) throws {
+        guard userName != nil else { throw CLIError.usage("missing USER", "usage: " + Self.usage) }
+        try caller.requireRoot(Self.name)
+    }
+
+    func run(caller: Caller) throws -> ExitStatus {
+        let user = try lookUpUser(userName ?? "")
+        let policy = try locations.policy()
+        let store = try locations.store()
+        let uid = UInt32(user.uid)
+        // Refuse before asking, so nobody types a secret twice for nothing.
+        if !force, let existing = try storeCall({ try store.readRecord(uid: uid) }) {
+            throw alreadyEnrolled(user.name, existing.kind)
+        }
+        let entry = try SecretEntries.make(stdin: stdin, usage: "usage: " + Self.usage)
+        let grid = try PatternGrid(size: gridSize ?? policy.patternGrid)
+        let credential = try CredentialDialog(entry: entry, policy: policy)
+            .askNew(kind: kind, grid: grid, user: user.name, allowWeak: allowWeak)
+        do {
+            try Administration(store: store, policy: policy).enroll(uid: uid, credential: credential, replacing: force)
+        } catch StoreError.recordExists {
+            throw alreadyEnrolled(user.name, nil)
+        } catch {
+            throw CLIError.store(error)
+        }
+        let what = kind == .pin ? "a PIN" : "a \(grid.size)×\(grid.size) pattern"
+        Output.line("enrolled \(what) for \(user.name)")
+        return .ok
+    }
+
+    private func alreadyEnrolled(_ user: String, _ kind: CredentialKind?) -> CLIError {
+        let what = kind.map { $0 == .pin ? "a PIN" : "a pattern" } ?? "a credential"
+        return CLIError(status: .usage, message: "\(user) already has \(what); pass --force to replace it (or 'pingate change \(user)')")
+    }
+}
+
+/// Runs a store operation, turning its errors into exit status 5.
+func storeCall<Result>(_ body: () throws -> Result) throws -> Result {
+    do { return try body() } catch let error as CLIError { throw error } catch { throw CLIError.store(error) }
+}

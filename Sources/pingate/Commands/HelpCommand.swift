@@ -1,0 +1,25 @@
+/// `pingate help [COMMAND]`: the same text as `--help`.
+struct HelpCommand: Command {
+    static let name = "help"
+    static let abstract = "show help for pingate or one of its commands"
+    static let usage = "pingate help [COMMAND]"
+    static let discussion = "Prints the help of COMMAND (as 'pingate COMMAND --help' does), or the list of commands."
+    static let spec = ArgumentSpec(positionals: 1)
+
+    let topic: String?
+
+    init(_ arguments: ParsedArguments) throws {
+        topic = arguments.positional(0)
+    }
+
+    func validate(caller: Caller) throws {
+        if let topic, RootCommand.command(named: topic) == nil {
+            throw CLIError.usage("no such command '\(topic.prefix(40))'", "usage: " + Self.usage)
+        }
+    }
+
+    func run(caller: Caller) throws -> ExitStatus {
+        Output.line(topic.flatMap(RootCommand.command(named:))?.helpText ?? RootCommand.helpText)
+        return .ok
+    }
+}

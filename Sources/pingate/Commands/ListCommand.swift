@@ -1,0 +1,69 @@
+import PinGateCore
+
+/// `pingate list [--json]`: every enrolled user, one line each.
+///
+/// JSON: an array of the objects `status --json` prints (see `StatusReport`),
+/// in ascending uid order; a record that cannot be read has "error" set.
+struct ListCommand: Command {
+    static let name = "list"
+    static let abstract = "list enrolled users (root)"
+    static let usage = "pingate list [--json]"
+    static let discussion = """
+        Lists every user with a record in the store: name, uid, kind, failures
+        and state (active, locked, disabled, or error for a record that cannot
+        be read — 'pingate doctor' says how to fix it).
+
+        Options:
+          --json    an array of the objects 'pingate status --json' prints
+
+        Exit status: 0 listed (even if empty); 3 not root; 5 store or
+        configuration error, or an unreadable record.
+        """
+    static let spec = JSONOption.spec
+
+    let json: JSONOption
+    let locations: StoreOptions
+
+    init(_ arguments: ParsedArguments) throws {
+        json = JSONOption(arguments)
+        locations = StoreOptions(arguments)
+    }
+
+    func validate(caller: Caller) throws {
+        try caller.requireRoot(Self.name)
+    }
+
+    func run(caller: Caller) throws -> ExitStatus {
+        let store = try locations.store()
+        let policy = try locations.policy()
+        let reports = try storeCall { try store.enrolledUIDs() }.map { uid in
+            try StatusCommand.report(uid: uid, user: SystemUser.lookup(uid: uid)?.name, store: store, policy: policy)
+        }
+        if json.enabled {
+            Output.line(JSON.array(reports.map(\.json)).text)
+        } else if reports.isEmpty {
+            Output.line("no users are enrolled")
+        } else {
+            let rows = [["USER", "UID", "KIND", "FAILURES", "STATE"]] + reports.map { report in
+                [report.user ?? "-", String(report.uid), report.kindText, String(report.failures), report.stateText]
+            }
+            let widths = (0..<5).map { column in rows.map { $0[column].count }.max() ?? 0 }
+            for row in rows {
+                Output.line(zip(row, widths).map { $0 + String(repeating: " ", count: $1 - $0.count) }
+                    .joined(separator: "  ").trimmingTrailingSpaces())
+            }
+        }
+        for report in reports where report.error != nil {
+            Output.error(report.error ?? "")
+        }
+        return reports.contains { $0.error != nil } ? .storeOrConfig : .ok
+    }
+}
+
+extension String {
+    func trimmingTrailingSpaces() -> String {
+        var text = self
+        while text.last == " " { text.removeLast() }
+        return text
+    }
+}

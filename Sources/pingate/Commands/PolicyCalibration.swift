@@ -1,0 +1,53 @@
+import Glibc
+import PinGateCore
+
+/// `pingate policy calibrate`: times Argon2id on this machine. Memory is
+/// raised first (it is what makes GPU and ASIC guessing expensive), doubling
+/// from 8 MiB up to a quarter of RAM (at most 1 GiB); then passes, until one
+/// hash takes at least the target.
+struct PolicyCalibration {
+    static let defaultTargetMilliseconds = 100
+    let targetMilliseconds: Int
+
+    func run() throws {
+        let hasher = { (parameters: KDFParameters) in CredentialHasher(key: MachineKey.generate(), parameters: parameters) }
+        let sample = try PIN(parsing: SecretBytes(Array("4829".utf8)), minimumLength: 4, maximumLength: 4)
+        let memoryLimit = min(1 << 30, physicalMemory() / 4)
+        Output.line("# Argon2id on this machine, target \(targetMilliseconds) ms per attempt")
+        var parameters = KDFParameters(operations: 2, memoryBytes: 8 << 20)
+        var elapsed = 0.0
+        while true {
+            elapsed = try measure { _ = try hasher(parameters).hash(.pin(sample), uid: 0) }
+            Output.line("#   \(size(parameters.memoryBytes)), \(parameters.operations) passes: \(Int(elapsed.rounded())) ms")
+            if elapsed >= Double(targetMilliseconds) { break }
+            if parameters.memoryBytes * 2 <= memoryLimit {
+                parameters.memoryBytes *= 2
+            } else if parameters.operations < KDFParameters.operationsRange.upperBound {
+                parameters.operations += 1
+            } else {
+                break
+            }
+        }
+        Output.line("kdf_operations = \(parameters.operations)")
+        Output.line("kdf_memory = \(size(parameters.memoryBytes))")
+    }
+
+    private func measure(_ body: () throws -> Void) throws -> Double {
+        var start = timespec()
+        var end = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &start)
+        do { try body() } catch { throw CLIError.store(error) }
+        clock_gettime(CLOCK_MONOTONIC, &end)
+        return Double(end.tv_sec - start.tv_sec) * 1_000 + Double(end.tv_nsec - start.tv_nsec) / 1_000_000
+    }
+
+    private func physicalMemory() -> Int {
+        let pages = sysconf(Int32(_SC_PHYS_PAGES))
+        let pageSize = sysconf(Int32(_SC_PAGESIZE))
+        return pages > 0 && pageSize > 0 ? pages * pageSize : 1 << 30
+    }
+
+    private func size(_ bytes: Int) -> String {
+        bytes % (1 << 20) == 0 ? "\(bytes >> 20)M" : "\(bytes >> 10)K"
+    }
+}

@@ -1,0 +1,39 @@
+import PinGateCore
+
+/// `pingate remove USER`: root deletes a user's credential and counters.
+struct RemoveCommand: Command {
+    static let name = "remove"
+    static let abstract = "delete a user's PIN or pattern (root)"
+    static let usage = "pingate remove USER"
+    static let discussion = """
+        Deletes the user's record: their PIN or pattern and its failure count.
+        The user then authenticates with the password only, until enrolled again.
+
+        Exit status: 0 removed; 2 usage; 3 not root; 4 no such user or not
+        enrolled; 5 store error.
+        """
+    static let spec = ArgumentSpec(positionals: 1)
+
+    let userName: String?
+    let locations: StoreOptions
+
+    init(_ arguments: ParsedArguments) throws {
+        userName = arguments.positional(0)
+        locations = StoreOptions(arguments)
+    }
+
+    func validate(caller: Caller) throws {
+        guard userName != nil else { throw CLIError.usage("missing USER", "usage: " + Self.usage) }
+        try caller.requireRoot(Self.name)
+    }
+
+    func run(caller: Caller) throws -> ExitStatus {
+        let user = try lookUpUser(userName ?? "")
+        let administration = Administration(store: try locations.store(), policy: try locations.policy())
+        guard try storeCall({ try administration.remove(uid: UInt32(user.uid)) }) else {
+            throw CLIError.notFound("\(user.name) has no PIN or pattern; nothing to remove")
+        }
+        Output.line("removed the credential of \(user.name)")
+        return .ok
+    }
+}

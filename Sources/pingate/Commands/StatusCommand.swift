@@ -1,0 +1,92 @@
+import PinGateCore
+
+/// `pingate status [USER] [--json]`: a user's credential kind and lockout state.
+///
+/// JSON: one object, as documented on `StatusReport`:
+///
+///     {"user","uid","enrolled","kind","grid","failures","attempts_left",
+///      "locked_seconds","locked_until","disabled","created","changed",
+///      "last_failure","last_success","error"}
+struct StatusCommand: Command {
+    static let name = "status"
+    static let abstract = "show a user's credential and lockout state"
+    static let usage = "pingate status [USER] [--json]"
+    static let discussion = """
+        Shows whether USER (default: yourself) has a PIN or a pattern, the
+        failure count, any timeout or disable, and when the credential was
+        created, changed, last failed and last succeeded. Never the hash.
+        Root reads the store; other users may ask only about themselves, through
+        \(HelperClient.path), which does not report the times (null in JSON).
+
+        Options:
+          --json    one JSON object: user, uid, enrolled, kind ("pin", "pattern"
+                    or null), grid (null for a PIN), failures, attempts_left,
+                    locked_seconds, locked_until, disabled, created, changed,
+                    last_failure, last_success (Unix seconds or null), error
+
+        Exit status: 0 enrolled (locked or not); 3 another user's status;
+        4 no such user or not enrolled; 5 store or configuration error.
+        """
+    static let spec = ArgumentSpec(positionals: 1) + JSONOption.spec
+
+    let userName: String?
+    let json: JSONOption
+    let locations: StoreOptions
+
+    init(_ arguments: ParsedArguments) throws {
+        userName = arguments.positional(0)
+        json = JSONOption(arguments)
+        locations = StoreOptions(arguments)
+    }
+
+    func validate(caller: Caller) throws {
+        guard !caller.isRoot else { return }
+        if let userName, try lookUpUser(userName).uid != caller.uid {
+            throw CLIError(status: .permission, message: "only root can see another user's status (try: sudo pingate status \(userName))")
+        }
+        if locations.isOverridden { throw CLIError(status: .permission, message: "--store and --config are for root only") }
+    }
+
+    func run(caller: Caller) throws -> ExitStatus {
+        let user = try userName.map(lookUpUser) ?? caller.user()
+        let report: StatusReport
+        if caller.isRoot {
+            report = try StatusCommand.report(uid: UInt32(user.uid), user: user.name,
+                                              store: try locations.store(), policy: try locations.policy())
+            if let error = report.error { throw CLIError(status: .storeOrConfig, message: error) }
+        } else {
+            let request = SecretBuffer(capacity: 256)
+            request.appendField("op", "status")
+            request.appendField("user", user.name)
+            report = try StatusReport(user: user.name, uid: UInt32(user.uid), helperAnswer: try HelperClient().send(request))
+        }
+        if json.enabled {
+            Output.line(report.json.text)
+        } else {
+            report.lines.forEach(Output.line)
+        }
+        return report.enrolled ? .ok : .notFound
+    }
+
+    /// Root's reading of one record: its fields, and the lock as the verifier
+    /// sees it. A store error is thrown; a record that cannot be read is
+    /// reported in `error` (so `list` can go on with the others).
+    static func report(uid: UInt32, user: String?, store: Store, policy: Policy) throws -> StatusReport {
+        let record: UserRecord?
+        do {
+            record = try store.readRecord(uid: uid)
+        } catch let error as StoreError {
+            switch error {
+            case .recordUnsafe, .recordCorrupt, .recordForAnotherUser:
+                var report = StatusReport(user: user, uid: uid)
+                report.enrolled = true
+                report.error = error.description
+                return report
+            default:
+                throw CLIError.store(error)
+            }
+        }
+        let lock = Verifier(store: store, policy: policy).status(uid: uid)
+        return StatusReport(user: user, uid: uid, record: record, lock: lock, policy: policy)
+    }
+}

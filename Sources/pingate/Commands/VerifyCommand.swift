@@ -1,0 +1,87 @@
+import PinGateCore
+
+/// `pingate verify USER [--stdin]`: a real, counted attempt through the same
+/// verifier the PAM module uses.
+struct VerifyCommand: Command {
+    static let name = "verify"
+    static let abstract = "check a PIN or pattern (a counted attempt)"
+    static let usage = "pingate verify USER [--stdin]"
+    static let discussion = """
+        Asks for USER's PIN or pattern and checks it with the verifier, exactly
+        as a login would: the attempt is counted first, a wrong one moves the
+        user toward a timeout, a right one clears the failures. Root may check
+        any user; other users only themselves (through \(HelperClient.path)).
+
+        Options:
+          --stdin   read the secret as one line from standard input
+
+        Exit status: 0 correct; 1 wrong, locked, disabled, or not a well-formed
+        secret (not counted); 2 usage; 3 another user; 4 no such user or not
+        enrolled; 5 store or configuration error; 130 cancelled.
+        """
+    static let spec = ArgumentSpec(positionals: 1) + StdinOption.spec
+
+    let userName: String?
+    let stdin: StdinOption
+    let locations: StoreOptions
+
+    init(_ arguments: ParsedArguments) throws {
+        userName = arguments.positional(0)
+        stdin = StdinOption(arguments)
+        locations = StoreOptions(arguments)
+    }
+
+    func validate(caller: Caller) throws {
+        guard let userName else { throw CLIError.usage("missing USER", "usage: " + Self.usage) }
+        guard !caller.isRoot else { return }
+        if try lookUpUser(userName).uid != caller.uid {
+            throw CLIError.mustBeRoot("verify of another user")
+        }
+        if locations.isOverridden { throw CLIError(status: .permission, message: "--store and --config are for root only") }
+    }
+
+    func run(caller: Caller) throws -> ExitStatus {
+        let user = try lookUpUser(userName ?? "")
+        let uid = UInt32(user.uid)
+        let policy = try locations.policy()
+        let entry = try SecretEntries.make(stdin: stdin, usage: "usage: " + Self.usage)
+        let dialog = CredentialDialog(entry: entry, policy: policy)
+        let outcome: AttemptOutcome
+        let noun: String
+        if caller.isRoot {
+            let store = try locations.store()
+            guard let record = try storeCall({ try store.readRecord(uid: uid) }) else {
+                throw AttemptOutcome.notEnrolled.refusal(noun: "PIN", user: user.name)
+            }
+            noun = record.kind == .pin ? "PIN" : "pattern"
+            let typed = try dialog.askExisting(kind: record.kind, grid: try PatternGrid(size: max(record.gridSize, 3)),
+                                               prompt: "\(noun) for \(user.name)")
+            outcome = AttemptOutcome(Verifier(store: store, policy: policy).verify(uid: uid, input: typed))
+        } else {
+            let helper = HelperClient()
+            let status = SecretBuffer(capacity: 256)
+            status.appendField("op", "status")
+            status.appendField("user", user.name)
+            let report = try StatusReport(user: user.name, uid: uid, helperAnswer: try helper.send(status))
+            let kind = report.kind ?? .pin
+            noun = report.kind == nil ? "PIN or pattern" : kind == .pin ? "PIN" : "pattern"
+            if !report.enrolled { throw AttemptOutcome.notEnrolled.refusal(noun: noun, user: user.name) }
+            // Locked or disabled: say so now rather than ask for a secret the helper will refuse.
+            if report.disabled { throw AttemptOutcome.disabled(failures: report.failures).refusal(noun: noun, user: user.name) }
+            if report.lockedSeconds > 0 {
+                throw AttemptOutcome.locked(seconds: report.lockedSeconds, failures: report.failures).refusal(noun: noun, user: user.name)
+            }
+            let typed = try dialog.askExisting(kind: kind, grid: try PatternGrid(size: report.grid ?? 3),
+                                               prompt: "\(noun) for \(user.name)")
+            let request = SecretBuffer(capacity: HelperRequest.maximumSize)
+            request.appendField("op", "verify")
+            request.appendField("user", user.name)
+            request.appendField("service", "pingate")
+            request.appendField("secret", secret: typed)
+            outcome = AttemptOutcome(try helper.send(request))
+        }
+        if let failure = outcome.failure(noun: noun, user: user.name) { throw failure }
+        Output.line("correct \(noun) for \(user.name)")
+        return .ok
+    }
+}

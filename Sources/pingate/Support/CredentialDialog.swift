@@ -1,0 +1,56 @@
+import PinGateCore
+
+/// The conversations that ask for secrets, shared by enroll, change and verify.
+struct CredentialDialog {
+    let entry: any SecretEntry
+    let policy: Policy
+
+    /// Asks for a new credential twice and returns it. A malformed or weak
+    /// entry (weak: unless `allowWeak`) or a mismatch is refused with the
+    /// reason; on a terminal the user may try again, up to `entry.tries`.
+    func askNew(kind: CredentialKind, grid: PatternGrid, user: String, allowWeak: Bool) throws -> Credential {
+        let noun = kind == .pin ? "PIN" : "pattern"
+        let first = SecretPrompt(text: "New \(noun) for \(user)", kind: kind, grid: grid, policy: policy)
+        let again = SecretPrompt(text: "Repeat the new \(noun)", kind: kind, grid: grid, policy: policy)
+        for attempt in 1...entry.tries {
+            let last = attempt == entry.tries
+            guard let typed = try entry.read(first) else { throw CLIError.cancelled }
+            let credential: Credential
+            do {
+                credential = try Credential(parsing: typed, kind: kind, gridSize: grid.size, policy: policy)
+            } catch {
+                try refuse("not a well-formed \(noun): \(error)", last: last)
+                continue
+            }
+            if !allowWeak, case let .pin(pin) = credential, let weakness = pin.weakness() {
+                try refuse("this PIN is too easy to guess: \(weakness); choose another (root may pass --allow-weak)", last: last)
+                continue
+            }
+            guard let repeated = try entry.read(again) else { throw CLIError.cancelled }
+            let confirmation = try? Credential(parsing: repeated, kind: kind, gridSize: grid.size, policy: policy)
+            guard let confirmation, confirmation.canonicalBytes().constantTimeEquals(credential.canonicalBytes()) else {
+                try refuse("the two \(noun)s do not match", last: last)
+                continue
+            }
+            if case let .pattern(pattern) = credential, !(try entry.confirm(pattern)) {
+                throw CLIError.cancelled
+            }
+            return credential
+        }
+        throw CLIError.failed("no \(noun) was set")
+    }
+
+    /// Asks once for an existing credential (the caller verifies it).
+    func askExisting(kind: CredentialKind, grid: PatternGrid, prompt: String) throws -> SecretBytes {
+        let request = SecretPrompt(text: prompt, kind: kind, grid: grid, policy: policy)
+        guard let typed = try entry.read(request) else { throw CLIError.cancelled }
+        return typed
+    }
+
+    /// Refuses an entry: on the last try it ends the command (exit 1),
+    /// otherwise it tells the user and lets them try again.
+    func refuse(_ reason: String, last: Bool) throws {
+        if last { throw CLIError.failed(reason + "; nothing was changed") }
+        entry.notice(reason + " — try again")
+    }
+}

@@ -1,0 +1,96 @@
+import Glibc
+import PinGateCore
+
+/// What a prompt asks for.
+struct SecretPrompt {
+    /// "New PIN for alice", "Current pattern for alice", …
+    let text: String
+    let kind: CredentialKind
+    let grid: PatternGrid
+    let policy: Policy
+}
+
+/// Where secrets come from: the terminal pads, plain echo-off prompts, or
+/// lines on stdin (`--stdin`). Chosen once per command by `SecretEntries.make`.
+protocol SecretEntry {
+    /// One secret, or nil if the user cancelled (Esc, Ctrl-C, empty input).
+    func read(_ prompt: SecretPrompt) throws -> SecretBytes?
+    /// Says why an entry was refused, before asking again.
+    func notice(_ text: String)
+    /// Shows `pattern` as a picture and asks to keep it; false means no.
+    func confirm(_ pattern: Pattern) throws -> Bool
+    /// How many times a refused entry may be tried in all (1 for --stdin).
+    var tries: Int { get }
+}
+
+enum SecretEntries {
+    /// The terminal pads when stdin and stdout are terminals and TERM can draw;
+    /// plain echo-off prompts when only stdin is a terminal; stdin lines for
+    /// `--stdin` (echo off if that stdin happens to be a terminal).
+    static func make(stdin: StdinOption, usage: String) throws -> any SecretEntry {
+        let stdinIsTerminal = isatty(0) == 1
+        if stdin.enabled { return stdinIsTerminal ? EchoOffEntry() : LineEntry() }
+        if TerminalIO.isInteractive { return TerminalEntry(terminal: .standard) }
+        if stdinIsTerminal { return EchoOffEntry() }
+        throw CLIError.usage("standard input is not a terminal; pass --stdin to read the secrets from it", usage)
+    }
+}
+
+/// `--stdin` from a pipe: one secret per line, no prompts, no second chances.
+struct LineEntry: SecretEntry {
+    var tries: Int { 1 }
+
+    func read(_ prompt: SecretPrompt) throws -> SecretBytes? {
+        guard let line = readSecretLine(from: 0) else {
+            throw CLIError(status: .usage, message: "standard input ended before the line for: \(prompt.text.lowercased()) (--stdin expects one secret per line)")
+        }
+        return line
+    }
+
+    func notice(_ text: String) {}
+    func confirm(_ pattern: Pattern) throws -> Bool { true }
+}
+
+/// Plain prompts on stderr with echo turned off: for a terminal that cannot
+/// draw (TERM=dumb) or when stdout is redirected.
+struct EchoOffEntry: SecretEntry {
+    var tries: Int { 3 }
+
+    func read(_ prompt: SecretPrompt) throws -> SecretBytes? {
+        if prompt.kind == .pattern {
+            fputs("Cells are numbered:\n" + prompt.grid.legend().map { "    " + $0 + "\n" }.joined(), stderr)
+        }
+        fputs(prompt.text + ": ", stderr)
+        let line = try TerminalMode.echoOff.with(descriptor: 0) { readSecretLine(from: 0) }
+        guard let line, !line.trimmingWhitespace().isEmpty else { return nil }
+        return line
+    }
+
+    func notice(_ text: String) { fputs(text + "\n", stderr) }
+
+    func confirm(_ pattern: Pattern) throws -> Bool {
+        let picture = PatternPicture(grid: pattern.grid, path: pattern.cellNumbers)
+        fputs("Your pattern:\n" + picture.lines().joined(separator: "\n") + "\nSave it? [y/N] ", stderr)
+        let answer = readSecretLine(from: 0)
+        guard let answer, answer.count > 0 else { return false }
+        return answer[0] == UInt8(ascii: "y") || answer[0] == UInt8(ascii: "Y")
+    }
+}
+
+/// Reads one line (without its newline) straight into `SecretBytes`; nil at
+/// end of input with nothing read. Longer lines than any secret are cut.
+func readSecretLine(from descriptor: CInt) -> SecretBytes? {
+    let buffer = SecretBuffer(capacity: 256)
+    var sawAnything = false
+    var byte: UInt8 = 0
+    while true {
+        let count = Glibc.read(descriptor, &byte, 1)
+        if count < 0, errno == EINTR { continue }
+        if count <= 0 { break }
+        sawAnything = true
+        if byte == 0x0A { break }
+        if byte != 0x0D { buffer.append(byte) }
+    }
+    byte = 0
+    return sawAnything ? buffer.bytes() : nil
+}

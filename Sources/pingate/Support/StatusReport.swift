@@ -1,0 +1,133 @@
+import PinGateCore
+
+/// What `status` and `list` say about one user. Never holds the hash.
+///
+/// JSON (one object; `list --json` prints an array of them):
+///
+///     {"user": "alice" | null, "uid": 1000, "enrolled": true,
+///      "kind": "pin" | "pattern" | null, "grid": 3 | null,
+///      "failures": 0, "attempts_left": 4 | null,
+///      "locked_seconds": 0, "locked_until": 1700000000 | null,
+///      "disabled": false,
+///      "created": 1700000000 | null, "changed": ... | null,
+///      "last_failure": ... | null, "last_success": ... | null,
+///      "error": "message" | null}
+///
+/// Times are Unix seconds, null for "never" or "not known": a non-root caller
+/// asks the helper, which answers kind, grid, failures and the lock only.
+struct StatusReport {
+    var user: String?
+    var uid: UInt32
+    var enrolled = false
+    var kind: CredentialKind? = nil
+    var grid: Int? = nil
+    var failures = 0
+    var attemptsLeft: Int? = nil
+    var lockedSeconds: Int64 = 0
+    var disabled = false
+    var created: Int64 = 0
+    var changed: Int64 = 0
+    var lastFailure: Int64 = 0
+    var lastSuccess: Int64 = 0
+    var error: String? = nil
+    let now: Int64
+
+    init(user: String?, uid: UInt32, now: Int64 = SystemClock().now()) {
+        self.user = user
+        self.uid = uid
+        self.now = now
+    }
+
+    /// Root's view: the record itself plus the verifier's reading of the lockout.
+    init(user: String?, uid: UInt32, record: UserRecord?, lock: StatusOutcome, policy: Policy, now: Int64 = SystemClock().now()) {
+        self.init(user: user, uid: uid, now: now)
+        guard let record else { return }
+        enrolled = true
+        kind = record.kind
+        grid = record.kind == .pattern ? record.gridSize : nil
+        failures = record.failures
+        created = record.createdAt
+        changed = record.changedAt
+        lastFailure = record.lastFailure
+        lastSuccess = record.lastSuccess
+        apply(lock, policy: policy)
+    }
+
+    /// The helper's view (a non-root caller's own status).
+    init(user: String, uid: UInt32, helperAnswer answer: HelperClient.Answer) throws {
+        self.init(user: user, uid: uid)
+        switch answer.word {
+        case "not-enrolled":
+            return
+        case "enrolled", "locked", "disabled":
+            enrolled = true
+            kind = answer.fields["kind"].flatMap(CredentialKind.init(name:))
+            grid = answer.fields["grid"].flatMap { Int($0) }
+            failures = Int(answer.integer("failures"))
+            lockedSeconds = answer.word == "locked" ? answer.integer("seconds") : 0
+            disabled = answer.word == "disabled"
+        default:
+            if let failure = AttemptOutcome(answer).failure(noun: "PIN", user: user) { throw failure }
+        }
+    }
+
+    mutating func apply(_ lock: StatusOutcome, policy: Policy) {
+        switch lock {
+        case let .locked(seconds, _): lockedSeconds = seconds
+        case .disabled: disabled = true
+        case let .storeError(message): error = message
+        case .enrolled, .notEnrolled: break
+        }
+        if !disabled, lockedSeconds == 0 { attemptsLeft = policy.lockout.attemptsLeft(afterFailures: failures) }
+    }
+
+    var name: String { user ?? "uid \(uid)" }
+
+    var json: JSON {
+        .object([
+            ("user", .optional(user)), ("uid", .int(Int64(uid))), ("enrolled", .bool(enrolled)),
+            ("kind", .optional(kind?.description)), ("grid", grid.map { .int($0) } ?? .null),
+            ("failures", .int(failures)), ("attempts_left", attemptsLeft.map { .int($0) } ?? .null),
+            ("locked_seconds", .int(lockedSeconds)),
+            ("locked_until", lockedSeconds > 0 ? .int(now + lockedSeconds) : .null),
+            ("disabled", .bool(disabled)),
+            ("created", .time(created)), ("changed", .time(changed)),
+            ("last_failure", .time(lastFailure)), ("last_success", .time(lastSuccess)),
+            ("error", .optional(error)),
+        ])
+    }
+
+    var kindText: String {
+        guard let kind else { return enrolled ? "enrolled" : "-" }
+        return kind == .pattern ? "pattern \(grid ?? 3)×\(grid ?? 3)" : "PIN"
+    }
+
+    var stateText: String {
+        if error != nil { return "error" }
+        if !enrolled { return "not enrolled" }
+        if disabled { return "disabled" }
+        if lockedSeconds > 0 { return "locked \(Output.duration(lockedSeconds))" }
+        return "active"
+    }
+
+    /// The human-readable form of `status`.
+    var lines: [String] {
+        guard enrolled else { return ["\(name) (uid \(uid)): no PIN or pattern enrolled"] }
+        var lines = ["\(name) (uid \(uid)): \(kindText), \(stateText)"]
+        if let error { lines.append("  error:        \(error)"); return lines }
+        var failureLine = "  failures:     \(failures)"
+        if let attemptsLeft { failureLine += " (\(attemptsLeft) left before a timeout)" }
+        lines.append(failureLine)
+        if lockedSeconds > 0 {
+            lines.append("  locked until: \(Output.time(now + lockedSeconds)) (\(Output.duration(lockedSeconds)) from now)")
+        }
+        if disabled { lines.append("  disabled:     yes — root can run 'pingate unlock \(name)'") }
+        if created > 0 || changed > 0 || lastFailure > 0 || lastSuccess > 0 {
+            lines.append("  created:      \(Output.time(created))")
+            lines.append("  changed:      \(Output.time(changed))")
+            lines.append("  last failure: \(Output.time(lastFailure))")
+            lines.append("  last success: \(Output.time(lastSuccess))")
+        }
+        return lines
+    }
+}

@@ -1,0 +1,134 @@
+import PinGateCore
+
+/// Pattern entry on a terminal: draw with the arrow keys or h/j/k/l, Space
+/// takes the cell under the cursor, Backspace undoes, Enter finishes; or type
+/// the cells (`1-5-9-6`) and the path is drawn as you type. The gap rule is
+/// applied live. Esc, Ctrl-C, Ctrl-D or Enter on nothing cancel.
+///
+/// Redraws use relative cursor movement only (no ncurses, no screen clear), so
+/// the pad works in any ANSI terminal of at least 80×24.
+struct PatternPad {
+    let terminal: TerminalIO
+    let grid: PatternGrid
+    let minimumCells: Int
+
+    private static let help = [
+        "arrows or h/j/k/l move · Space takes a cell · Enter finishes",
+        "or type the cells, e.g. 1-5-9-6 · Backspace undoes · Esc cancels",
+    ]
+
+    /// Reads one pattern; returns its text (`R:c1-c2-…` when drawn, the typed
+    /// text when typed), or nil if the user cancelled.
+    func read(title: String) throws -> SecretBytes? {
+        try TerminalMode.raw.with(descriptor: terminal.input) {
+            var state = State(grid: grid)
+            defer { state.path.wipe(); state.typed.removeAll() }
+            terminal.write("\u{1B}[?25l" + title + "\n")
+            var shown = 0
+            let keys = KeyReader(descriptor: terminal.input)
+            while true {
+                shown = redraw(state, replacing: shown)
+                state.message = ""
+                switch keys.next() {
+                case .escape, .interrupt, .endOfInput:
+                    finish(replacing: shown, note: "cancelled")
+                    return nil
+                case .enter:
+                    let path = state.currentPath
+                    if path.cells.isEmpty, state.typed.isEmpty {
+                        finish(replacing: shown, note: "cancelled")
+                        return nil
+                    }
+                    guard path.cells.count >= minimumCells else {
+                        state.message = "a pattern needs at least \(minimumCells) cells"
+                        terminal.bell()
+                        continue
+                    }
+                    let text = state.typed.isEmpty ? canonicalText(path.cells) : state.typed.bytes()
+                    finish(replacing: shown, note: "pattern entered")
+                    return text
+                case let key:
+                    state.apply(key, bell: terminal.bell)
+                }
+            }
+        }
+    }
+
+    /// Redraws the pad over its previous `replacing` lines; returns the line count.
+    private func redraw(_ state: State, replacing previous: Int) -> Int {
+        var picture = PatternPicture(grid: grid, path: state.currentPath.cells)
+        picture.cursor = state.typed.isEmpty ? state.cursor : nil
+        let lines = PatternPad.help + [""] + picture.lines() + ["", state.message]
+        var text = previous > 0 ? "\u{1B}[\(previous)A" : ""
+        for line in lines { text += "\r\u{1B}[K" + line + "\n" }
+        terminal.write(text)
+        return lines.count
+    }
+
+    /// Replaces the pad with one line, so the drawn path does not stay on screen.
+    private func finish(replacing previous: Int, note: String) {
+        var text = "\u{1B}[\(previous)A\r\u{1B}[J"
+        text += "    (\(note))\n\u{1B}[?25h"
+        terminal.write(text)
+    }
+
+    private func canonicalText(_ cells: [Int]) -> SecretBytes {
+        let buffer = SecretBuffer(capacity: 4 + 3 * grid.cellCount)
+        buffer.append("\(grid.size):")
+        for (index, cell) in cells.enumerated() {
+            if index > 0 { buffer.append(UInt8(ascii: "-")) }
+            buffer.append(String(cell))
+        }
+        return buffer.bytes()
+    }
+
+    /// The pad's state between keys.
+    private struct State {
+        let grid: PatternGrid
+        var cursor: (row: Int, column: Int)
+        var path: PatternPath
+        let typed = SecretBuffer(capacity: 128)
+        var message = ""
+
+        init(grid: PatternGrid) {
+            self.grid = grid
+            cursor = (grid.size / 2, grid.size / 2)
+            path = PatternPath(grid: grid)
+        }
+
+        /// The drawn path, or the one the typed text describes.
+        var currentPath: PatternPath {
+            guard !typed.isEmpty else { return path }
+            let typedPath = PatternPath.fromTyped(typed, grid: grid)
+            return typedPath.path
+        }
+
+        mutating func apply(_ key: Key, bell: () -> Void) {
+            let last = grid.size - 1
+            switch key {
+            case .up, .byte(UInt8(ascii: "k")): cursor.row = max(0, cursor.row - 1)
+            case .down, .byte(UInt8(ascii: "j")): cursor.row = min(last, cursor.row + 1)
+            case .left, .byte(UInt8(ascii: "h")): cursor.column = max(0, cursor.column - 1)
+            case .right, .byte(UInt8(ascii: "l")): cursor.column = min(last, cursor.column + 1)
+            case .byte(UInt8(ascii: " ")):
+                guard typed.isEmpty else { bell(); return }
+                if !path.take(cursor.row * grid.size + cursor.column + 1) {
+                    message = "that cell is already in the pattern"
+                    bell()
+                }
+            case let .byte(byte) where (0x30...0x39).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ","):
+                guard path.cells.isEmpty, typed.append(byte) else { bell(); return }
+                if !PatternPath.fromTyped(typed, grid: grid).valid {
+                    message = "a cell is repeated or outside the grid"
+                }
+            case .backspace:
+                if typed.isEmpty { path.undo() } else { typed.removeLast() }
+            case .clearLine:
+                path.wipe()
+                typed.removeAll()
+            default:
+                bell()
+            }
+        }
+    }
+}

@@ -1,0 +1,576 @@
+#!/bin/bash
+# cli_test.sh — the admin CLI `pingate`, end to end, as root and as test users,
+# in the sandbox of sandbox.sh (private mount namespace, real setgid helper).
+# Terminal entry is driven through a real pseudo-terminal by pty_drive.py.
+#
+# usage: swift build -c release --static-swift-stdlib && bash Tests/IntegrationTests/cli_test.sh
+#        (TEST_FILTER=word to pick tests)
+
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+. "$here/sandbox.sh"
+sandbox_enter "$@"
+
+PTY="python3 $here/pty_drive.py"
+PIN=3958          # not weak, and no digit of it appears in any prompt
+NEW_PIN=6047
+
+# run CMD...: sets $out (stdout), $err (stderr) and $rc.
+run() {
+    local files; files=$(mktemp -d)
+    "$@" >"$files/out" 2>"$files/err" && rc=0 || rc=$?
+    out=$(cat "$files/out"); err=$(cat "$files/err")
+    rm -rf "$files"
+}
+enroll_pin() { printf '%s\n%s\n' "$2" "$2" | "$PINGATE" enroll "$1" --stdin "${@:3}" >/dev/null; }
+verify() { printf '%s\n' "$2" | "$PINGATE" verify "$1" --stdin >/dev/null 2>&1; }
+json_field() { python3 -c 'import json,sys; v=json.load(sys.stdin)[sys.argv[1]]; print("null" if v is None else str(v).lower() if isinstance(v,bool) else v)' "$1"; }
+no_digits() { ! grep -q '[0-9]' <<< "$1"; }
+
+# --- help, version, usage -----------------------------------------------------
+
+test_version_prints_0_1_0() {
+    run "$PINGATE" --version
+    assert_eq 0 "$rc" "exit"; assert_eq "pingate 0.1.0" "$out"
+}
+
+test_help_goes_to_stdout_for_every_command() {
+    run "$PINGATE" --help
+    assert_eq 0 "$rc"; assert_contains "$out" "enroll"; assert_eq "" "$err" "stderr"
+    for command in enroll change remove status unlock list verify policy doctor help; do
+        run "$PINGATE" "$command" --help
+        assert_eq 0 "$rc" "$command --help exit"; assert_contains "$out" "usage: pingate $command"
+        run "$PINGATE" help "$command"
+        assert_eq 0 "$rc" "help $command exit"; assert_contains "$out" "usage: pingate $command"
+    done
+}
+
+test_unknown_flag_is_a_usage_error_with_the_usage_line() {
+    run "$PINGATE" enroll pgalice --bogus
+    assert_eq 2 "$rc"; assert_contains "$err" "unknown option '--bogus'"
+    assert_contains "$err" "usage: pingate enroll USER"; assert_eq "" "$out" "stdout"
+}
+
+test_missing_argument_and_unknown_command_are_usage_errors() {
+    run "$PINGATE" enroll;     assert_eq 2 "$rc"; assert_contains "$err" "missing USER"
+    run "$PINGATE" remove;     assert_eq 2 "$rc"; assert_contains "$err" "usage: pingate remove USER"
+    run "$PINGATE" frobnicate; assert_eq 2 "$rc"; assert_contains "$err" "unknown command"
+    run "$PINGATE";            assert_eq 2 "$rc"
+    run "$PINGATE" enroll pgalice --grid 4; assert_eq 2 "$rc"; assert_contains "$err" "--grid needs --pattern"
+    run "$PINGATE" enroll pgalice --pattern --grid 9; assert_eq 2 "$rc"
+}
+
+test_secrets_need_a_terminal_or_stdin() {
+    store_reset
+    run "$PINGATE" enroll pgalice </dev/null
+    assert_eq 2 "$rc"; assert_contains "$err" "--stdin"
+}
+
+# --- enroll -------------------------------------------------------------------
+
+test_enroll_stdin_pin_then_verify() {
+    store_reset
+    run bash -c "printf '$PIN\n$PIN\n' | '$PINGATE' enroll pgalice --stdin"
+    assert_eq 0 "$rc" "enroll"; assert_contains "$out" "enrolled a PIN for pgalice"
+    verify pgalice "$PIN" || fail "the enrolled PIN does not verify"
+    [ "$(stat -c '%U:%G %a' /var/lib/pingate/61001.record)" = "root:pingate 660" ] || fail "record owner/mode"
+}
+
+test_enroll_refuses_a_weak_pin_with_the_reason() {
+    store_reset
+    run bash -c "printf '1234\n1234\n' | '$PINGATE' enroll pgalice --stdin"
+    assert_eq 1 "$rc"; assert_contains "$err" "too easy to guess"; assert_contains "$err" "constant step"
+    run bash -c "printf '7777\n7777\n' | '$PINGATE' enroll pgalice --stdin"
+    assert_eq 1 "$rc"; assert_contains "$err" "repeats one digit"
+    run "$PINGATE" status pgalice; assert_eq 4 "$rc" "still not enrolled"
+    enroll_pin pgalice 1234 --allow-weak || fail "--allow-weak refused"
+    verify pgalice 1234 || fail "weak PIN did not verify"
+}
+
+test_enroll_refuses_a_mismatch() {
+    store_reset
+    run bash -c "printf '$PIN\n$NEW_PIN\n' | '$PINGATE' enroll pgalice --stdin"
+    assert_eq 1 "$rc"; assert_contains "$err" "do not match"
+    run "$PINGATE" status pgalice; assert_eq 4 "$rc"
+}
+
+test_enroll_refuses_malformed_input_and_unknown_users() {
+    store_reset
+    run bash -c "printf '12a4\n12a4\n' | '$PINGATE' enroll pgalice --stdin"
+    assert_eq 1 "$rc"; assert_contains "$err" "digits"
+    run bash -c "printf '$PIN\n' | '$PINGATE' enroll pgalice --stdin"
+    assert_eq 2 "$rc"; assert_contains "$err" "standard input ended"
+    run bash -c "printf '$PIN\n$PIN\n' | '$PINGATE' enroll nosuchuser --stdin"
+    assert_eq 4 "$rc"; assert_contains "$err" "no such user"
+}
+
+test_enroll_over_an_existing_credential_needs_force() {
+    store_reset
+    enroll_pin pgalice "$PIN"
+    run bash -c "printf '$NEW_PIN\n$NEW_PIN\n' | '$PINGATE' enroll pgalice --stdin"
+    assert_eq 2 "$rc"; assert_contains "$err" "already has a PIN"; assert_contains "$err" "--force"
+    verify pgalice "$PIN" || fail "the old PIN was touched"
+    enroll_pin pgalice "$NEW_PIN" --force || fail "--force refused"
+    verify pgalice "$NEW_PIN" || fail "new PIN"
+    ! verify pgalice "$PIN" || fail "old PIN still works"
+}
+
+test_enroll_pattern_stdin_is_normalised_by_the_gap_rule() {
+    store_reset
+    run bash -c "printf '1-3-9\n1 2 3 6 9\n' | '$PINGATE' enroll pgalice --pattern --stdin"
+    assert_eq 0 "$rc" "enroll: $err"; assert_contains "$out" "3×3 pattern"
+    verify pgalice "3:1-2-3-6-9" || fail "canonical pattern"
+    verify pgalice "1-3-9" || fail "typed with gaps"
+    run "$PINGATE" status pgalice --json
+    assert_eq pattern "$(json_field kind <<< "$out")"; assert_eq 3 "$(json_field grid <<< "$out")"
+    run bash -c "printf '1-6-11-16\n1-6-11-16\n' | '$PINGATE' enroll pgbob --pattern --grid 4 --stdin"
+    assert_eq 0 "$rc" "4x4: $err"
+    verify pgbob "4:1-6-11-16" || fail "4x4 pattern"
+}
+
+test_admin_commands_must_be_run_as_root() {
+    store_reset
+    enroll_pin pgalice "$PIN"
+    for command in "enroll pgalice" "remove pgalice" "unlock pgalice" "list" "doctor"; do
+        run as_user pgalice "$PINGATE" $command
+        assert_eq 3 "$rc" "$command exit"; assert_contains "$err" "must be run as root"
+        [ "$(wc -l <<< "$err")" = 1 ] || fail "$command: more than one line: $err"
+    done
+    run as_user pgalice "$PINGATE" verify pgbob --stdin </dev/null
+    assert_eq 3 "$rc"; assert_contains "$err" "must be run as root"
+}
+
+# --- status, list -------------------------------------------------------------
+
+test_status_json_has_the_stable_fields_and_never_the_hash() {
+    store_reset
+    enroll_pin pgalice "$PIN"
+    run "$PINGATE" status pgalice --json
+    assert_eq 0 "$rc"
+    assert_not_contains "$out" '$argon2id'
+    python3 - "$out" <<'PY' || fail "schema"
+import json, sys
+d = json.loads(sys.argv[1])
+keys = ["user","uid","enrolled","kind","grid","failures","locked_seconds","disabled",
+        "created","changed","last_failure","last_success","locked_until","attempts_left","error"]
+missing = [k for k in keys if k not in d]
+assert not missing, missing
+assert d["user"] == "pgalice" and d["uid"] == 61001 and d["enrolled"] is True
+assert d["kind"] == "pin" and d["grid"] is None and d["failures"] == 0
+assert d["locked_seconds"] == 0 and d["disabled"] is False and d["attempts_left"] == 4
+assert isinstance(d["created"], int) and isinstance(d["changed"], int)
+assert d["last_failure"] is None and d["last_success"] is None
+PY
+    run "$PINGATE" status pgalice
+    assert_contains "$out" "pgalice (uid 61001): PIN, active"
+}
+
+test_status_of_a_user_without_credential_exits_4() {
+    store_reset
+    run "$PINGATE" status pgbob --json
+    assert_eq 4 "$rc"; assert_eq false "$(json_field enrolled <<< "$out")"
+    assert_eq null "$(json_field kind <<< "$out")"
+    run "$PINGATE" status nosuchuser; assert_eq 4 "$rc"
+}
+
+test_non_root_status_of_oneself_goes_through_the_helper() {
+    store_reset
+    enroll_pin pgalice "$PIN"
+    verify pgalice 0000 || true
+    run as_user pgalice "$PINGATE" status --json
+    assert_eq 0 "$rc" "exit: $err"
+    assert_eq pgalice "$(json_field user <<< "$out")"; assert_eq pin "$(json_field kind <<< "$out")"
+    assert_eq 1 "$(json_field failures <<< "$out")"; assert_eq null "$(json_field created <<< "$out")"
+    run as_user pgbob "$PINGATE" status
+    assert_eq 4 "$rc"; assert_contains "$out" "no PIN or pattern"
+    run as_user pgalice "$PINGATE" status pgbob
+    assert_eq 3 "$rc"; assert_contains "$err" "only root"
+    run as_user pgalice "$PINGATE" status --store /tmp
+    assert_eq 3 "$rc"
+}
+
+test_lockout_shows_in_status_and_unlock_clears_it() {
+    store_reset
+    enroll_pin pgalice "$PIN"
+    for i in 1 2 3 4 5; do ! verify pgalice 0000 || fail "wrong PIN accepted"; done
+    run bash -c "printf '$PIN\n' | '$PINGATE' verify pgalice --stdin"
+    assert_eq 1 "$rc" "locked verify"; assert_contains "$err" "locked for"
+    run "$PINGATE" status pgalice --json
+    assert_eq 5 "$(json_field failures <<< "$out")"
+    local seconds; seconds=$(json_field locked_seconds <<< "$out")
+    [ "$seconds" -gt 0 ] && [ "$seconds" -le 60 ] || fail "locked_seconds $seconds"
+    [ "$(json_field locked_until <<< "$out")" -gt "$(date +%s)" ] || fail "locked_until"
+    [ "$(json_field last_failure <<< "$out")" != null ] || fail "last_failure"
+    run as_user pgalice "$PINGATE" status --json
+    local via_helper; via_helper=$(json_field locked_seconds <<< "$out")
+    [ "$via_helper" -gt 0 ] && [ "$via_helper" -le "$seconds" ] || fail "locked seconds via the helper: $via_helper"
+    run "$PINGATE" unlock pgalice
+    assert_eq 0 "$rc"; assert_contains "$out" "unlocked pgalice"
+    verify pgalice "$PIN" || fail "unlocked PIN"
+    [ "$(json_field last_success < <("$PINGATE" status pgalice --json))" != null ] || fail "last_success"
+}
+
+test_max_failures_disables_until_unlock() {
+    store_reset
+    printf 'kdf_operations = 1\nkdf_memory = 8K\nfree_failures = 1\nmax_failures = 2\n' > /etc/pingate/pingate.conf
+    enroll_pin pgalice "$PIN"
+    ! verify pgalice 0000 || fail "wrong accepted"
+    "$PINGATE" unlock pgalice >/dev/null   # skip the timeout after the free failure
+    ! verify pgalice 0000 || fail "wrong accepted"
+    ! verify pgalice 0000 || fail "wrong accepted"
+    run bash -c "printf '$PIN\n' | '$PINGATE' verify pgalice --stdin"
+    assert_eq 1 "$rc"; assert_contains "$err" "disabled"
+    run "$PINGATE" status pgalice --json
+    assert_eq true "$(json_field disabled <<< "$out")"
+    "$PINGATE" unlock pgalice >/dev/null
+    verify pgalice "$PIN" || fail "after unlock"
+}
+
+test_list_shows_every_enrolled_user() {
+    store_reset
+    run "$PINGATE" list --json; assert_eq 0 "$rc"; assert_eq "[]" "$out"
+    enroll_pin pgalice "$PIN"
+    printf '1-5-9-6\n1-5-9-6\n' | "$PINGATE" enroll pgbob --pattern --stdin >/dev/null
+    run "$PINGATE" list --json
+    assert_eq 0 "$rc"
+    python3 - "$out" <<'PY' || fail "list schema: $out"
+import json, sys
+d = json.loads(sys.argv[1])
+assert [e["user"] for e in d] == ["pgalice", "pgbob"], d
+assert [e["kind"] for e in d] == ["pin", "pattern"] and d[1]["grid"] == 3
+assert all(e["enrolled"] and e["error"] is None for e in d)
+PY
+    run "$PINGATE" list
+    assert_contains "$out" "USER"; assert_contains "$out" "pgbob"; assert_contains "$out" "pattern 3×3"
+}
+
+test_list_reports_an_unreadable_record_and_exits_5() {
+    store_reset
+    enroll_pin pgalice "$PIN"
+    head -c 1024 /dev/zero > /var/lib/pingate/61001.record
+    run "$PINGATE" list --json
+    assert_eq 5 "$rc"; assert_contains "$out" '"error":"record'
+    run "$PINGATE" status pgalice
+    assert_eq 5 "$rc"; assert_contains "$err" "enroll --force"
+}
+
+# --- remove, unlock, verify ---------------------------------------------------
+
+test_remove_deletes_the_credential() {
+    store_reset
+    enroll_pin pgalice "$PIN"
+    run "$PINGATE" remove pgalice; assert_eq 0 "$rc"
+    [ ! -e /var/lib/pingate/61001.record ] || fail "record still there"
+    run "$PINGATE" remove pgalice; assert_eq 4 "$rc"; assert_contains "$err" "nothing to remove"
+    run "$PINGATE" unlock pgalice; assert_eq 4 "$rc"
+    run "$PINGATE" remove nosuchuser; assert_eq 4 "$rc"
+}
+
+test_verify_counts_wrong_attempts_but_not_malformed_ones() {
+    store_reset
+    enroll_pin pgalice "$PIN"
+    run bash -c "printf '0000\n' | '$PINGATE' verify pgalice --stdin"
+    assert_eq 1 "$rc"; assert_contains "$err" "wrong PIN for pgalice (3 attempts left"
+    assert_eq 1 "$(record_failures pgalice)"
+    run bash -c "printf '12\n' | '$PINGATE' verify pgalice --stdin"
+    assert_eq 1 "$rc"; assert_contains "$err" "nothing was counted"
+    assert_eq 1 "$(record_failures pgalice)"
+    run bash -c "printf '$PIN\n' | '$PINGATE' verify pgalice --stdin"
+    assert_eq 0 "$rc"; assert_contains "$out" "correct PIN"
+    assert_eq 0 "$(record_failures pgalice)"
+    run bash -c "printf '$PIN\n' | '$PINGATE' verify pgbob --stdin"
+    assert_eq 4 "$rc"
+}
+
+test_non_root_verify_of_oneself_goes_through_the_helper() {
+    store_reset
+    enroll_pin pgalice "$PIN"
+    run as_user pgalice bash -c "printf '$PIN\n' | '$PINGATE' verify pgalice --stdin"
+    assert_eq 0 "$rc" "exit: $err"
+    run as_user pgalice bash -c "printf '0000\n' | '$PINGATE' verify pgalice --stdin"
+    assert_eq 1 "$rc"; assert_eq 1 "$(record_failures pgalice)"
+}
+
+# --- change -------------------------------------------------------------------
+
+test_root_changes_anyones_credential_without_the_current_one() {
+    store_reset
+    enroll_pin pgalice "$PIN"
+    verify pgalice 0000 || true
+    run bash -c "printf '$NEW_PIN\n$NEW_PIN\n' | '$PINGATE' change pgalice --stdin"
+    assert_eq 0 "$rc" "change: $err"
+    assert_eq 0 "$(record_failures pgalice)" "failures cleared"
+    verify pgalice "$NEW_PIN" || fail "new PIN"
+    ! verify pgalice "$PIN" || fail "old PIN"
+    run bash -c "printf '2-5-8-9\n2-5-8-9\n' | '$PINGATE' change pgalice --pattern --stdin"
+    assert_eq 0 "$rc"; verify pgalice 2-5-8-9 || fail "switched to a pattern"
+    run bash -c "printf '$PIN\n$PIN\n' | '$PINGATE' change pgbob --stdin"
+    assert_eq 4 "$rc"
+}
+
+test_user_changes_own_pin_proving_the_current_one() {
+    store_reset
+    enroll_pin pgalice "$PIN"
+    run as_user pgalice bash -c "printf '$PIN\n$NEW_PIN\n$NEW_PIN\n' | '$PINGATE' change --stdin"
+    assert_eq 0 "$rc" "change: $err"; assert_contains "$out" "changed the PIN of pgalice"
+    verify pgalice "$NEW_PIN" || fail "new PIN"
+    ! verify pgalice "$PIN" || fail "old PIN still works"
+}
+
+test_user_change_with_a_wrong_current_pin_is_counted_and_changes_nothing() {
+    store_reset
+    enroll_pin pgalice "$PIN"
+    run as_user pgalice bash -c "printf '0000\n$NEW_PIN\n$NEW_PIN\n' | '$PINGATE' change --stdin"
+    assert_eq 1 "$rc"; assert_contains "$err" "wrong PIN"
+    assert_eq 1 "$(record_failures pgalice)"
+    verify pgalice "$PIN" || fail "PIN changed"
+    run as_user pgalice bash -c "printf '$PIN\n1111\n1111\n' | '$PINGATE' change --stdin"
+    assert_eq 1 "$rc"; assert_contains "$err" "too easy"
+    run as_user pgalice "$PINGATE" change pgbob --stdin </dev/null
+    assert_eq 3 "$rc"; assert_contains "$err" "only root"
+    run as_user pgalice "$PINGATE" change --allow-weak --stdin </dev/null
+    assert_eq 3 "$rc"
+    run as_user pgbob bash -c "printf '$PIN\n$NEW_PIN\n$NEW_PIN\n' | '$PINGATE' change --stdin"
+    assert_eq 4 "$rc"
+}
+
+# --- policy -------------------------------------------------------------------
+
+test_policy_prints_the_effective_settings() {
+    store_reset
+    printf 'pin_max_length = 6\nlockout_timeouts = 30s 2m\n' > /etc/pingate/pingate.conf
+    run "$PINGATE" policy
+    assert_eq 0 "$rc"; assert_contains "$out" "pin_max_length = 6"; assert_contains "$out" "lockout_timeouts = 30s 2m"
+    run "$PINGATE" policy --json
+    python3 - "$out" <<'PY' || fail "policy json: $out"
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["pin_max_length"] == 6 and d["lockout_timeouts"] == [30, 120] and d["kdf_memory"] == 64 << 20
+assert d["config_exists"] is True and "sudo" in d["services"]
+PY
+}
+
+test_policy_check_names_the_bad_line() {
+    store_reset
+    printf '# ok\npin_min_length = 4\npin_maxlength = 6\n' > /etc/pingate/pingate.conf
+    run "$PINGATE" policy check
+    assert_eq 5 "$rc"; assert_contains "$err" "/etc/pingate/pingate.conf:3:"; assert_contains "$err" "pin_max_length"
+    run "$PINGATE" status pgalice
+    assert_eq 5 "$rc" "a command that needs the config"
+    store_reset
+    run "$PINGATE" policy check; assert_eq 0 "$rc"; assert_contains "$out" "ok"
+    run "$PINGATE" policy check --json; assert_eq 2 "$rc"
+    run "$PINGATE" policy frob; assert_eq 2 "$rc"
+}
+
+test_policy_calibrate_prints_config_lines_for_the_target() {
+    run "$PINGATE" policy calibrate --target-ms 5
+    assert_eq 0 "$rc"
+    grep -q '^kdf_operations = [0-9]*$' <<< "$out" || fail "kdf_operations line: $out"
+    grep -q '^kdf_memory = [0-9]*[KM]$' <<< "$out" || fail "kdf_memory line: $out"
+    printf '%s\n' "$out" > "$SANDBOX/calibrated.conf"
+    run "$PINGATE" policy check --config "$SANDBOX/calibrated.conf"
+    assert_eq 0 "$rc" "calibrated lines parse: $err"
+    run "$PINGATE" policy calibrate --target-ms x; assert_eq 2 "$rc"
+}
+
+# --- store override, doctor ---------------------------------------------------
+
+test_store_and_config_overrides() {
+    store_reset
+    local alt="$SANDBOX/alt-store"
+    install -d -o root -g pingate -m 0750 "$alt"
+    cp -p /var/lib/pingate/machine.key "$alt/"
+    cp /etc/pingate/pingate.conf "$SANDBOX/alt.conf"
+    printf '%s\n%s\n' "$PIN" "$PIN" | "$PINGATE" --store "$alt" enroll pgbob --stdin --config "$SANDBOX/alt.conf" >/dev/null \
+        || fail "enroll in the other store"
+    [ -e "$alt/61002.record" ] || fail "record not in the other store"
+    [ ! -e /var/lib/pingate/61002.record ] || fail "default store touched"
+    run "$PINGATE" status pgbob --store "$alt" --json; assert_eq 0 "$rc"
+    chmod 0770 "$alt"
+    run "$PINGATE" status pgbob --store "$alt"
+    assert_eq 5 "$rc"; assert_contains "$err" "writable by group"
+}
+
+# Mounts a module directory holding a pam_pingate.so (private to this namespace).
+install_fake_module() {
+    local dir=/lib/x86_64-linux-gnu/security
+    [ -d "$dir" ] || skip "no $dir"
+    mountpoint -q "$dir" && return 0
+    mkdir -p "$SANDBOX/security"; cp -a "$dir/." "$SANDBOX/security/"
+    if [ -f "$SANDBOX/pam_pingate.so" ]; then cp "$SANDBOX/pam_pingate.so" "$SANDBOX/security/"; else : > "$SANDBOX/security/pam_pingate.so"; fi
+    chown root:root "$SANDBOX/security/pam_pingate.so"; chmod 0644 "$SANDBOX/security/pam_pingate.so"
+    mount --bind "$SANDBOX/security" "$dir"
+}
+
+test_doctor_passes_on_a_good_installation() {
+    store_reset
+    enroll_pin pgalice "$PIN"
+    install_fake_module
+    echo "auth sufficient pam_pingate.so" > /etc/pam.d/pingate-test
+    run "$PINGATE" doctor
+    assert_eq 0 "$rc" "doctor: $out"; assert_contains "$out" "no problems found"
+    assert_contains "$out" "1 of 1 record readable"; assert_contains "$out" "pingate-test"
+}
+
+test_doctor_prints_each_problem_with_its_fix() {
+    store_reset
+    enroll_pin pgalice "$PIN"
+    install_fake_module
+    trap 'chmod 0750 /var/lib/pingate; chmod 2755 /usr/libexec/pingate/pingate-verify' EXIT
+    chmod 0770 /var/lib/pingate
+    chmod 0644 /var/lib/pingate/machine.key
+    chmod 0755 /usr/libexec/pingate/pingate-verify
+    printf 'bogus line\n' > /etc/pingate/pingate.conf
+    run "$PINGATE" doctor
+    assert_eq 5 "$rc"
+    assert_contains "$out" "fix: chmod 0750 /var/lib/pingate"
+    assert_contains "$out" "fix: chmod 0640 /var/lib/pingate/machine.key"
+    assert_contains "$out" "fix: chmod 2755 /usr/libexec/pingate/pingate-verify"
+    assert_contains "$out" "pingate.conf:1:"
+}
+
+test_doctor_finds_a_damaged_record_and_a_missing_module() {
+    store_reset
+    enroll_pin pgalice "$PIN"
+    chmod 0640 /var/lib/pingate/61001.record
+    mountpoint -q /lib/x86_64-linux-gnu/security && umount /lib/x86_64-linux-gnu/security
+    run "$PINGATE" doctor
+    assert_eq 5 "$rc"
+    assert_contains "$out" "fix: chown root:pingate /var/lib/pingate/61001.record && chmod 0660"
+    [ -e /lib/x86_64-linux-gnu/security/pam_pingate.so ] || assert_contains "$out" "PAM module /lib/x86_64-linux-gnu/security/pam_pingate.so is missing"
+}
+
+test_doctor_reports_a_missing_group() {
+    store_reset
+    trap 'grep -q "^pingate:" /etc/group || echo "pingate:x:61000:" >> /etc/group' EXIT
+    grep -v '^pingate:' /etc/group > "$SANDBOX/group.new"; cat "$SANDBOX/group.new" > /etc/group
+    run "$PINGATE" doctor
+    assert_eq 5 "$rc"; assert_contains "$out" "fix: groupadd --system pingate"
+    run "$PINGATE" status pgalice
+    assert_eq 5 "$rc"; assert_contains "$err" "groupadd"
+}
+
+# --- terminal entry through a pseudo-terminal ---------------------------------
+
+# pty ARGS...: runs pty_drive.py; sets $out (the transcript) and $rc.
+pty() { out=$($PTY "$@") && rc=0 || rc=$?; }
+
+test_pty_pin_pad_never_shows_a_digit() {
+    store_reset
+    pty expect:"New PIN for pgalice: " send:"$PIN" expect:"Repeat the new PIN: " send:"$PIN" -- "$PINGATE" enroll pgalice
+    assert_eq 0 "$rc" "enroll on the pad: $out"
+    assert_contains "$out" "●●●●"; assert_contains "$out" "enrolled a PIN for pgalice"
+    no_digits "$out" || fail "a digit appeared on the terminal: $out"
+    verify pgalice "$PIN" || fail "the PIN typed on the pad does not verify"
+}
+
+test_pty_backspace_removes_one_digit() {
+    store_reset
+    # 3-9-5, Backspace, 5-8 → 3958; the 4-digit policy completes without Enter.
+    pty expect:"New PIN" send:'395\x7f58' expect:"Repeat" send:'39\x7f\x7f3958' -- "$PINGATE" enroll pgalice
+    assert_eq 0 "$rc" "$out"
+    no_digits "$out" || fail "digit echoed: $out"
+    verify pgalice "$PIN" || fail "backspace did not remove the digit"
+}
+
+test_pty_mismatch_clears_and_asks_again() {
+    store_reset
+    pty expect:"New PIN" send:"$PIN" expect:"Repeat" send:"$NEW_PIN" expect:"do not match — try again" \
+        expect:"New PIN" send:"$PIN" expect:"Repeat" send:"$PIN" -- "$PINGATE" enroll pgalice
+    assert_eq 0 "$rc" "$out"
+    no_digits "$out" || fail "digit echoed: $out"
+    verify pgalice "$PIN" || fail "PIN after a mismatch"
+}
+
+test_pty_weak_pin_is_refused_with_the_reason_then_retried() {
+    store_reset
+    pty expect:"New PIN" send:1111 expect:"repeats one digit" expect:"New PIN" send:"$PIN" \
+        expect:"Repeat" send:"$PIN" -- "$PINGATE" enroll pgalice
+    assert_eq 0 "$rc" "$out"
+    verify pgalice "$PIN" || fail "PIN after a weak one"
+}
+
+test_pty_three_mismatches_give_up() {
+    store_reset
+    pty expect:"New PIN" send:"$PIN" expect:"Repeat" send:"$NEW_PIN" expect:"New PIN" send:"$PIN" expect:"Repeat" \
+        send:"$NEW_PIN" expect:"New PIN" send:"$PIN" expect:"Repeat" send:"$NEW_PIN" -- "$PINGATE" enroll pgalice
+    assert_eq 1 "$rc" "$out"
+    run "$PINGATE" status pgalice; assert_eq 4 "$rc"
+}
+
+# Runs `pingate enroll pgalice` inside a shell that records `stty -g` before and after.
+STTY_WRAPPER='stty -g > "$1/before"; bash -c "echo \$\$ > $1/pid; exec $0 enroll pgalice"; echo "rc=$?"; stty -g > "$1/after"'
+
+test_pty_ctrl_c_cancels_and_restores_the_terminal() {
+    store_reset
+    local dir; dir=$(mktemp -d)
+    pty expect:"New PIN" send:'39\x03' -- bash -c "$STTY_WRAPPER" "$PINGATE" "$dir"
+    assert_contains "$out" "rc=130"; assert_contains "$out" "cancelled"
+    assert_eq "$(cat "$dir/before")" "$(cat "$dir/after")" "stty -g before/after"
+    run "$PINGATE" status pgalice; assert_eq 4 "$rc" "nothing enrolled"
+}
+
+test_pty_sigterm_restores_the_terminal() {
+    store_reset
+    local dir; dir=$(mktemp -d)
+    pty expect:"New PIN" send:'3' sleep:0.2 signal:"$dir/pid":TERM -- bash -c "$STTY_WRAPPER" "$PINGATE" "$dir"
+    assert_contains "$out" "rc=143"
+    assert_eq "$(cat "$dir/before")" "$(cat "$dir/after")" "stty -g before/after"
+}
+
+test_pty_escape_and_empty_entry_cancel() {
+    store_reset
+    pty expect:"New PIN" send:'3\x1b' -- "$PINGATE" enroll pgalice
+    assert_eq 130 "$rc" "Esc: $out"
+    pty expect:"New PIN" send:'\r' -- "$PINGATE" enroll pgalice
+    assert_eq 130 "$rc" "empty entry: $out"
+    run "$PINGATE" status pgalice; assert_eq 4 "$rc"
+}
+
+test_pty_drawn_pattern_yields_the_canonical_pattern() {
+    store_reset
+    # The cursor starts on 5. k h → 1, take; l l → 3, take (adds 2); j j → 9,
+    # take (adds 6); Enter. The repeat is typed as 1-3-9 (same after the gap rule).
+    pty expect:"New pattern for pgalice:" send:'kh ll jj ' expect:"●" send:'\r' \
+        expect:"Repeat the new pattern:" send:'1-3-9\r' expect:"Save it? [y/n]" send:y -- \
+        "$PINGATE" enroll pgalice --pattern
+    assert_eq 0 "$rc" "$out"
+    assert_contains "$out" "enrolled a 3×3 pattern for pgalice"
+    verify pgalice "3:1-2-3-6-9" || fail "the drawn pattern is not 1-2-3-6-9"
+    ! verify pgalice "3:1-2-3-6" || fail "a shorter pattern verified"
+}
+
+test_pty_arrow_keys_draw_and_backspace_undoes() {
+    store_reset
+    # Arrows: up → 2 take; left → 1 take; down down → 7 take (adds 4); right → 8;
+    # Backspace undoes 8; right right → 9 take (adds 8 back? no: 8 is free, so 7→9 adds 8).
+    pty expect:"New pattern" send:'\x1b[A ' send:'\x1b[D ' send:'\x1b[B\x1b[B ' send:'\x1b[C ' send:'\x7f' \
+        send:'\x1b[C ' send:'\r' expect:"Repeat" send:'2-1-7-9\r' expect:"Save it?" send:y -- \
+        "$PINGATE" enroll pgalice --pattern
+    assert_eq 0 "$rc" "$out"
+    verify pgalice "3:2-1-4-7-8-9" || fail "arrow-drawn pattern"
+}
+
+test_pty_user_retries_a_wrong_current_pin_when_changing() {
+    store_reset
+    enroll_pin pgalice "$PIN"
+    pty expect:"Current PIN for pgalice: " send:0000 expect:"wrong PIN for pgalice" expect:"Current PIN" send:"$PIN" \
+        expect:"New PIN" send:"$NEW_PIN" expect:"Repeat" send:"$NEW_PIN" -- \
+        setpriv --reuid=61001 --regid=61001 --clear-groups --reset-env -- "$PINGATE" change
+    assert_eq 0 "$rc" "$out"
+    no_digits "$(grep -v 'attempts left' <<< "$out")" || fail "digit echoed: $out"
+    verify pgalice "$NEW_PIN" || fail "new PIN"
+}
+
+test_pty_dumb_terminal_gets_plain_prompts_with_echo_off() {
+    store_reset
+    pty expect:"New PIN for pgalice: " send:"$PIN\r" expect:"Repeat the new PIN: " send:"$PIN\r" -- \
+        env TERM=dumb "$PINGATE" enroll pgalice
+    assert_eq 0 "$rc" "$out"
+    assert_not_contains "$out" "●" "plain prompts"
+    no_digits "$out" || fail "echo was on: $out"
+    verify pgalice "$PIN" || fail "PIN typed at a plain prompt"
+}
+
+run_tests
