@@ -31,10 +31,11 @@
  *   verify:  ok                                               exit 0
  *   change:  ok                                               exit 0
  *            wrong failures=F left=N [locked=S] [disabled]    exit 1
- *              (the failure is counted; N attempts left before the next
- *               timeout; S seconds of timeout if this failure started one)
- *   any:     locked seconds=S failures=F                      exit 2
- *            disabled failures=F                              exit 3
+ *              (the failure is counted; N attempts may still be made before
+ *               a failure starts a timeout; S seconds of timeout if this
+ *               failure started one)
+ *   any:     locked seconds=S failures=F [kind=K [grid=R]]    exit 2
+ *            disabled failures=F [kind=K [grid=R]]            exit 3
  *            not-enrolled                                     exit 4
  *            malformed REASON...                              exit 5
  *              (not a well-formed credential; nothing counted, nothing verified)

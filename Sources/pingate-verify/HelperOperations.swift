@@ -22,12 +22,12 @@ struct HelperOperations {
         case .status:
             let outcome = verifier.status(uid: uid)
             if case let .storeError(message) = outcome { SystemLog.write(.error, "store error: \(message) (\(context.logFields))") }
-            return HelperAnswer(outcome)
+            return withCredentialKind(HelperAnswer(outcome), verifier: verifier, uid: uid)
         case .verify:
             guard let secret = request.secret else { return .refused("verify needs a secret") }
             let outcome = verifier.verify(uid: uid, input: secret)
             log(outcome, operation: "verify", context: context)
-            return HelperAnswer(outcome)
+            return withCredentialKind(HelperAnswer(outcome), verifier: verifier, uid: uid)
         case .change:
             guard let current = request.secret, let new = request.newSecret, let kind = request.newKind else {
                 return .refused("change needs the current and the new credential")
@@ -43,8 +43,16 @@ struct HelperOperations {
             }
             let outcome = verifier.change(uid: uid, current: current, replacement: replacement)
             log(outcome, operation: "change", context: context)
-            return HelperAnswer(outcome)
+            return withCredentialKind(HelperAnswer(outcome), verifier: verifier, uid: uid)
         }
+    }
+
+    /// Locked and disabled answers name the credential's kind for the
+    /// module's message; it costs one more read, only on those answers.
+    private func withCredentialKind(_ answer: HelperAnswer, verifier: Verifier, uid: UInt32) -> HelperAnswer {
+        guard answer.exitCode == .locked || answer.exitCode == .disabled,
+              let record = try? verifier.store.readRecord(uid: uid) else { return answer }
+        return answer.describingCredential(kind: record.kind, gridSize: record.gridSize)
     }
 
     private func log(_ outcome: VerifyOutcome, operation: String, context: RequestContext) {

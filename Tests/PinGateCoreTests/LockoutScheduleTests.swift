@@ -12,7 +12,7 @@ struct LockoutScheduleTests {
         for failure in 1...10 {
             let outcome = verifier.verify(uid: 1000, input: secret("1111"))
             let timeout = expectedTimeouts[failure] ?? 0
-            #expect(outcome == .wrong(failures: failure, attemptsLeft: max(0, 4 - failure),
+            #expect(outcome == .wrong(failures: failure, attemptsLeft: max(0, 5 - failure),
                                       lockedSeconds: failure == 10 ? 5_400 : timeout, disabled: failure == 10),
                     "failure \(failure)")
             if failure >= 5 && failure < 10 {
@@ -109,7 +109,7 @@ struct LockoutScheduleTests {
         try store.enrollPIN("0427")
         let pattern = try Credential(parsing: secret("1-5-9-6"), kind: .pattern, gridSize: 3, policy: store.policy)
         #expect(store.verifier.change(uid: 1000, current: secret("1111"), replacement: pattern)
-                == .wrong(failures: 1, attemptsLeft: 3, lockedSeconds: 0, disabled: false))
+                == .wrong(failures: 1, attemptsLeft: 4, lockedSeconds: 0, disabled: false))
         #expect(store.verifier.change(uid: 1000, current: secret("0427"), replacement: pattern) == .ok)
         #expect(try store.record()?.kind == .pattern)
         #expect(store.verifier.verify(uid: 1000, input: secret("1596")) == .ok)

@@ -62,7 +62,7 @@ struct RecordFormatTests {
         defer { close(fd) }
         _ = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, 200, off_t(offset)) }
         #expect(try store.record() == before)
-        #expect(store.verifier.verify(uid: 1000, input: secret("1111")) == .wrong(failures: 3, attemptsLeft: 1, lockedSeconds: 0, disabled: false))
+        #expect(store.verifier.verify(uid: 1000, input: secret("1111")) == .wrong(failures: 3, attemptsLeft: 2, lockedSeconds: 0, disabled: false))
     }
 
     @Test("flipped bits, a foreign uid or garbage are not a state", arguments: [0, 4, 16, 20, 23, 64, 300, 496, 511])

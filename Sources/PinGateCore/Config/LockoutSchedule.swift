@@ -19,9 +19,11 @@ public struct LockoutSchedule: Equatable, Sendable {
 
     public func isDisabled(afterFailures failures: Int) -> Bool { failures >= maxFailures }
 
-    /// Wrong attempts left before the next timeout or the disable.
+    /// Attempts that may still be made before one more failure starts a
+    /// timeout or the disable: after the 1st of 4 free failures, 4 (the 5th
+    /// attempt is allowed; its failure locks). 0 once a timeout is in force.
     public func attemptsLeft(afterFailures failures: Int) -> Int {
         if isDisabled(afterFailures: failures) { return 0 }
-        return max(0, freeFailures - failures)
+        return max(0, min(maxFailures, freeFailures + 1) - failures)
     }
 }

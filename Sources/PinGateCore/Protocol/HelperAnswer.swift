@@ -50,6 +50,14 @@ public struct HelperAnswer: Equatable, Sendable {
         }
     }
 
+    /// Adds `kind=… [grid=R]` to a locked or disabled answer, so the module
+    /// can say "pattern locked" rather than "PIN locked".
+    public func describingCredential(kind: CredentialKind, gridSize: Int) -> HelperAnswer {
+        guard exitCode == .locked || exitCode == .disabled else { return self }
+        let grid = kind == .pattern ? " grid=\(gridSize)" : ""
+        return HelperAnswer(line: "\(line) kind=\(kind)\(grid)", exitCode: exitCode)
+    }
+
     public static func refused(_ message: String) -> HelperAnswer {
         HelperAnswer(line: "refused \(message)", exitCode: .refused)
     }

@@ -1,0 +1,287 @@
+#!/bin/bash
+# pam_test.sh — pam_pingate.so through real libpam with the real setgid
+# helper at its default path (/usr/libexec/pingate/pingate-verify) and the
+# sandbox's /etc/pingate/pingate.conf: no helper= or conf= on the module line.
+#
+# pam/tests/pam_harness runs pam_authenticate on a private config directory
+# (pam_start_confdir), as root here; every stack reads
+#
+#   auth [success=done ignore=ignore default=die] pam_pingate.so ARGS
+#   auth required pam_test_authtok.so show        ("INFO NEXT authtok=...")
+#
+# so the module's code is the RESULT, except PAM_IGNORE, which falls through
+# to NEXT and ends in PAM_PERM_DENIED.
+#
+# usage: bash Tests/IntegrationTests/pam_test.sh   (TEST_FILTER=word to pick; root)
+
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+. "$here/sandbox.sh"
+. "$here/stack_lib.sh"
+sandbox_enter "$@"
+
+CONF="$SANDBOX/pam-conf"
+
+# fresh [MODULE ARGS...]: empty store, cheap KDF, service "sudo" with ARGS.
+fresh() {
+    store_reset
+    write_service "$CONF" sudo "$(module_line "$@")" "$(next_line)"
+}
+
+run() { pam_run "$CONF" "${SERVICE:-sudo}" "$@"; }
+
+# --- the main path -----------------------------------------------------------
+
+test_correct_pin_succeeds() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    run pgalice "$TEST_PIN"$'\n'
+    assert_eq PAM_SUCCESS "$(result)" "result"
+    assert_contains "$out" "PROMPT_ECHO_OFF PIN: "
+    assert_eq 1 "$(prompts)" "prompts"
+    assert_eq 0 "$(record_failures pgalice)" "failures"
+}
+
+test_wrong_pin_is_auth_err_and_counted_once() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    run pgalice $'1397\n'
+    assert_eq PAM_AUTH_ERR "$(result)" "result"
+    assert_contains "$out" "INFO Wrong PIN — "
+    assert_eq 1 "$(record_failures pgalice)" "failures"
+}
+
+# Failures 1-4 are free and the 5th starts a timeout: after the first wrong
+# PIN four attempts remain before a timeout, after the fourth one does.
+test_wrong_answers_count_down_to_the_lockout() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    local i expected=("" "4 attempts left" "3 attempts left" "2 attempts left" "1 attempt left")
+    for i in 1 2 3 4; do
+        run pgalice $'1397\n'
+        assert_contains "$out" "INFO Wrong PIN — ${expected[$i]}"$'\n' "answer to wrong PIN $i"
+    done
+    run pgalice $'1397\n'
+    assert_contains "$out" "INFO PIN locked for 1 minute after 5 failed attempts" "answer to wrong PIN 5"
+}
+
+test_success_clears_the_failure_count() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    run pgalice $'1397\n'
+    run pgalice $'1398\n'
+    assert_eq 2 "$(record_failures pgalice)" "failures after two wrong"
+    run pgalice "$TEST_PIN"$'\n'
+    assert_eq PAM_SUCCESS "$(result)" "result"
+    assert_eq 0 "$(record_failures pgalice)" "failures after success"
+}
+
+test_not_enrolled_is_ignored_without_prompt() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin     # someone is enrolled, just not pgbob
+    run pgbob ''
+    assert_ignored
+    assert_eq 0 "$(prompts)" "prompts"
+    assert_eq 1 "$(grep -c '^INFO' <<< "$out")" "info lines (only NEXT)"
+    assert_eq "not-enrolled" "$(helper_status pgbob)" "pgbob's status"
+}
+
+test_not_enrolled_needs_no_cli() {
+    fresh
+    run pgbob ''
+    assert_ignored
+    assert_eq 0 "$(prompts)" "prompts"
+}
+
+test_pattern_accepts_each_typed_form() {
+    need_cli; fresh
+    enroll pgcarol "$TEST_PATTERN" --pattern
+    local form
+    for form in "1-5-9-6" "1 5 9 6" "1,5,9,6" "1596"; do
+        run pgcarol "$form"$'\n'
+        assert_eq PAM_SUCCESS "$(result)" "result for [$form]"
+        assert_contains "$out" "PROMPT_ECHO_OFF Pattern: " "transcript for [$form]"
+        assert_contains "$out" 'INFO Pattern grid — enter the cells in order, e.g. 1-5-9-6:\n  1  2  3\n  4  5  6\n  7  8  9'
+    done
+    assert_eq 0 "$(record_failures pgcarol)" "failures"
+}
+
+test_wrong_pattern_is_counted() {
+    need_cli; fresh
+    enroll pgcarol "$TEST_PATTERN" --pattern
+    run pgcarol $'1-2-3-6\n'
+    assert_eq PAM_AUTH_ERR "$(result)" "result"
+    assert_contains "$out" "INFO Wrong pattern — "
+    assert_eq 1 "$(record_failures pgcarol)" "failures"
+}
+
+test_malformed_pin_is_not_counted() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    run pgalice $'12\n'
+    assert_eq PAM_AUTH_ERR "$(result)" "result"
+    assert_contains "$out" "INFO That is not a PIN"
+    assert_eq 0 "$(record_failures pgalice)" "failures"
+}
+
+# --- gates ---------------------------------------------------------------------
+
+test_remote_host_is_ignored_without_prompt() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    run pgalice "$TEST_PIN"$'\n' --rhost 192.0.2.7
+    assert_ignored
+    assert_eq 0 "$(prompts)" "prompts"
+    assert_contains "$out" "INFO PIN sign-in is not offered for remote logins"
+    assert_eq 0 "$(record_failures pgalice)" "failures"
+}
+
+test_allow_remote_prompts_a_remote_host() {
+    need_cli; fresh allow_remote
+    enroll pgalice "$TEST_PIN" --pin
+    run pgalice "$TEST_PIN"$'\n' --rhost 192.0.2.7
+    assert_eq PAM_SUCCESS "$(result)" "result"
+    assert_eq 1 "$(prompts)" "prompts"
+}
+
+test_localhost_is_prompted() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    run pgalice "$TEST_PIN"$'\n' --rhost localhost
+    assert_eq PAM_SUCCESS "$(result)" "result"
+    assert_contains "$out" "PROMPT_ECHO_OFF PIN: "
+}
+
+test_five_wrong_lock_then_no_prompt() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    local i
+    for i in 1 2 3 4 5; do
+        run pgalice $'1397\n'
+        assert_eq PAM_AUTH_ERR "$(result)" "result of wrong attempt $i"
+    done
+    assert_contains "$out" "INFO PIN locked for 1 minute after 5 failed attempts — use your password" "5th answer"
+    # Now the right PIN is not even asked for; a second may have passed.
+    run pgalice "$TEST_PIN"$'\n'
+    assert_ignored
+    assert_eq 0 "$(prompts)" "prompts while locked"
+    grep -Eq '^INFO PIN locked for (1 minute|[0-9]+ seconds) after 5 failed attempts — use your password$' <<< "$out" \
+        || fail "no lockout line: [$out]"
+    assert_eq 5 "$(record_failures pgalice)" "failures (the locked attempt is not counted)"
+}
+
+test_locked_pattern_is_called_a_pattern() {
+    need_cli; fresh
+    enroll pgcarol "$TEST_PATTERN" --pattern
+    local i
+    for i in 1 2 3 4 5; do run pgcarol $'1-2-3-6\n'; done
+    assert_contains "$out" "INFO Pattern locked for 1 minute after 5 failed attempts" "5th answer"
+    run pgcarol "$TEST_PATTERN"$'\n'
+    assert_ignored
+    assert_eq 0 "$(prompts)" "prompts while locked"
+    assert_contains "$out" "INFO Pattern locked for " "the status-time lockout line"
+}
+
+test_disabled_at_max_failures_until_unlocked() {
+    need_cli; fresh
+    printf 'free_failures = 2\nmax_failures = 3\n' >> /etc/pingate/pingate.conf
+    enroll pgalice "$TEST_PIN" --pin
+    local i
+    for i in 1 2 3; do run pgalice $'1397\n'; done
+    assert_eq PAM_AUTH_ERR "$(result)" "3rd wrong result"
+    local line="INFO PIN disabled after 3 failed attempts — use your password; an administrator can run: pingate unlock pgalice"
+    assert_contains "$out" "$line" "3rd wrong answer"
+    run pgalice "$TEST_PIN"$'\n'
+    assert_ignored
+    assert_eq 0 "$(prompts)" "prompts while disabled"
+    assert_contains "$out" "$line" "message while disabled"
+    "$PINGATE" unlock pgalice >/dev/null || fail "pingate unlock failed"
+    run pgalice "$TEST_PIN"$'\n'
+    assert_eq PAM_SUCCESS "$(result)" "result after unlock"
+}
+
+test_retries_reprompt_with_the_real_helper() {
+    need_cli; fresh retries=3
+    enroll pgalice "$TEST_PIN" --pin
+    run pgalice $'1397\n1398\n'"$TEST_PIN"$'\n'
+    assert_eq PAM_SUCCESS "$(result)" "result"
+    assert_eq 3 "$(prompts)" "prompts"
+    assert_eq 0 "$(record_failures pgalice)" "failures"
+}
+
+test_unknown_option_is_service_error() {
+    need_cli; fresh frobnicate
+    enroll pgalice "$TEST_PIN" --pin
+    run pgalice "$TEST_PIN"$'\n'
+    assert_eq PAM_SERVICE_ERR "$(result)" "result"
+    assert_eq 0 "$(prompts)" "prompts"
+}
+
+test_unknown_option_is_service_error_without_enrolment() {
+    fresh frobnicate
+    run pgbob ''
+    assert_eq PAM_SERVICE_ERR "$(result)" "result"
+}
+
+test_service_missing_from_the_config_list_is_ignored() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    echo "services = sudo" >> /etc/pingate/pingate.conf
+    write_service "$CONF" i3lock "$(module_line)" "$(next_line)"   # in the default list
+    SERVICE=i3lock run pgalice "$TEST_PIN"$'\n'
+    assert_ignored
+    assert_eq 0 "$(prompts)" "prompts for i3lock"
+    SERVICE=sudo run pgalice "$TEST_PIN"$'\n'
+    assert_eq PAM_SUCCESS "$(result)" "result for sudo, which is listed"
+}
+
+# --- forward_pass --------------------------------------------------------------
+
+forward_stack() {
+    write_service "$CONF" sudo \
+        "auth [success=done default=ignore] $SANDBOX/pam_pingate.so forward_pass" \
+        "$@"
+}
+
+test_forward_pass_pin_verifies() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    forward_stack "$(next_line)"
+    run pgalice "$TEST_PIN"$'\n'
+    assert_eq PAM_SUCCESS "$(result)" "result"
+    assert_contains "$out" "PROMPT_ECHO_OFF PIN or password: "
+    assert_eq 1 "$(prompts)" "prompts"
+}
+
+test_forward_pass_password_becomes_authtok_uncounted() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    forward_stack "$(next_line)"
+    run pgalice "$TEST_PASSWORD"$'\n'
+    assert_contains "$out" "INFO NEXT authtok=$TEST_PASSWORD"
+    assert_eq 0 "$(record_failures pgalice)" "failures"
+    run pgalice $'12345678\n'        # all digits, but not a 4-digit PIN
+    assert_contains "$out" "INFO NEXT authtok=12345678"
+    assert_eq 0 "$(record_failures pgalice)" "failures after a digit password"
+}
+
+test_forward_pass_password_reaches_pam_unix() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    forward_stack "auth required pam_unix.so try_first_pass"
+    run pgalice "$TEST_PASSWORD"$'\n'
+    assert_eq PAM_SUCCESS "$(result)" "result"
+    assert_eq 1 "$(prompts)" "prompts (one for both)"
+    assert_eq 0 "$(record_failures pgalice)" "failures"
+}
+
+test_forward_pass_wrong_pin_is_counted_and_passed_on() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    forward_stack "$(next_line)"
+    run pgalice $'1397\n'
+    assert_contains "$out" "INFO NEXT authtok=1397"
+    assert_eq 1 "$(record_failures pgalice)" "failures"
+}
+
+run_tests

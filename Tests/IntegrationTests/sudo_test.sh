@@ -1,0 +1,139 @@
+#!/bin/bash
+# sudo_test.sh — the real sudo (setuid root, Debian's build) with
+#
+#   auth sufficient $SANDBOX/pam_pingate.so
+#   @include common-auth                      (pam_unix)
+#
+# in the sandbox's /etc/pam.d/sudo. A test user runs `sudo -S -k true` with
+# the answers on stdin; sudo writes the prompts to stderr. Under sudo the
+# module runs with euid 0 and the user's real uid, and runs the helper as root.
+# Debian's sudo passes PAM_SILENT, so the module's info lines never show.
+#
+# usage: bash Tests/IntegrationTests/sudo_test.sh   (TEST_FILTER=word to pick; root)
+
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+. "$here/sandbox.sh"
+. "$here/stack_lib.sh"
+sandbox_enter "$@"
+
+private_sudo_rundir
+sudo_stack
+
+fresh() {
+    command -v sudo >/dev/null || skip "sudo is not installed"
+    store_reset
+}
+
+test_correct_pin_runs_the_command() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    sudo_as pgalice "$TEST_PIN"$'\n'
+    assert_eq 0 "$rc" "sudo exit status (stderr: $err)"
+    assert_contains "$err" "PIN: " "sudo's stderr"
+    assert_not_contains "$err" "password" "sudo's stderr"
+    assert_eq 0 "$(record_failures pgalice)" "failures"
+}
+
+test_wrong_pin_falls_through_to_the_password() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    sudo_as pgalice $'1397\n'"$TEST_PASSWORD"$'\n'
+    assert_eq 0 "$rc" "sudo exit status (stderr: $err)"
+    assert_contains "$err" "PIN: " "sudo's stderr"
+    assert_contains "$err" "password for pgalice" "sudo's stderr"
+    assert_eq 1 "$(record_failures pgalice)" "failures (the wrong PIN counts)"
+}
+
+test_wrong_pin_and_wrong_password_is_refused() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    sudo_as pgalice $'1397\nnot the password\n'
+    [ "$rc" -ne 0 ] || fail "sudo succeeded with a wrong PIN and a wrong password"
+}
+
+test_user_without_pin_sees_only_the_password_prompt() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin     # pgbob has none
+    sudo_as pgbob "$TEST_PASSWORD"$'\n'
+    assert_eq 0 "$rc" "sudo exit status (stderr: $err)"
+    assert_contains "$err" "password for pgbob" "sudo's stderr"
+    assert_not_contains "$err" "PIN" "sudo's stderr"
+}
+
+test_empty_store_sees_only_the_password_prompt() {
+    fresh
+    sudo_as pgbob "$TEST_PASSWORD"$'\n'
+    assert_eq 0 "$rc" "sudo exit status (stderr: $err)"
+    assert_contains "$err" "password for pgbob" "sudo's stderr"
+    assert_not_contains "$err" "PIN" "sudo's stderr"
+}
+
+test_locked_pin_is_not_asked_for() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    local _
+    for _ in 1 2 3 4 5; do
+        out=$(helper_request op=verify user=pgalice secret=1397)
+    done
+    assert_contains "$out" "locked=" "5th wrong answer"
+    sudo_as pgalice "$TEST_PASSWORD"$'\n'
+    assert_eq 0 "$rc" "sudo exit status (stderr: $err)"
+    assert_not_contains "$err" "PIN" "sudo's stderr"
+    assert_eq 5 "$(record_failures pgalice)" "failures"
+}
+
+test_pin_success_under_sudo_clears_failures() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    sudo_as pgalice $'1397\n'"$TEST_PASSWORD"$'\n'
+    sudo_as pgalice $'1398\n'"$TEST_PASSWORD"$'\n'
+    assert_eq 2 "$(record_failures pgalice)" "failures after two wrong PINs"
+    sudo_as pgalice "$TEST_PIN"$'\n'
+    assert_eq 0 "$rc" "sudo exit status (stderr: $err)"
+    assert_eq 0 "$(record_failures pgalice)" "failures after the right PIN"
+}
+
+# The pam-auth-update profile (pam/pam-configs/pingate) in common-auth: one
+# "PIN or password: " prompt, pam_unix with try_first_pass.
+forward_pass_common_auth() {
+    cp /etc/pam.d/common-auth "$SANDBOX/common-auth.orig"
+    cat > /etc/pam.d/common-auth <<EOF
+auth	[success=2 default=ignore]	$SANDBOX/pam_pingate.so forward_pass
+auth	[success=1 default=ignore]	pam_unix.so nullok try_first_pass
+auth	requisite			pam_deny.so
+auth	required			pam_permit.so
+EOF
+    cat > /etc/pam.d/sudo <<EOF
+#%PAM-1.0
+session    required   pam_limits.so
+@include common-auth
+@include common-account
+@include common-session-noninteractive
+EOF
+}
+
+restore_stacks() {
+    cp "$SANDBOX/common-auth.orig" /etc/pam.d/common-auth
+    sudo_stack
+}
+
+test_forward_pass_profile_takes_pin_or_password_at_one_prompt() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    forward_pass_common_auth
+    trap restore_stacks EXIT
+    sudo_as pgalice "$TEST_PIN"$'\n'
+    assert_eq 0 "$rc" "sudo with the PIN (stderr: $err)"
+    assert_contains "$err" "PIN or password: " "sudo's stderr"
+    assert_eq 1 "$(grep -o 'PIN or password: ' <<< "$err" | wc -l)" "prompts"
+    sudo_as pgalice "$TEST_PASSWORD"$'\n'
+    assert_eq 0 "$rc" "sudo with the password (stderr: $err)"
+    assert_eq 1 "$(grep -o 'PIN or password: ' <<< "$err" | wc -l)" "prompts"
+    assert_eq 0 "$(record_failures pgalice)" "failures (a password is not counted)"
+    sudo_as pgbob "$TEST_PASSWORD"$'\n'
+    assert_eq 0 "$rc" "sudo for pgbob (stderr: $err)"
+    assert_not_contains "$err" "PIN" "pgbob's prompts"
+}
+
+run_tests
