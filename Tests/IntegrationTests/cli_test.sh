@@ -157,7 +157,7 @@ missing = [k for k in keys if k not in d]
 assert not missing, missing
 assert d["user"] == "pgalice" and d["uid"] == 61001 and d["enrolled"] is True
 assert d["kind"] == "pin" and d["grid"] is None and d["failures"] == 0
-assert d["locked_seconds"] == 0 and d["disabled"] is False and d["attempts_left"] == 4
+assert d["locked_seconds"] == 0 and d["disabled"] is False and d["attempts_left"] == 5
 assert isinstance(d["created"], int) and isinstance(d["changed"], int)
 assert d["last_failure"] is None and d["last_success"] is None
 PY
@@ -270,7 +270,7 @@ test_verify_counts_wrong_attempts_but_not_malformed_ones() {
     store_reset
     enroll_pin pgalice "$PIN"
     run bash -c "printf '0000\n' | '$PINGATE' verify pgalice --stdin"
-    assert_eq 1 "$rc"; assert_contains "$err" "wrong PIN for pgalice (3 attempts left"
+    assert_eq 1 "$rc"; assert_contains "$err" "wrong PIN for pgalice (4 attempts left"
     assert_eq 1 "$(record_failures pgalice)"
     run bash -c "printf '12\n' | '$PINGATE' verify pgalice --stdin"
     assert_eq 1 "$rc"; assert_contains "$err" "nothing was counted"
