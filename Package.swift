@@ -19,6 +19,8 @@ let package = Package(
         ),
         // Header-only shims for the few variadic or shadowed system calls.
         .systemLibrary(name: "CPinGateSystem"),
+        // gettext and wcwidth for the CLI's translations (po/).
+        .systemLibrary(name: "CLocalization"),
         .target(
             name: "PinGateCore",
             dependencies: ["CSodium", "CPinGateSystem"]
@@ -29,7 +31,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "pingate",
-            dependencies: ["PinGateCore"]
+            dependencies: ["PinGateCore", "CLocalization"]
         ),
         .testTarget(
             name: "PinGateCoreTests",

@@ -42,7 +42,8 @@ install_packages() {
 build() {
     swift build --build-tests &&
         swift build -c release --static-swift-stdlib &&
-        make -s -C pam all harness asan
+        make -s -C pam all harness asan &&
+        make -s -C po
 }
 
 check_static_runtime() {

@@ -46,6 +46,7 @@ die() { echo "build-deb.sh: $*" >&2; exit 1; }
 if [ "$BUILD" = 1 ]; then
     (cd "$REPO_ROOT" && swift build -c release --static-swift-stdlib) || die "swift build failed"
     make -C "$REPO_ROOT/pam" || die "make -C pam failed"
+    make -C "$REPO_ROOT/po" || die "make -C po failed"
 fi
 
 ARCH="$(dpkg --print-architecture)"

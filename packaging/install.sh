@@ -249,6 +249,8 @@ build() {
         die "swift build failed"
     echo "Building the PAM module (make -C pam) ..."
     as_repo_owner make -C "$REPO_ROOT/pam" || die "make -C pam failed"
+    echo "Building the message catalogues (make -C po) ..."
+    as_repo_owner make -C "$REPO_ROOT/po" || die "make -C po failed"
 }
 
 # --- PAM stacks ----------------------------------------------------------------

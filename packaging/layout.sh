@@ -28,7 +28,8 @@ PINGATE_PROFILE=/usr/share/pam-configs/pingate
 # KIND is `elf` (stripped, RUNPATH removed), `man` (gzip -9n, DESTINATION ends
 # in .gz), `conf` (installed only when missing) or `data` (copied as is).
 # A man page whose source does not exist yet is left out (pingate.8 comes from
-# the CLI's author); every other source must exist.
+# the CLI's author); every other source must exist. Message catalogues come from
+# po/Makefile, one per language of po/LINGUAS.
 pingate_files() {
     cat <<EOF
 elf  $PINGATE_HELPER 2755 root $PINGATE_GROUP $PINGATE_RELEASE_BIN/pingate-verify
@@ -42,6 +43,10 @@ EOF
         section="${page##*.}"
         [ -f "$REPO_ROOT/packaging/man/$page" ] || continue
         echo "man  /usr/share/man/man$section/$page.gz 0644 root root $REPO_ROOT/packaging/man/$page"
+    done
+    local lang
+    for lang in $(grep -v '^#' "$REPO_ROOT/po/LINGUAS"); do
+        echo "data /usr/share/locale/$lang/LC_MESSAGES/pingate.mo 0644 root root $REPO_ROOT/po/build/$lang/LC_MESSAGES/pingate.mo"
     done
 }
 

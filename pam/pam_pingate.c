@@ -18,9 +18,13 @@
 
 #include "pingate_module.h"
 
-/* The domain is bound to the default locale directory, as libpam's own is. */
-#define _(s) dgettext("pingate", s)
-#define P_(singular, plural, n) dngettext("pingate", singular, plural, n)
+/*
+ * Messages follow the calling application's locale (it has called
+ * setlocale); syslog lines stay in English. pam_sm_authenticate binds the
+ * domain, as libpam binds its own in pam_start.
+ */
+#define _(s) dgettext(PINGATE_TEXT_DOMAIN, s)
+#define P_(singular, plural, n) dngettext(PINGATE_TEXT_DOMAIN, singular, plural, n)
 
 static bool is_pattern(enum pingate_kind kind)
 {
@@ -40,30 +44,57 @@ static void inform(pam_handle_t *pamh, int flags, const struct pingate_options *
 	va_end(args);
 }
 
-static void format_duration(char *buf, size_t size, unsigned long seconds)
+/*
+ * gettext lets a message hang on one number, and here that is the duration:
+ * its words depend on it ("for 1 minute", "for 5 minutes"; 鎖定 5 分鐘), so
+ * each unit is a whole sentence rather than a duration glued into one. The
+ * failure count then needs no plural of its own: a lockout follows one
+ * failure only when free_failures = 0, and that case has its own wording.
+ */
+static const char *pin_locked_text(bool minutes, unsigned failures, unsigned long n)
 {
-	unsigned long minutes = (seconds + 59) / 60;  /* never promise less than the truth */
+	if (minutes && failures == 1)
+		return P_("PIN locked for %lu minute after a failed attempt — use your password",
+			"PIN locked for %lu minutes after a failed attempt — use your password", n);
+	if (minutes)
+		/* TRANSLATORS: %2$u is the number of failed attempts, 2 or more. If your
+		   language inflects the noun for it, word it as a count ("failed attempts: %2$u"). */
+		return P_("PIN locked for %lu minute after %u failed attempts — use your password",
+			"PIN locked for %lu minutes after %u failed attempts — use your password", n);
+	if (failures == 1)
+		return P_("PIN locked for %lu second after a failed attempt — use your password",
+			"PIN locked for %lu seconds after a failed attempt — use your password", n);
+	return P_("PIN locked for %lu second after %u failed attempts — use your password",
+		"PIN locked for %lu seconds after %u failed attempts — use your password", n);
+}
 
-	if (seconds >= 60)
-		snprintf(buf, size, P_("%lu minute", "%lu minutes", minutes), minutes);
-	else
-		snprintf(buf, size, P_("%lu second", "%lu seconds", seconds), seconds);
+static const char *pattern_locked_text(bool minutes, unsigned failures, unsigned long n)
+{
+	if (minutes && failures == 1)
+		return P_("Pattern locked for %lu minute after a failed attempt — use your password",
+			"Pattern locked for %lu minutes after a failed attempt — use your password", n);
+	if (minutes)
+		/* TRANSLATORS: as for the PIN, %2$u failed attempts, 2 or more. */
+		return P_("Pattern locked for %lu minute after %u failed attempts — use your password",
+			"Pattern locked for %lu minutes after %u failed attempts — use your password", n);
+	if (failures == 1)
+		return P_("Pattern locked for %lu second after a failed attempt — use your password",
+			"Pattern locked for %lu seconds after a failed attempt — use your password", n);
+	return P_("Pattern locked for %lu second after %u failed attempts — use your password",
+		"Pattern locked for %lu seconds after %u failed attempts — use your password", n);
 }
 
 static void tell_locked(pam_handle_t *pamh, int flags, const struct pingate_options *opts,
 		enum pingate_kind kind, unsigned long seconds, unsigned failures)
 {
-	char duration[64];
+	bool minutes = seconds >= 60;
+	/* Rounded up: never promise less waiting than the truth. */
+	unsigned long n = minutes ? (seconds + 59) / 60 : seconds;
+	const char *text = is_pattern(kind) ? pattern_locked_text(minutes, failures, n) :
+		pin_locked_text(minutes, failures, n);
 
-	format_duration(duration, sizeof(duration), seconds);
-	if (is_pattern(kind))
-		inform(pamh, flags, opts, P_("Pattern locked for %s after %u failed attempt — use your password",
-			"Pattern locked for %s after %u failed attempts — use your password", failures),
-			duration, failures);
-	else
-		inform(pamh, flags, opts, P_("PIN locked for %s after %u failed attempt — use your password",
-			"PIN locked for %s after %u failed attempts — use your password", failures),
-			duration, failures);
+	/* The one-failure texts have no %u; printf ignores the unused argument. */
+	inform(pamh, flags, opts, text, n, failures);
 }
 
 static void tell_disabled(pam_handle_t *pamh, int flags, const struct pingate_options *opts,
@@ -336,6 +367,7 @@ int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **ar
 	const char *user = NULL;
 	int rc;
 
+	bindtextdomain(PINGATE_TEXT_DOMAIN, PINGATE_LOCALEDIR);
 	rc = pingate_options_load(pamh, &opts, argc, argv);
 	if (rc != PAM_SUCCESS)
 		goto out;

@@ -20,6 +20,10 @@
 #ifndef PINGATE_HELPER_PATH
 #define PINGATE_HELPER_PATH "/usr/libexec/pingate/pingate-verify"
 #endif
+#ifndef PINGATE_LOCALEDIR
+#define PINGATE_LOCALEDIR "/usr/share/locale"
+#endif
+#define PINGATE_TEXT_DOMAIN "pingate"
 #ifndef PINGATE_CONF_PATH
 #define PINGATE_CONF_PATH "/etc/pingate/pingate.conf"
 #endif

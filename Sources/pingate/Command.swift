@@ -21,13 +21,13 @@ extension Command {
         """
         pingate \(name) — \(abstract)
 
-        usage: \(usage)
+        \(usageLine(usage))
 
         \(discussion)
 
-        Global options:
+        \(L("Global options:"))
         \(StoreOptions.helpText)
-          -h, --help       show this help
+          -h, --help       \(L("show this help"))
         """
     }
 }

@@ -8,29 +8,29 @@ enum RootCommand {
         DoctorCommand.self, HelpCommand.self,
     ]
 
-    static let usage = "usage: pingate COMMAND [ARGUMENTS] [--store DIR] [--config FILE]  (pingate --help for the commands)"
+    static var usage: String {
+        usageLine("pingate COMMAND [ARGUMENTS] [--store DIR] [--config FILE]  " + L("(pingate --help for the commands)"))
+    }
 
     static var helpText: String {
-        let width = commands.map { $0.name.count }.max() ?? 0
+        let width = commands.map { Localization.displayWidth($0.name) }.max() ?? 0
         let list = commands.map { command in
-            "  " + command.name + String(repeating: " ", count: width - command.name.count + 2) + command.abstract
+            "  " + Localization.padded(command.name, to: width + 2) + command.abstract
         }.joined(separator: "\n")
         return """
-        pingate — manage PinGate PINs and patterns (version \(version))
+        \(L("pingate — manage PinGate PINs and patterns (version %s)", version))
 
-        usage: pingate COMMAND [ARGUMENTS]
+        \(usageLine("pingate COMMAND [ARGUMENTS]"))
 
-        Commands:
+        \(L("Commands:"))
         \(list)
 
-        Global options:
+        \(L("Global options:"))
         \(StoreOptions.helpText)
-          -h, --help       show help (also: pingate help COMMAND, pingate COMMAND --help)
-          --version        print the version
+          -h, --help       \(L("show help (also: pingate help COMMAND, pingate COMMAND --help)"))
+          --version        \(L("print the version"))
 
-        Exit status: 0 ok; 1 verification failed, locked, disabled, or a new secret
-        refused; 2 usage; 3 permission; 4 no such user or not enrolled; 5 store or
-        configuration error; 130 cancelled at a prompt.
+        \(L("Exit status: 0 ok; 1 verification failed, locked, disabled, or a new secret\nrefused; 2 usage; 3 permission; 4 no such user or not enrolled; 5 store or\nconfiguration error; 130 cancelled at a prompt."))
         """
     }
 
@@ -52,17 +52,17 @@ enum RootCommand {
                 Output.line("pingate \(version)")
                 return .ok
             case "--store", "--config":
-                guard let value = remaining.popFirst() else { return usageError("\(first) needs a value", usage) }
+                guard let value = remaining.popFirst() else { return usageError(L("%s needs a value", first), usage) }
                 leading += [first, value]
             case _ where first.hasPrefix("--store=") || first.hasPrefix("--config="):
                 leading.append(first)
             default:
-                return usageError("unknown option '\(first.prefix(60))'", usage)
+                return usageError(L("unknown option '%s'", first.prefix(60)), usage)
             }
         }
-        guard let name = remaining.popFirst() else { return usageError("a command is needed", usage) }
+        guard let name = remaining.popFirst() else { return usageError(L("a command is needed"), usage) }
         guard let type = command(named: name) else {
-            return usageError("unknown command '\(name.prefix(40))'", usage)
+            return usageError(L("unknown command '%s'", name.prefix(40)), usage)
         }
         return run(type, arguments: Array(remaining) + leading)
     }
@@ -70,7 +70,7 @@ enum RootCommand {
     static func run(_ type: any Command.Type, arguments: [String]) -> ExitStatus {
         let caller = Caller.current()
         do {
-            let parsed = try ParsedArguments(arguments, spec: type.spec + StoreOptions.spec, usage: "usage: " + type.usage)
+            let parsed = try ParsedArguments(arguments, spec: type.spec + StoreOptions.spec, usage: usageLine(type.usage))
             if parsed.wantsHelp {
                 Output.line(type.helpText)
                 return .ok

@@ -2,4 +2,5 @@
 // pingate(8) for the exit statuses and the --json schemas.
 import Glibc
 
+Localization.start()
 exit(RootCommand.main(Array(CommandLine.arguments.dropFirst())).rawValue)

@@ -64,6 +64,8 @@ test_the_archive_holds_exactly_the_installed_files_with_their_modes() {
 -rw-r--r-- root/root ./usr/share/man/man8/pingate.8.gz"
     fi
     expected="$expected
+-rw-r--r-- root/root ./usr/share/locale/zh_CN/LC_MESSAGES/pingate.mo
+-rw-r--r-- root/root ./usr/share/locale/zh_TW/LC_MESSAGES/pingate.mo
 -rw-r--r-- root/root ./usr/share/pam-configs/pingate"
     actual="$(dpkg-deb -c "$DEB" | awk '$1 !~ /^d/ { print $1, $2, $6 }' | LC_ALL=C sort -k3)"
     assert_eq "$(echo "$expected" | LC_ALL=C sort -k3)" "$actual" "files in the archive"

@@ -67,6 +67,9 @@ test_install_puts_every_file_in_place_with_its_owner_and_mode() {
     expect /usr/share/man/man8/pam_pingate.8.gz root:root 644
     expect /usr/share/man/man5/pingate.conf.5.gz root:root 644
     if [ -f "$REPO_ROOT/packaging/man/pingate.8" ]; then expect /usr/share/man/man8/pingate.8.gz root:root 644; fi
+    expect /usr/share/locale/zh_TW/LC_MESSAGES/pingate.mo root:root 644
+    expect /usr/share/locale/zh_CN/LC_MESSAGES/pingate.mo root:root 644
+    cmp -s "$REPO_ROOT/po/build/zh_TW/LC_MESSAGES/pingate.mo" /usr/share/locale/zh_TW/LC_MESSAGES/pingate.mo || fail "zh_TW pingate.mo"
     assert_eq 32 "$(stat -c %s /var/lib/pingate/machine.key)" "machine key size"
     cmp -s "$REPO_ROOT/packaging/pingate.conf" /etc/pingate/pingate.conf || fail "pingate.conf is not the default"
     cmp -s "$REPO_ROOT/pam/pam-configs/pingate" /usr/share/pam-configs/pingate || fail "the profile differs from pam/"

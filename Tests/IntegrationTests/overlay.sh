@@ -42,6 +42,7 @@ _overlay_build_artefacts() {
         echo "(building the module: make -C pam)" >&2
         make -C "$REPO_ROOT/pam" >&2 || exit 1
     fi
+    make -s -C "$REPO_ROOT/po" >&2 || exit 1   # message catalogues; cheap when up to date
 }
 
 _overlay_setup() {

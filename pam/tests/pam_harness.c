@@ -10,11 +10,14 @@
  *   RESULT <PAM_CODE_NAME>
  * and exits with the PAM return code. --authtok TEXT puts TEXT in the PAM
  * environment for tests/pam_test_authtok.so, which makes it PAM_AUTHTOK.
+ * Like any PAM application it first calls setlocale(LC_ALL, ""), so the
+ * modules speak the language of LANG/LC_*.
  *
  * usage: pam_harness --confdir DIR --service NAME --user USER
  *                    [--rhost H] [--tty T] [--silent] [--authtok TEXT]
  */
 #include <getopt.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,6 +130,7 @@ int main(int argc, char **argv)
 	pam_handle_t *pamh = NULL;
 	int flags = 0, option, rc;
 
+	setlocale(LC_ALL, "");
 	while ((option = getopt_long(argc, argv, "", long_options, NULL)) != -1) {
 		switch (option) {
 		case 'c': confdir = optarg; break;

@@ -4,27 +4,19 @@ import PinGateCore
 /// current one through the setgid helper; root changes anyone's without it.
 struct ChangeCommand: Command {
     static let name = "change"
-    static let abstract = "change your own PIN or pattern (root: anyone's)"
+    static var abstract: String { L("change your own PIN or pattern (root: anyone's)") }
     static let usage = "pingate change [USER] [--pin | --pattern [--grid R]] [--stdin] [--allow-weak]"
-    static let discussion = """
-        A user other than root proves the current secret first, through
-        \(HelperClient.path) (the attempt is counted like any other, so the
-        lockout applies), then types the new one twice. Root changes any user's
-        credential without the current one; failures and a lock are cleared.
-        The new credential keeps the current kind unless --pin or --pattern is
-        given. Ctrl-C, Esc or an empty entry cancels with nothing changed.
-
-        Options:
-          --pin, --pattern   switch to a PIN or a pattern
-          --grid R           pattern grid size, 3 to 6
-          --stdin            read secrets as lines: the current one (not for
-                             root), then the new one twice
-          --allow-weak       root only: accept an easily guessed PIN
-
-        Exit status: 0 changed; 1 wrong current secret, locked, disabled, or
-        the new secret refused; 2 usage; 3 another user's credential, or a
-        root-only option; 4 not enrolled; 5 store error; 130 cancelled.
-        """
+    static var discussion: String {
+        HelpText.compose(
+            HelpText.paragraph(L("A user other than root proves the current secret first, through %s (the attempt is counted like any other, so the lockout applies), then types the new one twice. Root changes any user's credential without the current one; failures and a lock are cleared. The new credential keeps the current kind unless --pin or --pattern is given. Ctrl-C, Esc or an empty entry cancels with nothing changed.", HelperClient.path)),
+            HelpText.options([
+                ("--pin, --pattern", L("switch to a PIN or a pattern")),
+                ("--grid R", L("pattern grid size, 3 to 6")),
+                ("--stdin", L("read secrets as lines: the current one (not for root), then the new one twice")),
+                ("--allow-weak", L("root only: accept an easily guessed PIN")),
+            ]),
+            HelpText.paragraph(L("Exit status: 0 changed; 1 wrong current secret, locked, disabled, or the new secret refused; 2 usage; 3 another user's credential, or a root-only option; 4 not enrolled; 5 store error; 130 cancelled.")))
+    }
     static let spec = ArgumentSpec(flags: ["--pin", "--pattern", "--allow-weak"], options: ["--grid"], positionals: 1)
         + StdinOption.spec
 
@@ -36,7 +28,7 @@ struct ChangeCommand: Command {
     let locations: StoreOptions
 
     init(_ arguments: ParsedArguments) throws {
-        let usage = "usage: " + Self.usage
+        let usage = usageLine(Self.usage)
         userName = arguments.positional(0)
         guard !(arguments.has("--pin") && arguments.has("--pattern")) else {
             throw CLIError.usage("--pin and --pattern cannot be used together", usage)
@@ -61,7 +53,7 @@ struct ChangeCommand: Command {
     func run(caller: Caller) throws -> ExitStatus {
         let user = try userName.map(lookUpUser) ?? caller.user()
         let policy = try locations.policy()
-        let entry = try SecretEntries.make(stdin: stdin, usage: "usage: " + Self.usage)
+        let entry = try SecretEntries.make(stdin: stdin, usage: usageLine(Self.usage))
         let dialog = CredentialDialog(entry: entry, policy: policy)
         if caller.isRoot {
             try changeAsRoot(user, policy: policy, dialog: dialog)
@@ -82,15 +74,15 @@ struct ChangeCommand: Command {
         let store = try locations.store()
         let uid = UInt32(user.uid)
         guard let record = try storeCall({ try store.readRecord(uid: uid) }) else {
-            throw AttemptOutcome.notEnrolled.refusal(noun: "PIN", user: user.name)
+            throw AttemptOutcome.notEnrolled.refusal(kind: nil, user: user.name)
         }
         let (newKind, grid) = try newShape(current: record.kind, currentGrid: record.gridSize, policy: policy)
         let credential = try dialog.askNew(kind: newKind, grid: grid, user: user.name, allowWeak: allowWeak)
         let replaced = try storeCall {
             try Administration(store: store, policy: policy).replaceCredential(uid: uid, with: credential)
         }
-        guard replaced else { throw AttemptOutcome.notEnrolled.refusal(noun: "PIN", user: user.name) }
-        Output.line("changed the \(newKind == .pin ? "PIN" : "pattern") of \(user.name)")
+        guard replaced else { throw AttemptOutcome.notEnrolled.refusal(kind: nil, user: user.name) }
+        Output.line(newKind == .pin ? L("changed the PIN of %s", user.name) : L("changed the pattern of %s", user.name))
     }
 
     private func changeOwn(_ user: SystemUser, policy: Policy, dialog: CredentialDialog) throws {
@@ -100,13 +92,12 @@ struct ChangeCommand: Command {
         request.appendField("user", user.name)
         let status = try StatusReport(user: user.name, uid: UInt32(user.uid), helperAnswer: try helper.send(request))
         guard status.enrolled, let currentKind = status.kind else {
-            throw AttemptOutcome.notEnrolled.refusal(noun: "PIN", user: user.name)
+            throw AttemptOutcome.notEnrolled.refusal(kind: nil, user: user.name)
         }
         let currentGrid = try PatternGrid(size: status.grid ?? policy.patternGrid)
-        let noun = currentKind == .pin ? "PIN" : "pattern"
-        if status.disabled { throw AttemptOutcome.disabled(failures: status.failures).refusal(noun: noun, user: user.name) }
+        if status.disabled { throw AttemptOutcome.disabled(failures: status.failures).refusal(kind: currentKind, user: user.name) }
         if status.lockedSeconds > 0 {
-            throw AttemptOutcome.locked(seconds: status.lockedSeconds, failures: status.failures).refusal(noun: noun, user: user.name)
+            throw AttemptOutcome.locked(seconds: status.lockedSeconds, failures: status.failures).refusal(kind: currentKind, user: user.name)
         }
         let current = try proveCurrent(user.name, kind: currentKind, grid: currentGrid, dialog: dialog)
         let (newKind, grid) = try newShape(current: currentKind, currentGrid: currentGrid.size, policy: policy)
@@ -119,17 +110,17 @@ struct ChangeCommand: Command {
         change.appendField("new_kind", newKind.description)
         if newKind == .pattern { change.appendField("new_grid", String(grid.size)) }
         change.appendField("new", secret: credential.canonicalBytes())
-        if let failure = AttemptOutcome(try helper.send(change)).failure(noun: noun, user: user.name) { throw failure }
-        Output.line("changed the \(newKind == .pin ? "PIN" : "pattern") of \(user.name)")
+        if let failure = AttemptOutcome(try helper.send(change)).failure(kind: currentKind, user: user.name) { throw failure }
+        Output.line(newKind == .pin ? L("changed the PIN of %s", user.name) : L("changed the pattern of %s", user.name))
     }
 
     /// Asks for the current secret. On a terminal it is checked at once (a
     /// counted attempt) so a typo is caught before the new one is typed; a
     /// wrong entry may be tried again while the policy allows free attempts.
     private func proveCurrent(_ user: String, kind: CredentialKind, grid: PatternGrid, dialog: CredentialDialog) throws -> SecretBytes {
-        let noun = kind == .pin ? "PIN" : "pattern"
         for attempt in 1...dialog.entry.tries {
-            let current = try dialog.askExisting(kind: kind, grid: grid, prompt: "Current \(noun) for \(user)")
+            let current = try dialog.askExisting(kind: kind, grid: grid,
+                                                 prompt: kind == .pin ? L("Current PIN for %s", user) : L("Current pattern for %s", user))
             guard dialog.entry.tries > 1 else { return current }
             let request = SecretBuffer(capacity: HelperRequest.maximumSize)
             request.appendField("op", "verify")
@@ -137,10 +128,11 @@ struct ChangeCommand: Command {
             request.appendField("service", "pingate")
             request.appendField("secret", secret: current)
             let outcome = AttemptOutcome(try HelperClient().send(request))
-            guard let failure = outcome.failure(noun: noun, user: user) else { return current }
+            guard let failure = outcome.failure(kind: kind, user: user) else { return current }
             guard outcome.isWrong, attempt < dialog.entry.tries else { throw failure }
-            dialog.entry.notice(failure.message + " — try again")
+            dialog.entry.notice(L("%s — try again", failure.message))
         }
-        throw CLIError.failed("the current \(noun) was not proven; nothing was changed")
+        throw CLIError.failed(kind == .pin ? L("the current PIN was not proven; nothing was changed")
+            : L("the current pattern was not proven; nothing was changed"))
     }
 }

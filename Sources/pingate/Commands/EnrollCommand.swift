@@ -3,26 +3,21 @@ import PinGateCore
 /// `pingate enroll USER`: root gives a user a PIN (the default) or a pattern.
 struct EnrollCommand: Command {
     static let name = "enroll"
-    static let abstract = "give a user a PIN or a pattern (root)"
+    static var abstract: String { L("give a user a PIN or a pattern (root)") }
     static let usage = "pingate enroll USER [--pin | --pattern [--grid R]] [--stdin] [--force] [--allow-weak]"
-    static let discussion = """
-        Asks for the new secret twice and stores its hash in the user's record.
-        On a terminal a PIN is typed on a pad that shows one ● per digit, and a
-        pattern is drawn on a grid (or typed as 1-5-9-6) and shown for
-        confirmation; Esc or Ctrl-C cancels with nothing changed (exit 130).
-
-        Options:
-          --pin            enrol a PIN (the default)
-          --pattern        enrol a pattern
-          --grid R         pattern grid size, 3 to 6 (default: pattern_grid)
-          --stdin          read the new secret twice, one per line, from stdin
-          --force          replace the user's existing credential
-          --allow-weak     accept a PIN that is easy to guess (1111, 1234, …)
-
-        Exit status: 0 enrolled; 1 the secret was refused (malformed, weak, the
-        two entries differ); 2 usage, or already enrolled without --force;
-        3 not root; 4 no such user; 5 store or configuration error; 130 cancelled.
-        """
+    static var discussion: String {
+        HelpText.compose(
+            HelpText.paragraph(L("Asks for the new secret twice and stores its hash in the user's record. On a terminal a PIN is typed on a pad that shows one ● per digit, and a pattern is drawn on a grid (or typed as 1-5-9-6) and shown for confirmation; Esc or Ctrl-C cancels with nothing changed (exit 130).")),
+            HelpText.options([
+                ("--pin", L("enrol a PIN (the default)")),
+                ("--pattern", L("enrol a pattern")),
+                ("--grid R", L("pattern grid size, 3 to 6 (default: pattern_grid)")),
+                ("--stdin", L("read the new secret twice, one per line, from stdin")),
+                ("--force", L("replace the user's existing credential")),
+                ("--allow-weak", L("accept a PIN that is easy to guess (1111, 1234, …)")),
+            ]),
+            HelpText.paragraph(L("Exit status: 0 enrolled; 1 the secret was refused (malformed, weak, the two entries differ); 2 usage, or already enrolled without --force; 3 not root; 4 no such user; 5 store or configuration error; 130 cancelled.")))
+    }
     static let spec = ArgumentSpec(flags: ["--pin", "--pattern", "--force", "--allow-weak"], options: ["--grid"], positionals: 1)
         + StdinOption.spec
 
@@ -35,14 +30,14 @@ struct EnrollCommand: Command {
     let locations: StoreOptions
 
     init(_ arguments: ParsedArguments) throws {
-        let usage = "usage: " + Self.usage
+        let usage = usageLine(Self.usage)
         userName = arguments.positional(0)
         guard !(arguments.has("--pin") && arguments.has("--pattern")) else {
-            throw CLIError.usage("--pin and --pattern cannot be used together", usage)
+            throw CLIError.usage(L("--pin and --pattern cannot be used together"), usage)
         }
         kind = arguments.has("--pattern") ? .pattern : .pin
         gridSize = try arguments.integer("--grid", in: PatternGrid.supportedSizes, usage: usage)
-        guard gridSize == nil || kind == .pattern else { throw CLIError.usage("--grid needs --pattern", usage) }
+        guard gridSize == nil || kind == .pattern else { throw CLIError.usage(L("--grid needs --pattern"), usage) }
         force = arguments.has("--force")
         allowWeak = arguments.has("--allow-weak")
         stdin = StdinOption(arguments)
@@ -50,7 +45,7 @@ struct EnrollCommand: Command {
     }
 
     func validate(caller: Caller) throws {
-        guard userName != nil else { throw CLIError.usage("missing USER", "usage: " + Self.usage) }
+        guard userName != nil else { throw CLIError.usage(L("missing USER"), usageLine(Self.usage)) }
         try caller.requireRoot(Self.name)
     }
 
@@ -63,7 +58,7 @@ struct EnrollCommand: Command {
         if !force, let existing = try storeCall({ try store.readRecord(uid: uid) }) {
             throw alreadyEnrolled(user.name, existing.kind)
         }
-        let entry = try SecretEntries.make(stdin: stdin, usage: "usage: " + Self.usage)
+        let entry = try SecretEntries.make(stdin: stdin, usage: usageLine(Self.usage))
         let grid = try PatternGrid(size: gridSize ?? policy.patternGrid)
         let credential = try CredentialDialog(entry: entry, policy: policy)
             .askNew(kind: kind, grid: grid, user: user.name, allowWeak: allowWeak)
@@ -74,14 +69,19 @@ struct EnrollCommand: Command {
         } catch {
             throw CLIError.store(error)
         }
-        let what = kind == .pin ? "a PIN" : "a \(grid.size)×\(grid.size) pattern"
-        Output.line("enrolled \(what) for \(user.name)")
+        Output.line(kind == .pin ? L("enrolled a PIN for %s", user.name)
+            : L("enrolled a %d×%d pattern for %s", grid.size, grid.size, user.name))
         return .ok
     }
 
     private func alreadyEnrolled(_ user: String, _ kind: CredentialKind?) -> CLIError {
-        let what = kind.map { $0 == .pin ? "a PIN" : "a pattern" } ?? "a credential"
-        return CLIError(status: .usage, message: "\(user) already has \(what); pass --force to replace it (or 'pingate change \(user)')")
+        let message: String
+        switch kind {
+        case .pin: message = L("%s already has a PIN; pass --force to replace it (or 'pingate change %s')", user, user)
+        case .pattern: message = L("%s already has a pattern; pass --force to replace it (or 'pingate change %s')", user, user)
+        case nil: message = L("%s already has a PIN or pattern; pass --force to replace it (or 'pingate change %s')", user, user)
+        }
+        return CLIError(status: .usage, message: message)
     }
 }
 

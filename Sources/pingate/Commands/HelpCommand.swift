@@ -1,9 +1,11 @@
 /// `pingate help [COMMAND]`: the same text as `--help`.
 struct HelpCommand: Command {
     static let name = "help"
-    static let abstract = "show help for pingate or one of its commands"
+    static var abstract: String { L("show help for pingate or one of its commands") }
     static let usage = "pingate help [COMMAND]"
-    static let discussion = "Prints the help of COMMAND (as 'pingate COMMAND --help' does), or the list of commands."
+    static var discussion: String {
+        HelpText.paragraph(L("Prints the help of COMMAND (as 'pingate COMMAND --help' does), or the list of commands."))
+    }
     static let spec = ArgumentSpec(positionals: 1)
 
     let topic: String?
@@ -14,7 +16,7 @@ struct HelpCommand: Command {
 
     func validate(caller: Caller) throws {
         if let topic, RootCommand.command(named: topic) == nil {
-            throw CLIError.usage("no such command '\(topic.prefix(40))'", "usage: " + Self.usage)
+            throw CLIError.usage(L("no such command '%s'", topic.prefix(40)), usageLine(Self.usage))
         }
     }
 

@@ -6,19 +6,14 @@ import PinGateCore
 /// in ascending uid order; a record that cannot be read has "error" set.
 struct ListCommand: Command {
     static let name = "list"
-    static let abstract = "list enrolled users (root)"
+    static var abstract: String { L("list enrolled users (root)") }
     static let usage = "pingate list [--json]"
-    static let discussion = """
-        Lists every user with a record in the store: name, uid, kind, failures
-        and state (active, locked, disabled, or error for a record that cannot
-        be read — 'pingate doctor' says how to fix it).
-
-        Options:
-          --json    an array of the objects 'pingate status --json' prints
-
-        Exit status: 0 listed (even if empty); 3 not root; 5 store or
-        configuration error, or an unreadable record.
-        """
+    static var discussion: String {
+        HelpText.compose(
+            HelpText.paragraph(L("Lists every user with a record in the store: name, uid, kind, failures and state (active, locked, disabled, or error for a record that cannot be read — 'pingate doctor' says how to fix it).")),
+            HelpText.options([("--json", L("an array of the objects 'pingate status --json' prints"))]),
+            HelpText.paragraph(L("Exit status: 0 listed (even if empty); 3 not root; 5 store or configuration error, or an unreadable record.")))
+    }
     static let spec = JSONOption.spec
 
     let json: JSONOption
@@ -36,20 +31,24 @@ struct ListCommand: Command {
     func run(caller: Caller) throws -> ExitStatus {
         let store = try locations.store()
         let policy = try locations.policy()
-        let reports = try storeCall { try store.enrolledUIDs() }.map { uid in
-            try StatusCommand.report(uid: uid, user: SystemUser.lookup(uid: uid)?.name, store: store, policy: policy)
+        let uids = try storeCall { try store.enrolledUIDs() }
+        let names = SystemUser.names(forUIDs: uids)
+        let reports = try uids.map { uid in
+            try StatusCommand.report(uid: uid, user: names[uid], store: store, policy: policy)
         }
         if json.enabled {
             Output.line(JSON.array(reports.map(\.json)).text)
         } else if reports.isEmpty {
-            Output.line("no users are enrolled")
+            Output.line(L("no users are enrolled"))
         } else {
-            let rows = [["USER", "UID", "KIND", "FAILURES", "STATE"]] + reports.map { report in
+            let header = [L("USER"), L("UID"), L("KIND"), L("FAILURES"), L("STATE")]
+            let rows = [header] + reports.map { report in
                 [report.user ?? "-", String(report.uid), report.kindText, String(report.failures), report.stateText]
             }
-            let widths = (0..<5).map { column in rows.map { $0[column].count }.max() ?? 0 }
+            // Columns by display width: a translated header may be CJK, two columns a character.
+            let widths = (0..<5).map { column in rows.map { Localization.displayWidth($0[column]) }.max() ?? 0 }
             for row in rows {
-                Output.line(zip(row, widths).map { $0 + String(repeating: " ", count: $1 - $0.count) }
+                Output.line(zip(row, widths).map { Localization.padded($0, to: $1) }
                     .joined(separator: "  ").trimmingTrailingSpaces())
             }
         }

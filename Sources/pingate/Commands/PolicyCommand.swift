@@ -12,20 +12,17 @@ import PinGateCore
 ///      "kdf_operations": 2, "kdf_memory": 67108864, "services": ["sudo", …]}
 struct PolicyCommand: Command {
     static let name = "policy"
-    static let abstract = "show, check or calibrate the policy in pingate.conf"
+    static var abstract: String { L("show, check or calibrate the policy in pingate.conf") }
     static let usage = "pingate policy [--json] | pingate policy check | pingate policy calibrate [--target-ms N]"
-    static let discussion = """
-        policy            prints the effective settings (the file over the
-                          defaults) as pingate.conf lines; --json as one object
-                          with typed values (durations in seconds, sizes in bytes)
-        policy check      validates pingate.conf; an error names the line
-        policy calibrate  measures Argon2id here, raising memory then passes,
-                          and prints kdf_operations and kdf_memory lines that
-                          take about --target-ms milliseconds (default \(PolicyCalibration.defaultTargetMilliseconds))
-                          per attempt; paste them into pingate.conf
-
-        Exit status: 0 ok; 2 usage; 5 the configuration has an error.
-        """
+    static var discussion: String {
+        HelpText.compose(
+            HelpText.options([
+                ("policy", L("prints the effective settings (the file over the defaults) as pingate.conf lines; --json as one object with typed values (durations in seconds, sizes in bytes)")),
+                ("policy check", L("validates pingate.conf; an error names the line")),
+                ("policy calibrate", L("measures Argon2id here, raising memory then passes, and prints kdf_operations and kdf_memory lines that take about --target-ms milliseconds (default %d) per attempt; paste them into pingate.conf", PolicyCalibration.defaultTargetMilliseconds)),
+            ], heading: L("Commands:")),
+            HelpText.paragraph(L("Exit status: 0 ok; 2 usage; 5 the configuration has an error.")))
+    }
     static let spec = ArgumentSpec(options: ["--target-ms"], positionals: 1) + JSONOption.spec
 
     enum Action: String { case show, check, calibrate }
@@ -36,7 +33,7 @@ struct PolicyCommand: Command {
     let locations: StoreOptions
 
     init(_ arguments: ParsedArguments) throws {
-        let usage = "usage: " + Self.usage
+        let usage = usageLine(Self.usage)
         guard let action = Action(rawValue: arguments.positional(0) ?? "show") else {
             throw CLIError.usage("unknown policy action '\(arguments.positional(0)?.prefix(40) ?? "")' (check or calibrate)", usage)
         }

@@ -3,15 +3,13 @@ import PinGateCore
 /// `pingate remove USER`: root deletes a user's credential and counters.
 struct RemoveCommand: Command {
     static let name = "remove"
-    static let abstract = "delete a user's PIN or pattern (root)"
+    static var abstract: String { L("delete a user's PIN or pattern (root)") }
     static let usage = "pingate remove USER"
-    static let discussion = """
-        Deletes the user's record: their PIN or pattern and its failure count.
-        The user then authenticates with the password only, until enrolled again.
-
-        Exit status: 0 removed; 2 usage; 3 not root; 4 no such user or not
-        enrolled; 5 store error.
-        """
+    static var discussion: String {
+        HelpText.compose(
+            HelpText.paragraph(L("Deletes the user's record: their PIN or pattern and its failure count. The user then authenticates with the password only, until enrolled again.")),
+            HelpText.paragraph(L("Exit status: 0 removed; 2 usage; 3 not root; 4 no such user or not enrolled; 5 store error.")))
+    }
     static let spec = ArgumentSpec(positionals: 1)
 
     let userName: String?
@@ -23,7 +21,7 @@ struct RemoveCommand: Command {
     }
 
     func validate(caller: Caller) throws {
-        guard userName != nil else { throw CLIError.usage("missing USER", "usage: " + Self.usage) }
+        guard userName != nil else { throw CLIError.usage(L("missing USER"), usageLine(Self.usage)) }
         try caller.requireRoot(Self.name)
     }
 
@@ -31,9 +29,9 @@ struct RemoveCommand: Command {
         let user = try lookUpUser(userName ?? "")
         let administration = Administration(store: try locations.store(), policy: try locations.policy())
         guard try storeCall({ try administration.remove(uid: UInt32(user.uid)) }) else {
-            throw CLIError.notFound("\(user.name) has no PIN or pattern; nothing to remove")
+            throw CLIError.notFound(L("%s has no PIN or pattern; nothing to remove", user.name))
         }
-        Output.line("removed the credential of \(user.name)")
+        Output.line(L("removed the credential of %s", user.name))
         return .ok
     }
 }

@@ -9,24 +9,14 @@ import PinGateCore
 ///      "last_failure","last_success","error"}
 struct StatusCommand: Command {
     static let name = "status"
-    static let abstract = "show a user's credential and lockout state"
+    static var abstract: String { L("show a user's credential and lockout state") }
     static let usage = "pingate status [USER] [--json]"
-    static let discussion = """
-        Shows whether USER (default: yourself) has a PIN or a pattern, the
-        failure count, any timeout or disable, and when the credential was
-        created, changed, last failed and last succeeded. Never the hash.
-        Root reads the store; other users may ask only about themselves, through
-        \(HelperClient.path), which does not report the times (null in JSON).
-
-        Options:
-          --json    one JSON object: user, uid, enrolled, kind ("pin", "pattern"
-                    or null), grid (null for a PIN), failures, attempts_left,
-                    locked_seconds, locked_until, disabled, created, changed,
-                    last_failure, last_success (Unix seconds or null), error
-
-        Exit status: 0 enrolled (locked or not); 3 another user's status;
-        4 no such user or not enrolled; 5 store or configuration error.
-        """
+    static var discussion: String {
+        HelpText.compose(
+            HelpText.paragraph(L("Shows whether USER (default: yourself) has a PIN or a pattern, the failure count, any timeout or disable, and when the credential was created, changed, last failed and last succeeded. Never the hash. Root reads the store; other users may ask only about themselves, through %s, which does not report the times (null in JSON).", HelperClient.path)),
+            HelpText.options([("--json", L("one JSON object: user, uid, enrolled, kind (\"pin\", \"pattern\" or null), grid (null for a PIN), failures, attempts_left, locked_seconds, locked_until, disabled, created, changed, last_failure, last_success (Unix seconds or null), error"))]),
+            HelpText.paragraph(L("Exit status: 0 enrolled (locked or not); 3 another user's status; 4 no such user or not enrolled; 5 store or configuration error.")))
+    }
     static let spec = ArgumentSpec(positionals: 1) + JSONOption.spec
 
     let userName: String?

@@ -3,15 +3,13 @@ import PinGateCore
 /// `pingate unlock USER`: root clears failures, a timeout and a disable.
 struct UnlockCommand: Command {
     static let name = "unlock"
-    static let abstract = "clear a user's failures, timeout and disable (root)"
+    static var abstract: String { L("clear a user's failures, timeout and disable (root)") }
     static let usage = "pingate unlock USER"
-    static let discussion = """
-        Sets the failure count to 0, ending any timeout and re-enabling a
-        credential disabled after max_failures. The credential is unchanged.
-
-        Exit status: 0 unlocked; 2 usage; 3 not root; 4 no such user or not
-        enrolled; 5 store error.
-        """
+    static var discussion: String {
+        HelpText.compose(
+            HelpText.paragraph(L("Sets the failure count to 0, ending any timeout and re-enabling a credential disabled after max_failures. The credential is unchanged.")),
+            HelpText.paragraph(L("Exit status: 0 unlocked; 2 usage; 3 not root; 4 no such user or not enrolled; 5 store error.")))
+    }
     static let spec = ArgumentSpec(positionals: 1)
 
     let userName: String?
@@ -23,7 +21,7 @@ struct UnlockCommand: Command {
     }
 
     func validate(caller: Caller) throws {
-        guard userName != nil else { throw CLIError.usage("missing USER", "usage: " + Self.usage) }
+        guard userName != nil else { throw CLIError.usage(L("missing USER"), usageLine(Self.usage)) }
         try caller.requireRoot(Self.name)
     }
 
@@ -31,10 +29,10 @@ struct UnlockCommand: Command {
         let user = try lookUpUser(userName ?? "")
         let administration = Administration(store: try locations.store(), policy: try locations.policy())
         guard try storeCall({ try administration.unlock(uid: UInt32(user.uid)) }) else {
-            throw CLIError.notFound("\(user.name) has no PIN or pattern; nothing to unlock")
+            throw CLIError.notFound(L("%s has no PIN or pattern; nothing to unlock", user.name))
         }
         SystemLog.write(.notice, "unlock: failures cleared by root (user=\(user.name) uid=\(user.uid))")
-        Output.line("unlocked \(user.name)")
+        Output.line(L("unlocked %s", user.name))
         return .ok
     }
 }

@@ -4,21 +4,14 @@ import PinGateCore
 /// verifier the PAM module uses.
 struct VerifyCommand: Command {
     static let name = "verify"
-    static let abstract = "check a PIN or pattern (a counted attempt)"
+    static var abstract: String { L("check a PIN or pattern (a counted attempt)") }
     static let usage = "pingate verify USER [--stdin]"
-    static let discussion = """
-        Asks for USER's PIN or pattern and checks it with the verifier, exactly
-        as a login would: the attempt is counted first, a wrong one moves the
-        user toward a timeout, a right one clears the failures. Root may check
-        any user; other users only themselves (through \(HelperClient.path)).
-
-        Options:
-          --stdin   read the secret as one line from standard input
-
-        Exit status: 0 correct; 1 wrong, locked, disabled, or not a well-formed
-        secret (not counted); 2 usage; 3 another user; 4 no such user or not
-        enrolled; 5 store or configuration error; 130 cancelled.
-        """
+    static var discussion: String {
+        HelpText.compose(
+            HelpText.paragraph(L("Asks for USER's PIN or pattern and checks it with the verifier, exactly as a login would: the attempt is counted first, a wrong one moves the user toward a timeout, a right one clears the failures. Root may check any user; other users only themselves (through %s).", HelperClient.path)),
+            HelpText.options([("--stdin", L("read the secret as one line from standard input"))]),
+            HelpText.paragraph(L("Exit status: 0 correct; 1 wrong, locked, disabled, or not a well-formed secret (not counted); 2 usage; 3 another user; 4 no such user or not enrolled; 5 store or configuration error; 130 cancelled.")))
+    }
     static let spec = ArgumentSpec(positionals: 1) + StdinOption.spec
 
     let userName: String?
@@ -32,7 +25,7 @@ struct VerifyCommand: Command {
     }
 
     func validate(caller: Caller) throws {
-        guard let userName else { throw CLIError.usage("missing USER", "usage: " + Self.usage) }
+        guard let userName else { throw CLIError.usage(L("missing USER"), usageLine(Self.usage)) }
         guard !caller.isRoot else { return }
         if try lookUpUser(userName).uid != caller.uid {
             throw CLIError.mustBeRoot("verify of another user")
@@ -44,18 +37,18 @@ struct VerifyCommand: Command {
         let user = try lookUpUser(userName ?? "")
         let uid = UInt32(user.uid)
         let policy = try locations.policy()
-        let entry = try SecretEntries.make(stdin: stdin, usage: "usage: " + Self.usage)
+        let entry = try SecretEntries.make(stdin: stdin, usage: usageLine(Self.usage))
         let dialog = CredentialDialog(entry: entry, policy: policy)
         let outcome: AttemptOutcome
-        let noun: String
+        let kind: CredentialKind
         if caller.isRoot {
             let store = try locations.store()
             guard let record = try storeCall({ try store.readRecord(uid: uid) }) else {
-                throw AttemptOutcome.notEnrolled.refusal(noun: "PIN", user: user.name)
+                throw AttemptOutcome.notEnrolled.refusal(kind: nil, user: user.name)
             }
-            noun = record.kind == .pin ? "PIN" : "pattern"
+            kind = record.kind
             let typed = try dialog.askExisting(kind: record.kind, grid: try PatternGrid(size: max(record.gridSize, 3)),
-                                               prompt: "\(noun) for \(user.name)")
+                                               prompt: Self.prompt(kind, user.name))
             outcome = AttemptOutcome(Verifier(store: store, policy: policy).verify(uid: uid, input: typed))
         } else {
             let helper = HelperClient()
@@ -63,16 +56,15 @@ struct VerifyCommand: Command {
             status.appendField("op", "status")
             status.appendField("user", user.name)
             let report = try StatusReport(user: user.name, uid: uid, helperAnswer: try helper.send(status))
-            let kind = report.kind ?? .pin
-            noun = report.kind == nil ? "PIN or pattern" : kind == .pin ? "PIN" : "pattern"
-            if !report.enrolled { throw AttemptOutcome.notEnrolled.refusal(noun: noun, user: user.name) }
+            kind = report.kind ?? .pin
+            if !report.enrolled { throw AttemptOutcome.notEnrolled.refusal(kind: report.kind, user: user.name) }
             // Locked or disabled: say so now rather than ask for a secret the helper will refuse.
-            if report.disabled { throw AttemptOutcome.disabled(failures: report.failures).refusal(noun: noun, user: user.name) }
+            if report.disabled { throw AttemptOutcome.disabled(failures: report.failures).refusal(kind: kind, user: user.name) }
             if report.lockedSeconds > 0 {
-                throw AttemptOutcome.locked(seconds: report.lockedSeconds, failures: report.failures).refusal(noun: noun, user: user.name)
+                throw AttemptOutcome.locked(seconds: report.lockedSeconds, failures: report.failures).refusal(kind: kind, user: user.name)
             }
             let typed = try dialog.askExisting(kind: kind, grid: try PatternGrid(size: report.grid ?? 3),
-                                               prompt: "\(noun) for \(user.name)")
+                                               prompt: Self.prompt(kind, user.name))
             let request = SecretBuffer(capacity: HelperRequest.maximumSize)
             request.appendField("op", "verify")
             request.appendField("user", user.name)
@@ -80,8 +72,12 @@ struct VerifyCommand: Command {
             request.appendField("secret", secret: typed)
             outcome = AttemptOutcome(try helper.send(request))
         }
-        if let failure = outcome.failure(noun: noun, user: user.name) { throw failure }
-        Output.line("correct \(noun) for \(user.name)")
+        if let failure = outcome.failure(kind: kind, user: user.name) { throw failure }
+        Output.line(kind == .pin ? L("correct PIN for %s", user.name) : L("correct pattern for %s", user.name))
         return .ok
+    }
+
+    private static func prompt(_ kind: CredentialKind, _ user: String) -> String {
+        kind == .pin ? L("PIN for %s", user) : L("Pattern for %s", user)
     }
 }

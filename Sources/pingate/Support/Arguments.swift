@@ -24,7 +24,7 @@ struct ParsedArguments {
         while let argument = remaining.popFirst() {
             if optionsEnded || !argument.hasPrefix("-") || argument == "-" {
                 guard positionals.count < spec.positionals else {
-                    throw CLIError.usage("unexpected argument '\(argument.prefix(60))'", usage)
+                    throw CLIError.usage(L("unexpected argument '%s'", argument.prefix(60)), usage)
                 }
                 positionals.append(argument)
                 continue
@@ -38,16 +38,16 @@ struct ParsedArguments {
                 inlineValue = String(argument[argument.index(after: equals)...])
             }
             if spec.flags.contains(name), inlineValue == nil {
-                guard !flags.contains(name) else { throw CLIError.usage("\(name) is given twice", usage) }
+                guard !flags.contains(name) else { throw CLIError.usage(L("%s is given twice", name), usage) }
                 flags.insert(name)
             } else if spec.options.contains(name) {
-                guard values[name] == nil else { throw CLIError.usage("\(name) is given twice", usage) }
+                guard values[name] == nil else { throw CLIError.usage(L("%s is given twice", name), usage) }
                 guard let value = inlineValue ?? remaining.popFirst(), !value.isEmpty else {
-                    throw CLIError.usage("\(name) needs a value", usage)
+                    throw CLIError.usage(L("%s needs a value", name), usage)
                 }
                 values[name] = value
             } else {
-                throw CLIError.usage("unknown option '\(name.prefix(60))'", usage)
+                throw CLIError.usage(L("unknown option '%s'", name.prefix(60)), usage)
             }
         }
     }
@@ -60,7 +60,7 @@ struct ParsedArguments {
     func integer(_ option: String, in range: ClosedRange<Int>, usage: String) throws -> Int? {
         guard let text = values[option] else { return nil }
         guard let number = Int(text), range.contains(number) else {
-            throw CLIError.usage("\(option) must be a whole number from \(range.lowerBound) to \(range.upperBound), got '\(text.prefix(20))'", usage)
+            throw CLIError.usage(L("%s must be a whole number from %d to %d, got '%s'", option, range.lowerBound, range.upperBound, text.prefix(20)), usage)
         }
         return number
     }

@@ -43,40 +43,45 @@ enum AttemptOutcome {
         }
     }
 
-    /// The error that ends the command for anything but `.ok`. `noun` is
-    /// "PIN", "pattern" or "PIN or pattern"; `user` names whose it is.
-    func failure(noun: String, user: String) -> CLIError? {
+    /// The error that ends the command for anything but `.ok`. `kind` is the
+    /// user's credential (nil: not known, as when not enrolled); each kind has
+    /// whole sentences of its own, so that every language can word them.
+    func failure(kind: CredentialKind?, user: String) -> CLIError? {
+        let pattern = kind == .pattern
         switch self {
         case .ok:
             return nil
         case let .wrong(failures, left, seconds, disabled):
-            let consequence: String
             if disabled {
-                consequence = "it is now disabled; root can run 'pingate unlock \(user)'"
+                return .failed(pattern ? L("wrong pattern for %s (it is now disabled; root can run 'pingate unlock %s')", user, user)
+                    : L("wrong PIN for %s (it is now disabled; root can run 'pingate unlock %s')", user, user))
             } else if seconds > 0 {
-                consequence = "locked for \(Output.duration(seconds)) after \(failures) failed attempts"
-            } else {
-                consequence = "\(left) attempt\(left == 1 ? "" : "s") left before a timeout"
+                return .failed(pattern ? LP("wrong pattern for %2$s (locked for %3$s after %1$d failed attempt)", "wrong pattern for %2$s (locked for %3$s after %1$d failed attempts)", failures, user, Output.duration(seconds))
+                    : LP("wrong PIN for %2$s (locked for %3$s after %1$d failed attempt)", "wrong PIN for %2$s (locked for %3$s after %1$d failed attempts)", failures, user, Output.duration(seconds)))
             }
-            return .failed("wrong \(noun) for \(user) (\(consequence))")
+            return .failed(pattern ? LP("wrong pattern for %2$s (%1$d attempt left before a timeout)", "wrong pattern for %2$s (%1$d attempts left before a timeout)", left, user)
+                : LP("wrong PIN for %2$s (%1$d attempt left before a timeout)", "wrong PIN for %2$s (%1$d attempts left before a timeout)", left, user))
         case let .locked(seconds, failures):
-            return .failed("\(user)'s \(noun) is locked for \(Output.duration(seconds)) after \(failures) failed attempts; wait, or root can run 'pingate unlock \(user)'")
+            return .failed(pattern ? LP("%2$s's pattern is locked for %3$s after %1$d failed attempt; wait, or root can run 'pingate unlock %2$s'", "%2$s's pattern is locked for %3$s after %1$d failed attempts; wait, or root can run 'pingate unlock %2$s'", failures, user, Output.duration(seconds))
+                : LP("%2$s's PIN is locked for %3$s after %1$d failed attempt; wait, or root can run 'pingate unlock %2$s'", "%2$s's PIN is locked for %3$s after %1$d failed attempts; wait, or root can run 'pingate unlock %2$s'", failures, user, Output.duration(seconds)))
         case let .disabled(failures):
-            return .failed("\(user)'s \(noun) is disabled after \(failures) failed attempts; root can run 'pingate unlock \(user)'")
+            return .failed(pattern ? LP("%2$s's pattern is disabled after %1$d failed attempt; root can run 'pingate unlock %2$s'", "%2$s's pattern is disabled after %1$d failed attempts; root can run 'pingate unlock %2$s'", failures, user)
+                : LP("%2$s's PIN is disabled after %1$d failed attempt; root can run 'pingate unlock %2$s'", "%2$s's PIN is disabled after %1$d failed attempts; root can run 'pingate unlock %2$s'", failures, user))
         case .notEnrolled:
-            return .notFound("\(user) has no PIN or pattern; root can enrol one with 'pingate enroll \(user)'")
+            return .notFound(L("%s has no PIN or pattern; root can enrol one with 'pingate enroll %s'", user, user))
         case let .malformed(reason):
-            return .failed("not a well-formed \(noun): \(reason) (nothing was counted)")
+            return .failed(pattern ? L("not a well-formed pattern: %s (nothing was counted)", reason)
+                : L("not a well-formed PIN: %s (nothing was counted)", reason))
         case let .storeError(message):
             return CLIError(status: .storeOrConfig, message: message)
         case let .refused(message):
-            return CLIError(status: .permission, message: "\(HelperClient.path) refused: \(message)")
+            return CLIError(status: .permission, message: L("%s refused: %s", HelperClient.path, message))
         }
     }
 
     /// `failure` for an outcome known not to be `.ok` (a status already read).
-    func refusal(noun: String, user: String) -> CLIError {
-        failure(noun: noun, user: user) ?? .failed("unexpected answer for \(user)")
+    func refusal(kind: CredentialKind?, user: String) -> CLIError {
+        failure(kind: kind, user: user) ?? .failed(L("unexpected answer for %s", user))
     }
 
     /// True for a wrong secret, the one failure worth asking again after.

@@ -14,6 +14,9 @@ enum ExitStatus: Int32 {
     case cancelled = 130
 }
 
+/// "usage: pingate …", with "usage:" in the user's language.
+func usageLine(_ usage: String) -> String { L("usage: %s", usage) }
+
 /// An error that ends the command: one line on stderr, then the exit status.
 struct CLIError: Error {
     let status: ExitStatus
@@ -26,10 +29,10 @@ struct CLIError: Error {
     }
 
     static func mustBeRoot(_ command: String) -> CLIError {
-        CLIError(status: .permission, message: "\(command) must be run as root (try: sudo pingate \(command) ...)")
+        CLIError(status: .permission, message: L("%s must be run as root (try: sudo pingate %s ...)", command, command))
     }
 
-    static let cancelled = CLIError(status: .cancelled, message: "cancelled; nothing was changed")
+    static var cancelled: CLIError { CLIError(status: .cancelled, message: L("cancelled; nothing was changed")) }
 
     static func failed(_ message: String) -> CLIError { CLIError(status: .failed, message: message) }
     static func notFound(_ message: String) -> CLIError { CLIError(status: .notFound, message: message) }

@@ -9,9 +9,11 @@ struct CredentialDialog {
     /// entry (weak: unless `allowWeak`) or a mismatch is refused with the
     /// reason; on a terminal the user may try again, up to `entry.tries`.
     func askNew(kind: CredentialKind, grid: PatternGrid, user: String, allowWeak: Bool) throws -> Credential {
-        let noun = kind == .pin ? "PIN" : "pattern"
-        let first = SecretPrompt(text: "New \(noun) for \(user)", kind: kind, grid: grid, policy: policy)
-        let again = SecretPrompt(text: "Repeat the new \(noun)", kind: kind, grid: grid, policy: policy)
+        let isPIN = kind == .pin
+        let first = SecretPrompt(text: isPIN ? L("New PIN for %s", user) : L("New pattern for %s", user),
+                                 kind: kind, grid: grid, policy: policy)
+        let again = SecretPrompt(text: isPIN ? L("Repeat the new PIN") : L("Repeat the new pattern"),
+                                 kind: kind, grid: grid, policy: policy)
         for attempt in 1...entry.tries {
             let last = attempt == entry.tries
             guard let typed = try entry.read(first) else { throw CLIError.cancelled }
@@ -19,17 +21,17 @@ struct CredentialDialog {
             do {
                 credential = try Credential(parsing: typed, kind: kind, gridSize: grid.size, policy: policy)
             } catch {
-                try refuse("not a well-formed \(noun): \(error)", last: last)
+                try refuse(isPIN ? L("not a well-formed PIN: %s", "\(error)") : L("not a well-formed pattern: %s", "\(error)"), last: last)
                 continue
             }
             if !allowWeak, case let .pin(pin) = credential, let weakness = pin.weakness() {
-                try refuse("this PIN is too easy to guess: \(weakness); choose another (root may pass --allow-weak)", last: last)
+                try refuse(L("this PIN is too easy to guess: %s; choose another (root may pass --allow-weak)", weakness), last: last)
                 continue
             }
             guard let repeated = try entry.read(again) else { throw CLIError.cancelled }
             let confirmation = try? Credential(parsing: repeated, kind: kind, gridSize: grid.size, policy: policy)
             guard let confirmation, confirmation.canonicalBytes().constantTimeEquals(credential.canonicalBytes()) else {
-                try refuse("the two \(noun)s do not match", last: last)
+                try refuse(isPIN ? L("the two PINs do not match") : L("the two patterns do not match"), last: last)
                 continue
             }
             if case let .pattern(pattern) = credential, !(try entry.confirm(pattern)) {
@@ -37,7 +39,7 @@ struct CredentialDialog {
             }
             return credential
         }
-        throw CLIError.failed("no \(noun) was set")
+        throw CLIError.failed(isPIN ? L("no PIN was set") : L("no pattern was set"))
     }
 
     /// Asks once for an existing credential (the caller verifies it).
@@ -50,7 +52,7 @@ struct CredentialDialog {
     /// Refuses an entry: on the last try it ends the command (exit 1),
     /// otherwise it tells the user and lets them try again.
     func refuse(_ reason: String, last: Bool) throws {
-        if last { throw CLIError.failed(reason + "; nothing was changed") }
-        entry.notice(reason + " — try again")
+        if last { throw CLIError.failed(L("%s; nothing was changed", reason)) }
+        entry.notice(L("%s — try again", reason))
     }
 }

@@ -21,10 +21,12 @@ struct StdinOption {
 /// Accepted before or after the subcommand.
 struct StoreOptions {
     static let spec = ArgumentSpec(options: ["--store", "--config"])
-    static let helpText = """
-          --store DIR      use the store in DIR (default \(StoreLocation.defaultDirectory))
-          --config FILE    read the policy from FILE (default \(Policy.defaultPath))
+    static var helpText: String {
         """
+          --store DIR      \(L("use the store in DIR (default %s)", StoreLocation.defaultDirectory))
+          --config FILE    \(L("read the policy from FILE (default %s)", Policy.defaultPath))
+        """
+    }
     let storeDirectory: String
     let configPath: String
     /// True when either location was given: the setgid helper ignores both,
@@ -60,7 +62,7 @@ struct Caller {
     /// The caller's own account, for commands whose USER is optional.
     func user() throws -> SystemUser {
         guard let user = SystemUser.lookup(uid: uid) else {
-            throw CLIError.notFound("uid \(uid) has no entry in the user database")
+            throw CLIError.notFound(L("uid %d has no entry in the user database", uid))
         }
         return user
     }
@@ -70,5 +72,5 @@ struct Caller {
 func lookUpUser(_ name: String) throws -> SystemUser {
     if let user = SystemUser.lookup(name: name) { return user }
     if let uid = UInt32(name), let user = SystemUser.lookup(uid: uid) { return user }
-    throw CLIError.notFound("no such user '\(name.prefix(64))'; check the name with 'getent passwd'")
+    throw CLIError.notFound(L("no such user '%s'; check the name with 'getent passwd'", name.prefix(64)))
 }

@@ -28,12 +28,14 @@ enum Output {
         return String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// "4 min 10 s", "45 s", "1 h 30 min".
+    /// "4 min 10 s", "45 s", "1 h 30 min": unit symbols, which need no plural.
     static func duration(_ seconds: Int64) -> String {
-        if seconds < 60 { return "\(seconds) s" }
-        if seconds < 3_600 { return seconds % 60 == 0 ? "\(seconds / 60) min" : "\(seconds / 60) min \(seconds % 60) s" }
+        if seconds < 60 { return L("%d s", seconds) }
+        if seconds < 3_600 {
+            return seconds % 60 == 0 ? L("%d min", seconds / 60) : L("%d min %d s", seconds / 60, seconds % 60)
+        }
         let minutes = (seconds % 3_600) / 60
-        return minutes == 0 ? "\(seconds / 3_600) h" : "\(seconds / 3_600) h \(minutes) min"
+        return minutes == 0 ? L("%d h", seconds / 3_600) : L("%d h %d min", seconds / 3_600, minutes)
     }
 }
 

@@ -32,7 +32,7 @@ enum SecretEntries {
         if stdin.enabled { return stdinIsTerminal ? EchoOffEntry() : LineEntry() }
         if TerminalIO.isInteractive { return TerminalEntry(terminal: .standard) }
         if stdinIsTerminal { return EchoOffEntry() }
-        throw CLIError.usage("standard input is not a terminal; pass --stdin to read the secrets from it", usage)
+        throw CLIError.usage(L("standard input is not a terminal; pass --stdin to read the secrets from it"), usage)
     }
 }
 
@@ -42,7 +42,7 @@ struct LineEntry: SecretEntry {
 
     func read(_ prompt: SecretPrompt) throws -> SecretBytes? {
         guard let line = readSecretLine(from: 0) else {
-            throw CLIError(status: .usage, message: "standard input ended before the line for: \(prompt.text.lowercased()) (--stdin expects one secret per line)")
+            throw CLIError(status: .usage, message: L("standard input ended before the line for: %s (--stdin expects one secret per line)", prompt.text.lowercased()))
         }
         return line
     }
@@ -58,7 +58,7 @@ struct EchoOffEntry: SecretEntry {
 
     func read(_ prompt: SecretPrompt) throws -> SecretBytes? {
         if prompt.kind == .pattern {
-            fputs("Cells are numbered:\n" + prompt.grid.legend().map { "    " + $0 + "\n" }.joined(), stderr)
+            fputs(L("Cells are numbered:") + "\n" + prompt.grid.legend().map { "    " + $0 + "\n" }.joined(), stderr)
         }
         fputs(prompt.text + ": ", stderr)
         let line = try TerminalMode.echoOff.with(descriptor: 0) { readSecretLine(from: 0) }
@@ -70,7 +70,7 @@ struct EchoOffEntry: SecretEntry {
 
     func confirm(_ pattern: Pattern) throws -> Bool {
         let picture = PatternPicture(grid: pattern.grid, path: pattern.cellNumbers)
-        fputs("Your pattern:\n" + picture.lines().joined(separator: "\n") + "\nSave it? [y/N] ", stderr)
+        fputs(L("Your pattern:") + "\n" + picture.lines().joined(separator: "\n") + "\n" + L("Save it? [y/N] "), stderr)
         let answer = readSecretLine(from: 0)
         guard let answer, answer.count > 0 else { return false }
         return answer[0] == UInt8(ascii: "y") || answer[0] == UInt8(ascii: "Y")

@@ -67,7 +67,7 @@ struct StatusReport {
             lockedSeconds = answer.word == "locked" ? answer.integer("seconds") : 0
             disabled = answer.word == "disabled"
         default:
-            if let failure = AttemptOutcome(answer).failure(noun: "PIN", user: user) { throw failure }
+            if let failure = AttemptOutcome(answer).failure(kind: nil, user: user) { throw failure }
         }
     }
 

@@ -12,6 +12,14 @@ struct PINPad {
     let minimumLength: Int
     let maximumLength: Int
 
+    private static let mask = "●"
+    /// Erases one mask: as many columns as it takes on this terminal (wcwidth).
+    private static var eraseMask: String {
+        let columns = max(1, Localization.displayWidth(mask))
+        let back = String(repeating: "\u{08}", count: columns)
+        return back + String(repeating: " ", count: columns) + back
+    }
+
     /// Reads one PIN after `prompt`; nil if the user cancelled.
     func read(prompt: String) throws -> SecretBytes? {
         try TerminalMode.raw.with(descriptor: terminal.input) {
@@ -22,7 +30,7 @@ struct PINPad {
                 switch keys.next() {
                 case let .byte(byte) where (0x30...0x39).contains(byte):
                     guard digits.append(byte) else { terminal.bell(); continue }
-                    terminal.write("●")
+                    terminal.write(Self.mask)
                     if minimumLength == maximumLength, digits.count == maximumLength {
                         terminal.write("\n")
                         return digits.bytes()
@@ -30,9 +38,9 @@ struct PINPad {
                 case .backspace:
                     guard !digits.isEmpty else { terminal.bell(); continue }
                     digits.removeLast()
-                    terminal.write("\u{08} \u{08}")
+                    terminal.write(Self.eraseMask)
                 case .clearLine:
-                    terminal.write(String(repeating: "\u{08} \u{08}", count: digits.count))
+                    terminal.write(String(repeating: Self.eraseMask, count: digits.count))
                     digits.removeAll()
                 case .enter:
                     if digits.isEmpty { terminal.write("\n"); return nil }

@@ -12,10 +12,12 @@ struct PatternPad {
     let grid: PatternGrid
     let minimumCells: Int
 
-    private static let help = [
-        "arrows or h/j/k/l move · Space takes a cell · Enter finishes",
-        "or type the cells, e.g. 1-5-9-6 · Backspace undoes · Esc cancels",
-    ]
+    private static var help: [String] {
+        [
+            L("arrows or h/j/k/l move · Space takes a cell · Enter finishes"),
+            L("or type the cells, e.g. 1-5-9-6 · Backspace undoes · Esc cancels"),
+        ]
+    }
 
     /// Reads one pattern; returns its text (`R:c1-c2-…` when drawn, the typed
     /// text when typed), or nil if the user cancelled.
@@ -31,21 +33,21 @@ struct PatternPad {
                 state.message = ""
                 switch keys.next() {
                 case .escape, .interrupt, .endOfInput:
-                    finish(replacing: shown, note: "cancelled")
+                    finish(replacing: shown, note: L("cancelled"))
                     return nil
                 case .enter:
                     let path = state.currentPath
                     if path.cells.isEmpty, state.typed.isEmpty {
-                        finish(replacing: shown, note: "cancelled")
+                        finish(replacing: shown, note: L("cancelled"))
                         return nil
                     }
                     guard path.cells.count >= minimumCells else {
-                        state.message = "a pattern needs at least \(minimumCells) cells"
+                        state.message = LP("a pattern needs at least %d cell", "a pattern needs at least %d cells", minimumCells)
                         terminal.bell()
                         continue
                     }
                     let text = state.typed.isEmpty ? canonicalText(path.cells) : state.typed.bytes()
-                    finish(replacing: shown, note: "pattern entered")
+                    finish(replacing: shown, note: L("pattern entered"))
                     return text
                 case let key:
                     state.apply(key, bell: terminal.bell)
@@ -58,7 +60,10 @@ struct PatternPad {
     private func redraw(_ state: State, replacing previous: Int) -> Int {
         var picture = PatternPicture(grid: grid, path: state.currentPath.cells)
         picture.cursor = state.typed.isEmpty ? state.cursor : nil
-        let lines = PatternPad.help + [""] + picture.lines() + ["", state.message]
+        // Cursor-up counts lines, so none may wrap: fit the (translated) text
+        // to 79 columns by display width, where a CJK character takes two.
+        let help = PatternPad.help.flatMap { Localization.wrapped($0, width: 79) }
+        let lines = help + [""] + picture.lines() + [""] + Localization.wrapped(state.message, width: 79)
         var text = previous > 0 ? "\u{1B}[\(previous)A" : ""
         for line in lines { text += "\r\u{1B}[K" + line + "\n" }
         terminal.write(text)
@@ -113,13 +118,13 @@ struct PatternPad {
             case .byte(UInt8(ascii: " ")):
                 guard typed.isEmpty else { bell(); return }
                 if !path.take(cursor.row * grid.size + cursor.column + 1) {
-                    message = "that cell is already in the pattern"
+                    message = L("that cell is already in the pattern")
                     bell()
                 }
             case let .byte(byte) where (0x30...0x39).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ","):
                 guard path.cells.isEmpty, typed.append(byte) else { bell(); return }
                 if !PatternPath.fromTyped(typed, grid: grid).valid {
-                    message = "a cell is repeated or outside the grid"
+                    message = L("a cell is repeated or outside the grid")
                 }
             case .backspace:
                 if typed.isEmpty { path.undo() } else { typed.removeLast() }

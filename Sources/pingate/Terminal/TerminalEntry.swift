@@ -20,16 +20,16 @@ struct TerminalEntry: SecretEntry {
 
     func confirm(_ pattern: Pattern) throws -> Bool {
         let picture = PatternPicture(grid: pattern.grid, path: pattern.cellNumbers)
-        terminal.write("Your pattern:\n" + picture.lines().joined(separator: "\n") + "\nSave it? [y/n] ")
+        terminal.write(L("Your pattern:") + "\n" + picture.lines().joined(separator: "\n") + "\n" + L("Save it? [y/n] "))
         return try TerminalMode.raw.with(descriptor: terminal.input) {
             let keys = KeyReader(descriptor: terminal.input)
             while true {
                 switch keys.next() {
                 case .byte(UInt8(ascii: "y")), .byte(UInt8(ascii: "Y")), .enter:
-                    terminal.write("yes\n")
+                    terminal.write(L("yes") + "\n")
                     return true
                 case .byte(UInt8(ascii: "n")), .byte(UInt8(ascii: "N")), .escape, .interrupt, .endOfInput:
-                    terminal.write("no\n")
+                    terminal.write(L("no") + "\n")
                     return false
                 default:
                     terminal.bell()
