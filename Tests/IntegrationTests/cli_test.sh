@@ -345,7 +345,7 @@ test_policy_prints_the_effective_settings() {
     python3 - "$out" <<'PY' || fail "policy json: $out"
 import json, sys
 d = json.loads(sys.argv[1])
-assert d["pin_max_length"] == 6 and d["lockout_timeouts"] == [30, 120] and d["kdf_memory"] == 64 << 20
+assert d["pin_max_length"] == 6 and d["lockout_timeouts"] == [30, 120] and d["kdf_memory"] == 16 << 20
 assert d["config_exists"] is True and "sudo" in d["services"]
 PY
 }
