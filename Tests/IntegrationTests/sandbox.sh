@@ -131,8 +131,8 @@ helper_request() {
     local request="pingate-verify/1"
     local line
     for line in "$@"; do request+=$'\n'"$line"; done
-    local answer rc
-    answer="$(printf '%s\n' "$request" | "${runner[@]}" "$HELPER")"; rc=$?
+    local answer rc=0
+    answer="$(printf '%s\n' "$request" | "${runner[@]}" "$HELPER")" || rc=$?
     printf '%s\nexit=%s\n' "$answer" "$rc"
 }
 

@@ -81,10 +81,13 @@ test_random_sigkill_never_shows_an_uncounted_answer() {
         "$PINGATE" unlock pgalice >/dev/null
         before="$(failures pgalice)"
         rm -f "$SANDBOX/answer"
-        ( printf 'pingate-verify/1\nop=verify\nuser=pgalice\nsecret=1111\n' | as_user pgalice "$HELPER" > "$SANDBOX/answer" ) &
+        printf 'pingate-verify/1\nop=verify\nuser=pgalice\nsecret=1111\n' > "$SANDBOX/request"
+        # exec twice over: $! is then the helper itself, and only it is killed.
+        ( exec setpriv --reuid=61001 --regid=61001 --clear-groups --reset-env -- "$HELPER" \
+            < "$SANDBOX/request" > "$SANDBOX/answer" ) &
         pid=$!
         sleep "0.00$((RANDOM % 10))"
-        pkill -KILL -f "^$HELPER" 2>/dev/null && killed=$((killed + 1))
+        kill -KILL "$pid" 2>/dev/null && killed=$((killed + 1))
         wait "$pid" 2>/dev/null || true
         after="$(failures pgalice)" || fail "record unreadable after kill $i"
         answer="$(cat "$SANDBOX/answer" 2>/dev/null)"

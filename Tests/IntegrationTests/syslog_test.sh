@@ -1,0 +1,83 @@
+#!/bin/bash
+# The helper logs to syslog (authpriv, ident "pingate"): successes, failures,
+# lockouts and refusals, with user, service and tty — never the secret.
+# A small listener stands in for the system logger on /dev/log.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/sandbox.sh"
+sandbox_enter "$@"
+
+LOG="$SANDBOX/syslog"
+
+start_listener() {
+    if [ -e /dev/log ]; then
+        # A socket nobody listens on is left over from an interrupted run.
+        python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.connect("/dev/log")' 2>/dev/null &&
+            skip "a system logger owns /dev/log; not replacing it"
+        rm -f /dev/log
+    fi
+    python3 - "$LOG" <<'PY' &
+import os, socket, sys
+sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+sock.bind("/dev/log")
+os.chmod("/dev/log", 0o666)
+with open(sys.argv[1], "ab", buffering=0) as out:
+    while True:
+        data = sock.recv(65536)
+        if data == b"quit":
+            break
+        out.write(data + b"\n")
+os.unlink("/dev/log")
+PY
+    LISTENER=$!
+    trap stop_listener EXIT
+    for _ in $(seq 50); do [ -S /dev/log ] && return; sleep 0.05; done
+    fail "listener did not start"
+}
+
+stop_listener() {
+    trap - EXIT
+    python3 -c 'import socket; s=socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.sendto(b"quit", "/dev/log")'
+    wait "$LISTENER" 2>/dev/null || true
+    rm -f /dev/log
+}
+
+enroll_pin() { printf '%s\n%s\n' "$2" "$2" | "$PINGATE" enroll "$1" --stdin --allow-weak --force >/dev/null; }
+
+test_verifications_are_logged_to_authpriv_without_the_secret() {
+    enroll_pin pgalice 9586
+    : > "$LOG"
+    start_listener
+    helper_request as pgalice op=verify user=pgalice service=i3lock tty=:0 secret=3817 >/dev/null
+    helper_request as pgalice op=verify user=pgalice service=i3lock tty=:0 secret=9586 >/dev/null
+    helper_request as pgalice op=status user=pgbob >/dev/null
+    helper_request as pgalice op=verify user=pgalice secret=12 >/dev/null
+    stop_listener
+    local log; log="$(cat "$LOG")"
+    # <PRI> of authpriv (10) * 8 + severity: warning 4 → 84, notice 5 → 85.
+    assert_contains "$log" "<84>" "a warning at authpriv"
+    assert_contains "$log" "<85>" "a notice at authpriv"
+    assert_contains "$log" "pingate[" "ident"
+    assert_contains "$log" "verify: wrong credential, failure 1 (user=pgalice uid=61001 service=i3lock tty=:0" "failure line"
+    assert_contains "$log" "verify: success (user=pgalice" "success line"
+    assert_contains "$log" "refused: a user may only ask about their own PIN (uid 61001 asked for user pgbob)" "refusal line"
+    assert_contains "$log" "not a well-formed credential, not counted" "malformed line"
+    # The secrets must not appear anywhere past the ident's [pid].
+    local bodies; bodies="$(sed -E 's/^.*pingate\[[0-9]+\]: //' "$LOG")"
+    assert_not_contains "$bodies" "3817" "log"
+    assert_not_contains "$bodies" "9586" "log"
+    assert_not_contains "$bodies" "secret=" "log"
+}
+
+test_a_lockout_is_logged() {
+    enroll_pin pgalice 9586
+    : > "$LOG"
+    start_listener
+    local i
+    for i in 1 2 3 4 5 6; do helper_request as pgalice op=verify user=pgalice secret=3817 >/dev/null; done
+    stop_listener
+    local log; log="$(cat "$LOG")"
+    assert_contains "$log" "failure 5, locked for 60 s" "lockout line"
+    assert_contains "$log" "refused, locked for" "refusal during timeout"
+}
+
+run_tests
