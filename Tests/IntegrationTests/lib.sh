@@ -8,6 +8,11 @@
 
 set -u
 
+# Tests compare English text: pin the locale (UTF-8 for the PIN pad's ●).
+# Tests of translations set their own.
+unset LANGUAGE
+export LANG=C.UTF-8 LC_ALL=C.UTF-8
+
 _T_PASSED=0
 _T_FAILED=0
 _T_SKIPPED=0
