@@ -22,6 +22,9 @@ enum ProcessHardening {
             signal(number, SIG_DFL)
         }
         signal(SIGPIPE, SIG_IGN)
+        // A caller's RLIMIT_FSIZE (`ulimit -f 0`) must turn the in-place slot
+        // write into an EFBIG error answer, not a silent death by SIGXFSZ.
+        signal(SIGXFSZ, SIG_IGN)
         var mask = sigset_t()
         sigemptyset(&mask)
         sigprocmask(SIG_SETMASK, &mask, nil)

@@ -64,6 +64,35 @@ struct ConcurrencyTests {
         #expect(outcomes["wrong"] <= 5 * (outcomes["ok"] + 1))
     }
 
+    @Test("status does not call a lockout final while a verification that may clear it is in flight")
+    func statusWaitsOutInFlightVerifications() throws {
+        let store = try TestStore()
+        try store.enrollPIN("0427")
+        for _ in 1...4 { _ = store.verifier.verify(uid: 1000, input: secret("1111")) }
+        let gate = Gate()
+        var stalling = Verifier(store: store.store, policy: store.policy, clock: SystemClock())
+        stalling.faultHook = { step in if step == .released { gate.waitUntilOpened() } }
+        let frozen = stalling
+        let result = Counter()
+        var thread = pthread_t()
+        final class Context: @unchecked Sendable { let run: () -> Void; init(_ r: @escaping () -> Void) { run = r } }
+        let context = Unmanaged.passRetained(Context {
+            result.add(frozen.verify(uid: 1000, input: secret("0427")) == .ok ? "ok" : "refused")
+        }).toOpaque()
+        pthread_create(&thread, nil, { raw in Unmanaged<Context>.fromOpaque(raw!).takeRetainedValue().run(); return nil }, context)
+        while !gate.isWaiting { usleep(1_000) }
+        // The 5th attempt is counted (a timeout is now on disk) but still in flight.
+        let now = Verifier(store: store.store, policy: store.policy, clock: SystemClock())
+        #expect(now.status(uid: 1000) == .enrolled(kind: .pin, gridSize: 0, failures: 5))
+        gate.open()
+        pthread_join(thread, nil)
+        #expect(result["ok"] == 1)
+        #expect(now.status(uid: 1000) == .enrolled(kind: .pin, gridSize: 0, failures: 0))
+        // With nothing in flight, the same count is a lockout.
+        for _ in 1...5 { _ = now.verify(uid: 1000, input: secret("1111")) }
+        guard case .locked = now.status(uid: 1000) else { Issue.record("expected locked"); return }
+    }
+
     @Test("two users verify in parallel: one stalled in its KDF does not hold up the other")
     func differentUsersDoNotWait() throws {
         let store = try TestStore()

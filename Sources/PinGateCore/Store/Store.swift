@@ -63,6 +63,24 @@ public struct Store: Sendable {
         try withRecord(uid: uid, writable: false) { try $0?.read() }
     }
 
+    /// Reads the records of many uids with one open of the directory (for
+    /// `pingate list`); each result is the record, nil if it vanished, or the
+    /// error that makes it unusable.
+    public func readRecords(uids: [UInt32]) throws -> [(uid: UInt32, result: Result<UserRecord?, StoreError>)] {
+        let directory = try openDirectory()
+        defer { directory.close() }
+        return uids.map { uid in
+            do {
+                let file = try RecordFile.open(uid: uid, directory: directory, location: location, writable: false)
+                return (uid, .success(try file?.read()))
+            } catch let error as StoreError {
+                return (uid, .failure(error))
+            } catch {
+                return (uid, .failure(.recordCorrupt(path: location.recordPath(forUID: uid))))
+            }
+        }
+    }
+
     /// Creates (or, with `replacing`, replaces) a record. Root only: the file
     /// is made as a temp file, fsynced, renamed into place, and the directory
     /// fsynced, so a crash leaves either the old record or the new one.

@@ -34,17 +34,35 @@ public struct Verifier: Sendable {
     /// Enrolled? Which kind? Locked? Read-only: it never counts or verifies.
     public func status(uid: UInt32) -> StatusOutcome {
         do {
-            guard let record = try store.readRecord(uid: uid) else { return .notEnrolled }
-            // A credential that cannot be checked is not offered: the module
-            // then goes straight to the password instead of prompting in vain.
-            _ = try store.loadKey()
-            switch policy.lockout.block(for: record, now: clock.now()) {
-            case .disabled: return .disabled(failures: record.failures)
-            case let .timeout(remaining, _): return .locked(seconds: remaining, failures: record.failures)
-            case nil: return .enrolled(kind: record.kind, gridSize: record.gridSize, failures: record.failures)
+            return try store.withRecord(uid: uid, writable: false) { file in
+                guard let file else { return .notEnrolled }
+                let record = try file.read()
+                // A credential that cannot be checked is not offered: the module
+                // then goes straight to the password instead of prompting in vain.
+                _ = try store.loadKey()
+                let outcome = status(of: record)
+                switch outcome {
+                case .locked, .disabled:
+                    // A lockout that verifications still in flight may clear
+                    // (one may be the right PIN) is not final: offer the
+                    // prompt, and let verify wait for them and decide.
+                    guard file.verificationsInFlight() else { return outcome }
+                    return .enrolled(kind: record.kind, gridSize: record.gridSize, failures: record.failures)
+                default:
+                    return outcome
+                }
             }
         } catch {
             return .storeError(String(describing: error))
+        }
+    }
+
+    /// The state `record` is in now, without any I/O (for listing many users).
+    public func status(of record: UserRecord) -> StatusOutcome {
+        switch policy.lockout.block(for: record, now: clock.now()) {
+        case .disabled: return .disabled(failures: record.failures)
+        case let .timeout(remaining, _): return .locked(seconds: remaining, failures: record.failures)
+        case nil: return .enrolled(kind: record.kind, gridSize: record.gridSize, failures: record.failures)
         }
     }
 

@@ -121,9 +121,10 @@ struct Doctor {
             return
         }
         var good = 0
+        let names = SystemUser.names(forUIDs: uids)
         for uid in uids {
             let path = store.location.recordPath(forUID: uid)
-            let name = SystemUser.lookup(uid: uid)?.name ?? String(uid)
+            let name = names[uid] ?? String(uid)
             if let status = fileStatus(path), status.st_mode & S_IFMT == S_IFREG,
                status.st_uid != 0 || status.st_gid != group.gid || status.st_mode & 0o7777 != StoreLocation.recordMode {
                 add(.problem, "record \(path) (\(name)) is not root:\(group.name) \(octal(StoreLocation.recordMode))",

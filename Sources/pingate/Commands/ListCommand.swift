@@ -33,8 +33,9 @@ struct ListCommand: Command {
         let policy = try locations.policy()
         let uids = try storeCall { try store.enrolledUIDs() }
         let names = SystemUser.names(forUIDs: uids)
-        let reports = try uids.map { uid in
-            try StatusCommand.report(uid: uid, user: names[uid], store: store, policy: policy)
+        let records = try storeCall { try store.readRecords(uids: uids) }
+        let reports = try records.map { uid, result in
+            try StatusCommand.report(uid: uid, user: names[uid], reading: result, store: store, policy: policy)
         }
         if json.enabled {
             Output.line(JSON.array(reports.map(\.json)).text)

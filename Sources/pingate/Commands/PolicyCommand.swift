@@ -9,7 +9,7 @@ import PinGateCore
 ///      "pin_min_length": 4, "pin_max_length": 4, "pattern_min_cells": 4,
 ///      "pattern_grid": 3, "free_failures": 4,
 ///      "lockout_timeouts": [60, 300, 900, 1800, 5400], "max_failures": 10,
-///      "kdf_operations": 2, "kdf_memory": 67108864, "services": ["sudo", …]}
+///      "kdf_operations": 2, "kdf_memory": 16777216, "services": ["sudo", …]}
 struct PolicyCommand: Command {
     static let name = "policy"
     static var abstract: String { L("show, check or calibrate the policy in pingate.conf") }

@@ -66,17 +66,36 @@ struct StatusCommand: Command {
         do {
             record = try store.readRecord(uid: uid)
         } catch let error as StoreError {
-            switch error {
-            case .recordUnsafe, .recordCorrupt, .recordForAnotherUser:
-                var report = StatusReport(user: user, uid: uid)
-                report.enrolled = true
-                report.error = error.description
-                return report
-            default:
-                throw CLIError.store(error)
-            }
+            return try unreadableReport(uid: uid, user: user, error: error)
         }
         let lock = Verifier(store: store, policy: policy).status(uid: uid)
         return StatusReport(user: user, uid: uid, record: record, lock: lock, policy: policy)
+    }
+
+    /// The report of a record already read (by `Store.readRecords`, for
+    /// `list`): the lock state comes from the record alone, with no more I/O.
+    static func report(uid: UInt32, user: String?, reading result: Result<UserRecord?, StoreError>,
+                       store: Store, policy: Policy) throws -> StatusReport {
+        switch result {
+        case let .failure(error):
+            return try unreadableReport(uid: uid, user: user, error: error)
+        case let .success(record):
+            let lock = record.map { Verifier(store: store, policy: policy).status(of: $0) } ?? .notEnrolled
+            return StatusReport(user: user, uid: uid, record: record, lock: lock, policy: policy)
+        }
+    }
+
+    /// A record that exists but cannot be used is reported, not fatal;
+    /// any other store problem is.
+    private static func unreadableReport(uid: UInt32, user: String?, error: StoreError) throws -> StatusReport {
+        switch error {
+        case .recordUnsafe, .recordCorrupt, .recordForAnotherUser:
+            var report = StatusReport(user: user, uid: uid)
+            report.enrolled = true
+            report.error = error.description
+            return report
+        default:
+            throw CLIError.store(error)
+        }
     }
 }
