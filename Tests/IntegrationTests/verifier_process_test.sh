@@ -123,4 +123,19 @@ test_two_users_proceed_in_parallel() {
     assert_eq 0 "$(failures pgalice)"
 }
 
+test_kdf_without_memory_is_an_error_not_a_counted_failure() {
+    # A locker under a tight memory cap must not burn attempts it cannot check.
+    printf 'kdf_operations = 1\nkdf_memory = 64M\n' > /etc/pingate/pingate.conf
+    enroll_pin pgalice 0427
+    local answer rc=0
+    answer="$(printf 'pingate-verify/1\nop=verify\nuser=pgalice\nsecret=0427\n' |
+        as_user pgalice bash -c "ulimit -v 65536; exec $HELPER")" || rc=$?
+    assert_eq 6 "$rc" "exit status"
+    assert_contains "$answer" "could not allocate 64 MiB" "answer"
+    assert_eq 0 "$(failures pgalice)" "nothing counted"
+    rc=0
+    answer="$(printf 'pingate-verify/1\nop=verify\nuser=pgalice\nsecret=0427\n' | as_user pgalice "$HELPER")" || rc=$?
+    assert_eq "ok" "$answer" "with enough memory"
+}
+
 run_tests

@@ -78,3 +78,13 @@ struct HashingTests {
         #expect(!copy.constantTimeEquals(SecretBytes(Array("0428".utf8))))
     }
 }
+
+@Suite("The KDF's working memory")
+struct KDFMemoryTests {
+    @Test("the memory cost is read from the hash string, which is what verification uses")
+    func memoryFromHash() {
+        #expect(CredentialHasher.memoryBytes(of: "$argon2id$v=19$m=16384,t=2,p=1$c2FsdA$aGFzaA") == 16 << 20)
+        #expect(CredentialHasher.memoryBytes(of: "$argon2id$v=19$m=8,t=1,p=1$c2FsdA$aGFzaA") == 8 << 10)
+        #expect(CredentialHasher.memoryBytes(of: "garbage") == nil)
+    }
+}

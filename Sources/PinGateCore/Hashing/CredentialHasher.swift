@@ -1,4 +1,5 @@
 import CSodium
+import Glibc
 
 /// Hashes and verifies credentials: Argon2id (libsodium's self-describing
 /// `crypto_pwhash_str`) over a keyed pre-hash
@@ -32,13 +33,50 @@ public struct CredentialHasher: Sendable {
         return String(cString: output)
     }
 
-    /// True when `credential` matches `hash`. libsodium's verify compares in
-    /// constant time; a malformed hash string simply does not verify.
-    public func verify(_ credential: Credential, uid: UInt32, against hash: String) -> Bool {
+    /// True when `credential` matches `hash`, false when it does not (or the
+    /// hash is malformed). libsodium compares in constant time. Throws when
+    /// the KDF could not run at all (no memory): that is not a wrong secret.
+    public func check(_ credential: Credential, uid: UInt32, against hash: String) throws -> Bool {
         let preHash = keyedPreHash(credential, uid: uid)
-        return preHash.withUnsafeBytes { secret in
-            crypto_pwhash_str_verify(hash, secret.baseAddress!.assumingMemoryBound(to: CChar.self), UInt64(secret.count)) == 0
+        let status = preHash.withUnsafeBytes { secret in
+            crypto_pwhash_str_verify(hash, secret.baseAddress!.assumingMemoryBound(to: CChar.self), UInt64(secret.count))
         }
+        if status == 0 { return true }
+        // libsodium 1.0.18 answers -1 with EINVAL both for a mismatch and for
+        // a KDF that could not get its memory; tell them apart by asking for
+        // that memory again.
+        guard canAllocateWorkingMemory(toVerify: hash) else {
+            throw HashingError.kdfFailed(Errno(rawValue: ENOMEM))
+        }
+        return false
+    }
+
+    /// `check` with "could not run" counted as no match (for tests and tools).
+    public func verify(_ credential: Credential, uid: UInt32, against hash: String) -> Bool {
+        (try? check(credential, uid: uid, against: hash)) ?? false
+    }
+
+    /// Whether the KDF's working memory can be had right now. The verifier
+    /// asks before counting, so a process under a tight memory limit (a
+    /// locker in a cgroup, `ulimit -v`) gets an error without spending an
+    /// attempt, instead of a count and a failure it could not avoid.
+    /// Verifying uses the cost recorded in `hash` (`m=` KiB), not the current
+    /// parameters.
+    public func canAllocateWorkingMemory(toVerify hash: String) -> Bool {
+        let bytes = CredentialHasher.memoryBytes(of: hash) ?? parameters.memoryBytes
+        // mmap, as libsodium's Argon2 does; a malloc/free pair the optimiser may remove.
+        let memory = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+        guard let memory, memory != MAP_FAILED else { return false }
+        munmap(memory, bytes)
+        return true
+    }
+
+    /// The memory cost of an Argon2 hash string ("$argon2id$v=19$m=16384,…").
+    static func memoryBytes(of hash: String) -> Int? {
+        guard let field = hash.split(separator: "$").first(where: { $0.hasPrefix("m=") }),
+              let kibibytes = Int(field.dropFirst(2).prefix(while: { $0.isNumber })),
+              kibibytes <= 1 << 32 else { return nil }
+        return kibibytes * 1024
     }
 
     /// True when `hash` was made with other parameters than the current ones

@@ -25,6 +25,7 @@ public struct MachineKey: Sendable {
 public enum HashingError: Error, Equatable, CustomStringConvertible, Sendable {
     case badKeyLength(Int)
     case outOfMemory(bytes: Int)
+    case kdfFailed(Errno)
 
     public var description: String {
         switch self {
@@ -32,6 +33,8 @@ public enum HashingError: Error, Equatable, CustomStringConvertible, Sendable {
             return "the machine key is \(count) bytes; it must be \(MachineKey.byteCount)"
         case let .outOfMemory(bytes):
             return "Argon2id could not allocate \(bytes >> 20) MiB; lower kdf_memory in pingate.conf"
+        case let .kdfFailed(reason):
+            return "Argon2id could not run (\(reason)); the attempt was counted but not checked"
         }
     }
 }

@@ -139,6 +139,11 @@ public struct Verifier: Sendable {
                 file.unlock()
                 return .malformed(error)
             }
+            guard hasher.canAllocateWorkingMemory(toVerify: record.hash) else {
+                file.unlock()
+                let bytes = CredentialHasher.memoryBytes(of: record.hash) ?? hasher.parameters.memoryBytes
+                return .storeError(HashingError.outOfMemory(bytes: bytes).description)
+            }
             now = moment
             break
         }
@@ -160,7 +165,7 @@ public struct Verifier: Sendable {
         defer { file.endVerification() }
 
         // Step 4: the slow part, with no lock held.
-        let matched = hasher.verify(credential, uid: file.uid, against: record.hash)
+        let matched = try hasher.check(credential, uid: file.uid, against: record.hash)
         faultHook?(.verified)
         guard matched else {
             return .wrong(

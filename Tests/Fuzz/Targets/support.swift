@@ -1,0 +1,20 @@
+// Shared by every fuzz target. PinGateCore is built once for fuzzing with
+// -enable-testing, so `@testable import` reaches internal types such as
+// RecordCodec. An invariant that does not hold traps: libFuzzer reports it
+// as a crash and keeps the input that caused it.
+@testable import PinGateCore
+
+/// Stops the run on a broken invariant, naming it (the input is saved by libFuzzer).
+func invariant(_ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String) {
+    if !condition() { fatalError("invariant broken: \(message())") }
+}
+
+/// The fuzzer's bytes as a buffer (libFuzzer may pass a null pointer for size 0).
+func withInput<Result>(_ data: UnsafePointer<UInt8>?, _ size: Int, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+    guard let data, size > 0 else { return body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+    return body(UnsafeRawBufferPointer(start: data, count: size))
+}
+
+extension SecretBytes {
+    var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
+}
