@@ -16,7 +16,8 @@ cd "$REPO_ROOT"
 export PATH="/opt/swift/usr/bin:$PATH"
 
 APT_PACKAGES=(libpam0g-dev libsodium-dev pamtester sudo gettext valgrind openssl
-              libpam-runtime libpam-modules util-linux locales fakeroot lintian)
+              libpam-runtime libpam-modules util-linux locales fakeroot lintian
+              chrpath dpkg-dev python3)
 
 step() { printf '\n==> %s\n' "$*"; }
 
