@@ -55,31 +55,60 @@ enum JSON {
     static func time(_ seconds: Int64) -> JSON { seconds > 0 ? .int(seconds) : .null }
 
     var text: String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
+        write(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the encoding to one byte buffer: `list --json` of 100,000
+    /// users spent most of its time concatenating intermediate Strings.
+    func write(to bytes: inout [UInt8]) {
         switch self {
-        case .null: return "null"
-        case let .bool(value): return value ? "true" : "false"
-        case let .int(value): return String(value)
-        case let .string(value): return JSON.quote(value)
-        case let .array(items): return "[" + items.map(\.text).joined(separator: ",") + "]"
-        case let .object(fields): return "{" + fields.map { JSON.quote($0.0) + ":" + $0.1.text }.joined(separator: ",") + "}"
+        case .null: bytes += "null".utf8
+        case let .bool(value): bytes += (value ? "true" : "false").utf8
+        case let .int(value): bytes += String(value).utf8
+        case let .string(value): JSON.quote(value, into: &bytes)
+        case let .array(items):
+            bytes.append(UInt8(ascii: "["))
+            for (index, item) in items.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                item.write(to: &bytes)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        case let .object(fields):
+            bytes.append(UInt8(ascii: "{"))
+            for (index, field) in fields.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                JSON.quote(field.0, into: &bytes)
+                bytes.append(UInt8(ascii: ":"))
+                field.1.write(to: &bytes)
+            }
+            bytes.append(UInt8(ascii: "}"))
         }
     }
 
-    private static func quote(_ string: String) -> String {
-        var result = "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                let hex = String(scalar.value, radix: 16)
-                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: result.unicodeScalars.append(scalar)
+    private static func quote(_ string: String, into bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        // Names, kinds and messages almost never need escaping: copy them whole.
+        if !string.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            bytes.append(contentsOf: string.utf8)
+            bytes.append(UInt8(ascii: "\""))
+            return
+        }
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes += "\\\"".utf8
+            case UInt8(ascii: "\\"): bytes += "\\\\".utf8
+            case UInt8(ascii: "\n"): bytes += "\\n".utf8
+            case UInt8(ascii: "\r"): bytes += "\\r".utf8
+            case UInt8(ascii: "\t"): bytes += "\\t".utf8
+            case 0..<0x20, 0x7F:
+                let hex = String(byte, radix: 16)
+                bytes += ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8
+            default: bytes.append(byte)  // UTF-8 passes through unchanged
             }
         }
-        return result + "\""
+        bytes.append(UInt8(ascii: "\""))
     }
 }
