@@ -41,7 +41,7 @@ struct PINTests {
         #expect(try pin(text, max: 6).weakness() == reason)
     }
 
-    @Test("ordinary PINs are not weak", arguments: ["0427", "3859", "7162", "9051", "2468".replacingLast()])
+    @Test("ordinary PINs are not weak", arguments: ["0427", "3859", "7162", "9051", "2469"])
     func notWeak(text: String) throws {
         #expect(try pin(text).weakness() == nil)
     }
@@ -58,8 +58,4 @@ struct PINTests {
             #expect(try pin(text).weakness() != nil, "\(text) must be weak")
         }
     }
-}
-
-private extension String {
-    func replacingLast() -> String { "2469" }
 }
