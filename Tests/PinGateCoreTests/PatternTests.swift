@@ -117,7 +117,7 @@ struct PatternTests {
     }
 
     @Test("every typed form gives the same canonical pattern", arguments: [
-        "1-5-9-6", "1 5 9 6", "1,5,9,6", "1596", "3:1-5-9-6", " 1-5-9-6 ", "1, 5, 9, 6",
+        "1-5-9-6", "1 5 9 6", "1,5,9,6", "1596", "3:1-5-9-6", " 1-5-9-6 ", "1, 5, 9, 6", "1 - 5 - 9 - 6", "1 ,5 ,9 ,6",
     ])
     func typedForms(text: String) throws {
         #expect(try normalised(text) == "3:1-5-9-6")
@@ -133,6 +133,9 @@ struct PatternTests {
         ("0-1-2-3", CredentialError.patternCellOutsideGrid(cell: 0, grid: 3)),
         ("1-a-3-4", CredentialError.patternSyntax),
         ("1--2-3", CredentialError.patternSyntax),
+        ("1 - - 2-3", CredentialError.patternSyntax),
+        ("1-5-9-", CredentialError.patternSyntax),
+        ("-1-5-9", CredentialError.patternSyntax),
         ("4:1-2-3-4", CredentialError.patternGridMismatch(expected: 3, got: 4)),
         ("", CredentialError.empty),
         ("1-2-3-4-5-6-7-8-9-1", CredentialError.patternTooLong(grid: 3)),

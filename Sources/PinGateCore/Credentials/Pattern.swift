@@ -47,12 +47,16 @@ public struct Pattern: Sendable {
         defer { for index in runs.indices { runs[index] = [] } }
         var current: [Int] = []
         var gridPrefix: Int? = nil
+        // True after spaces closed a cell number: "1 - 5" then takes the "-"
+        // as that cell's separator, not as a missing cell.
+        var closedBySpace = false
         var index = 0
         while index < text.count {
             let byte = text[index]
             switch byte {
             case 0x30...0x39:
                 guard current.count < 64 else { throw CredentialError.patternSyntax }
+                closedBySpace = false
                 current.append(Int(byte - 0x30))
             case UInt8(ascii: ":"):
                 guard gridPrefix == nil, runs.isEmpty, !current.isEmpty, current.count <= 2 else {
@@ -61,11 +65,18 @@ public struct Pattern: Sendable {
                 gridPrefix = current.reduce(0) { $0 * 10 + $1 }
                 current = []
             case UInt8(ascii: "-"), UInt8(ascii: ","):
-                guard !current.isEmpty else { throw CredentialError.patternSyntax }
-                runs.append(current)
+                if !current.isEmpty {
+                    runs.append(current)
+                } else if !closedBySpace {
+                    throw CredentialError.patternSyntax
+                }
                 current = []
+                closedBySpace = false
             case UInt8(ascii: " "):
-                if !current.isEmpty { runs.append(current) }
+                if !current.isEmpty {
+                    runs.append(current)
+                    closedBySpace = true
+                }
                 current = []
             default:
                 throw CredentialError.patternSyntax
