@@ -21,7 +21,7 @@ struct EnrollCommand: Command {
     static let spec = ArgumentSpec(flags: ["--pin", "--pattern", "--force", "--allow-weak"], options: ["--grid"], positionals: 1)
         + StdinOption.spec
 
-    let userName: String?
+    let user: UserOperand
     let kind: CredentialKind
     let gridSize: Int?
     let force: Bool
@@ -31,7 +31,7 @@ struct EnrollCommand: Command {
 
     init(_ arguments: ParsedArguments) throws {
         let usage = usageLine(Self.usage)
-        userName = arguments.positional(0)
+        user = UserOperand(arguments)
         guard !(arguments.has("--pin") && arguments.has("--pattern")) else {
             throw CLIError.usage(L("--pin and --pattern cannot be used together"), usage)
         }
@@ -45,12 +45,11 @@ struct EnrollCommand: Command {
     }
 
     func validate(caller: Caller) throws {
-        guard userName != nil else { throw CLIError.usage(L("missing USER"), usageLine(Self.usage)) }
-        try caller.requireRoot(Self.name)
+        try user.validate(caller: caller, command: Self.name, usage: Self.usage)
     }
 
     func run(caller: Caller) throws -> ExitStatus {
-        let user = try lookUpUser(userName ?? "")
+        let user = try self.user.lookUp()
         let policy = try locations.policy()
         let store = try locations.store()
         let uid = UInt32(user.uid)

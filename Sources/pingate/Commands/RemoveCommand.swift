@@ -12,21 +12,20 @@ struct RemoveCommand: Command {
     }
     static let spec = ArgumentSpec(positionals: 1)
 
-    let userName: String?
+    let user: UserOperand
     let locations: StoreOptions
 
     init(_ arguments: ParsedArguments) throws {
-        userName = arguments.positional(0)
+        user = UserOperand(arguments)
         locations = StoreOptions(arguments)
     }
 
     func validate(caller: Caller) throws {
-        guard userName != nil else { throw CLIError.usage(L("missing USER"), usageLine(Self.usage)) }
-        try caller.requireRoot(Self.name)
+        try user.validate(caller: caller, command: Self.name, usage: Self.usage)
     }
 
     func run(caller: Caller) throws -> ExitStatus {
-        let user = try lookUpUser(userName ?? "")
+        let user = try self.user.lookUp()
         let administration = Administration(store: try locations.store(), policy: try locations.policy())
         guard try storeCall({ try administration.remove(uid: UInt32(user.uid)) }) else {
             throw CLIError.notFound(L("%s has no PIN or pattern; nothing to remove", user.name))

@@ -48,6 +48,23 @@ struct StoreOptions {
     }
 }
 
+/// The USER operand of the root-only commands that act on one user (enroll,
+/// remove, unlock): required, and checked before anything else happens.
+struct UserOperand {
+    let name: String?
+
+    init(_ arguments: ParsedArguments) { name = arguments.positional(0) }
+
+    /// The shared validate(): a missing USER is a usage error, then root is required.
+    func validate(caller: Caller, command: String, usage: String) throws {
+        guard name != nil else { throw CLIError.usage(L("missing USER"), usageLine(usage)) }
+        try caller.requireRoot(command)
+    }
+
+    /// The account, or a "no such user" error (exit 4).
+    func lookUp() throws -> SystemUser { try lookUpUser(name ?? "") }
+}
+
 /// Who is running the command.
 struct Caller {
     let uid: uid_t
