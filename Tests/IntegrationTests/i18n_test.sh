@@ -273,6 +273,24 @@ test_cli_errors_are_translated() {
     assert_eq "pingate: unlock 必須以 root 身分執行（請試試：sudo pingate unlock ...）" "$out"
 }
 
+test_cli_status_and_credential_errors_are_translated() {
+    need_cli
+    store_reset
+    enroll pgalice "$TEST_PIN" --pin
+    speak zh_TW.UTF-8
+    cli status pgalice
+    assert_contains "$out" "pgalice（uid 61001）：PIN 碼，使用中"
+    assert_contains "$out" "  失敗次數： 0（再 5 次後鎖定）"
+    out=$(printf '123\n' | "$PINGATE" enroll pgbob --stdin 2>&1) || true
+    assert_contains "$out" "PIN 碼應為 4 位數；輸入了 3 位"
+    speak zh_CN.UTF-8
+    out=$(printf '1111\n1111\n' | "$PINGATE" enroll pgbob --stdin 2>&1) || true
+    assert_contains "$out" "它只重复同一个数字"
+    speak C
+    cli status pgalice
+    assert_contains "$out" "  failures:     0 (5 left before a timeout)"
+}
+
 test_cli_speaks_english_in_the_c_locale() {
     speak C
     cli status pgnosuchuser

@@ -21,7 +21,7 @@ enum AttemptOutcome {
         case let .locked(seconds, failures): self = .locked(seconds: seconds, failures: failures)
         case let .disabled(failures): self = .disabled(failures: failures)
         case .notEnrolled: self = .notEnrolled
-        case let .malformed(error): self = .malformed(error.description)
+        case let .malformed(error): self = .malformed(error.localized)
         case let .storeError(message): self = .storeError(message)
         }
     }

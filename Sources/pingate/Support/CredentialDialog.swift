@@ -21,11 +21,12 @@ struct CredentialDialog {
             do {
                 credential = try Credential(parsing: typed, kind: kind, gridSize: grid.size, policy: policy)
             } catch {
-                try refuse(isPIN ? L("not a well-formed PIN: %s", "\(error)") : L("not a well-formed pattern: %s", "\(error)"), last: last)
+                let reason = (error as? CredentialError)?.localized ?? "\(error)"
+                try refuse(isPIN ? L("not a well-formed PIN: %s", reason) : L("not a well-formed pattern: %s", reason), last: last)
                 continue
             }
             if !allowWeak, case let .pin(pin) = credential, let weakness = pin.weakness() {
-                try refuse(L("this PIN is too easy to guess: %s; choose another (root may pass --allow-weak)", weakness), last: last)
+                try refuse(L("this PIN is too easy to guess: %s; choose another (root may pass --allow-weak)", weakness.localized), last: last)
                 continue
             }
             guard let repeated = try entry.read(again) else { throw CLIError.cancelled }

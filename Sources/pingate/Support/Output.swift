@@ -19,7 +19,7 @@ enum Output {
 
     /// Unix seconds as local "YYYY-MM-DD HH:MM:SS", or "never" for 0.
     static func time(_ seconds: Int64) -> String {
-        guard seconds > 0 else { return "never" }
+        guard seconds > 0 else { return L("never") }
         var value = time_t(seconds)
         var parts = tm()
         guard localtime_r(&value, &parts) != nil else { return String(seconds) }

@@ -81,7 +81,7 @@ struct StatusReport {
         if !disabled, lockedSeconds == 0 { attemptsLeft = policy.lockout.attemptsLeft(afterFailures: failures) }
     }
 
-    var name: String { user ?? "uid \(uid)" }
+    var name: String { user ?? L("uid %d", uid) }
 
     var json: JSON {
         .object([
@@ -98,35 +98,43 @@ struct StatusReport {
     }
 
     var kindText: String {
-        guard let kind else { return enrolled ? "enrolled" : "-" }
-        return kind == .pattern ? "pattern \(grid ?? 3)×\(grid ?? 3)" : "PIN"
+        guard let kind else { return enrolled ? L("enrolled") : "-" }
+        return kind == .pattern ? L("pattern %d×%d", grid ?? 3, grid ?? 3) : L("PIN")
     }
 
     var stateText: String {
-        if error != nil { return "error" }
-        if !enrolled { return "not enrolled" }
-        if disabled { return "disabled" }
-        if lockedSeconds > 0 { return "locked \(Output.duration(lockedSeconds))" }
-        return "active"
+        if error != nil { return L("error") }
+        if !enrolled { return L("not enrolled") }
+        if disabled { return L("disabled") }
+        if lockedSeconds > 0 { return L("locked %s", Output.duration(lockedSeconds)) }
+        return L("active")
     }
 
-    /// The human-readable form of `status`.
+    /// The human-readable form of `status`: labels padded by display width,
+    /// so the values line up in every language.
     var lines: [String] {
-        guard enrolled else { return ["\(name) (uid \(uid)): no PIN or pattern enrolled"] }
-        var lines = ["\(name) (uid \(uid)): \(kindText), \(stateText)"]
-        if let error { lines.append("  error:        \(error)"); return lines }
-        var failureLine = "  failures:     \(failures)"
-        if let attemptsLeft { failureLine += " (\(attemptsLeft) left before a timeout)" }
-        lines.append(failureLine)
-        if lockedSeconds > 0 {
-            lines.append("  locked until: \(Output.time(now + lockedSeconds)) (\(Output.duration(lockedSeconds)) from now)")
+        guard enrolled else { return [L("%s (uid %d): no PIN or pattern enrolled", name, uid)] }
+        var lines = [L("%s (uid %d): %s, %s", name, uid, kindText, stateText)]
+        var fields: [(String, String)] = []
+        if let error {
+            fields.append((L("error:"), error))
+        } else {
+            let failureText = attemptsLeft.map { L("%d (%d left before a timeout)", failures, $0) } ?? String(failures)
+            fields.append((L("failures:"), failureText))
+            if lockedSeconds > 0 {
+                fields.append((L("locked until:"), L("%s (%s from now)", Output.time(now + lockedSeconds), Output.duration(lockedSeconds))))
+            }
+            if disabled { fields.append((L("disabled:"), L("yes — root can run 'pingate unlock %s'", name))) }
+            if created > 0 || changed > 0 || lastFailure > 0 || lastSuccess > 0 {
+                fields.append((L("created:"), Output.time(created)))
+                fields.append((L("changed:"), Output.time(changed)))
+                fields.append((L("last failure:"), Output.time(lastFailure)))
+                fields.append((L("last success:"), Output.time(lastSuccess)))
+            }
         }
-        if disabled { lines.append("  disabled:     yes — root can run 'pingate unlock \(name)'") }
-        if created > 0 || changed > 0 || lastFailure > 0 || lastSuccess > 0 {
-            lines.append("  created:      \(Output.time(created))")
-            lines.append("  changed:      \(Output.time(changed))")
-            lines.append("  last failure: \(Output.time(lastFailure))")
-            lines.append("  last success: \(Output.time(lastSuccess))")
+        let width = fields.map { Localization.displayWidth($0.0) }.max() ?? 0
+        for (label, value) in fields {
+            lines.append("  " + Localization.padded(label, to: width) + " " + value)
         }
         return lines
     }
