@@ -286,9 +286,15 @@ test_cli_status_and_credential_errors_are_translated() {
     speak zh_CN.UTF-8
     out=$(printf '1111\n1111\n' | "$PINGATE" enroll pgbob --stdin 2>&1) || true
     assert_contains "$out" "它只重复同一个数字"
+    cli doctor
+    assert_contains "$out" "正常 用户组 pingate 存在（gid 61000）"
+    assert_contains "$out" "问题 缺少PAM 模块"
+    assert_contains "$out" "修复：make -C pam"
     speak C
     cli status pgalice
     assert_contains "$out" "  failures:     0 (5 left before a timeout)"
+    cli doctor
+    assert_contains "$out" "ok      group pingate exists (gid 61000)"
 }
 
 test_cli_speaks_english_in_the_c_locale() {

@@ -42,23 +42,23 @@ struct Doctor {
 
     mutating func checkAll() {
         checkGroup()
-        let storeCorrect = checkPath(storeDirectory, what: "store", type: S_IFDIR, mode: StoreLocation.directoryMode,
+        let storeCorrect = checkPath(storeDirectory, what: L("store"), type: S_IFDIR, mode: StoreLocation.directoryMode,
                                     group: group, create: "install -d -o root -g \(StoreLocation.groupName) -m 0750 \(storeDirectory)")
         let keyPath = storeDirectory + "/machine.key"
         let keyCreate = "(umask 077 && head -c 32 /dev/urandom > \(keyPath)) && chown root:\(StoreLocation.groupName) \(keyPath) && chmod 0640 \(keyPath)  # then re-enrol every user"
         let storeIsDirectory = fileStatus(storeDirectory).map { $0.st_mode & S_IFMT == S_IFDIR } ?? false
-        if storeIsDirectory, checkPath(keyPath, what: "machine key", type: S_IFREG, mode: StoreLocation.keyMode, group: group, create: keyCreate) {
+        if storeIsDirectory, checkPath(keyPath, what: L("machine key"), type: S_IFREG, mode: StoreLocation.keyMode, group: group, create: keyCreate) {
             if let status = fileStatus(keyPath), status.st_size != MachineKey.byteCount {
-                add(.problem, "machine key \(keyPath) is \(status.st_size) bytes, expected \(MachineKey.byteCount)", fix: "rm \(keyPath) && " + keyCreate)
+                add(.problem, L("machine key %s is %d bytes, expected %d", keyPath, Int(status.st_size), MachineKey.byteCount), fix: "rm \(keyPath) && " + keyCreate)
             }
         }
         // The store refuses to open a directory with a problem: records wait for the fix.
         if storeCorrect, let group { checkRecords(group: group) }
         checkConfig()
-        _ = checkPath(Doctor.helperPath, what: "helper", type: S_IFREG, mode: 0o2755, group: group,
+        _ = checkPath(Doctor.helperPath, what: L("helper"), type: S_IFREG, mode: 0o2755, group: group,
                       create: "install -o root -g \(StoreLocation.groupName) -m 2755 .build/release/pingate-verify \(Doctor.helperPath)")
         let module = Doctor.moduleDirectory + "/pam_pingate.so"
-        _ = checkPath(module, what: "PAM module", type: S_IFREG, mode: 0o644, group: SystemGroup.lookup(gid: 0),
+        _ = checkPath(module, what: L("PAM module"), type: S_IFREG, mode: 0o644, group: SystemGroup.lookup(gid: 0),
                       create: "make -C pam && install -o root -g root -m 0644 pam/build/pam_pingate.so \(module)")
         checkStacks()
     }
@@ -70,9 +70,9 @@ struct Doctor {
     private mutating func checkGroup() {
         group = SystemGroup.lookup(name: StoreLocation.groupName)
         if let group {
-            add(.ok, "group \(group.name) exists (gid \(group.gid))")
+            add(.ok, L("group %s exists (gid %d)", group.name, group.gid))
         } else {
-            add(.problem, "group \(StoreLocation.groupName) does not exist", fix: "groupadd --system \(StoreLocation.groupName)")
+            add(.problem, L("group %s does not exist", StoreLocation.groupName), fix: "groupadd --system \(StoreLocation.groupName)")
         }
     }
 
@@ -80,15 +80,15 @@ struct Doctor {
     /// root, `group` and exactly `mode`. Returns true if all of that holds.
     private mutating func checkPath(_ path: String, what: String, type: mode_t, mode: mode_t, group: SystemGroup?, create: String) -> Bool {
         guard let status = fileStatus(path) else {
-            add(.problem, "\(what) \(path) is missing", fix: create)
+            add(.problem, L("%s %s is missing", what, path), fix: create)
             return false
         }
         if status.st_mode & S_IFMT == S_IFLNK {
-            add(.problem, "\(what) \(path) is a symbolic link", fix: "rm \(path) && " + create)
+            add(.problem, L("%s %s is a symbolic link", what, path), fix: "rm \(path) && " + create)
             return false
         }
         guard status.st_mode & S_IFMT == type else {
-            add(.problem, "\(what) \(path) is not a \(type == S_IFDIR ? "directory" : "regular file")", fix: "rm -r \(path) && " + create)
+            add(.problem, type == S_IFDIR ? L("%s %s is not a directory", what, path) : L("%s %s is not a regular file", what, path), fix: "rm -r \(path) && " + create)
             return false
         }
         let groupName = group?.name ?? StoreLocation.groupName
@@ -97,19 +97,19 @@ struct Doctor {
         if status.st_uid != 0 || (group.map { status.st_gid != $0.gid } ?? false) {
             let owner = SystemUser.lookup(uid: status.st_uid)?.name ?? String(status.st_uid)
             let actualGroup = SystemGroup.lookup(gid: status.st_gid)?.name ?? String(status.st_gid)
-            problems.append("is owned by \(owner):\(actualGroup), expected root:\(groupName)")
+            problems.append(L("is owned by %s:%s, expected root:%s", owner, actualGroup, groupName))
             fixes.append("chown root:\(groupName) \(path)")
         }
         if status.st_mode & 0o7777 != mode {
-            problems.append("has mode \(octal(status.st_mode & 0o7777)), expected \(octal(mode))")
+            problems.append(L("has mode %s, expected %s", octal(status.st_mode & 0o7777), octal(mode)))
             // chown clears the setgid bit, so chmod comes after it.
             fixes.append("chmod \(octal(mode)) \(path)")
         }
         if problems.isEmpty {
-            add(.ok, "\(what) \(path) is root:\(groupName) \(octal(mode))")
+            add(.ok, L("%s %s is root:%s %s", what, path, groupName, octal(mode)))
             return true
         }
-        add(.problem, "\(what) \(path) " + problems.joined(separator: " and "), fix: fixes.joined(separator: " && "))
+        add(.problem, L("%s %s %s", what, path, problems.joined(separator: L(" and "))), fix: fixes.joined(separator: " && "))
         return false
     }
 
@@ -117,7 +117,7 @@ struct Doctor {
         let store = Store(location: StoreLocation(directory: storeDirectory, owner: 0, group: group.gid))
         let uids: [UInt32]
         do { uids = try store.enrolledUIDs() } catch {
-            add(.problem, "cannot list the store: \(error)", fix: "see the store checks above")
+            add(.problem, L("cannot list the store: %s", "\(error)"), fix: L("see the store checks above"))
             return
         }
         var good = 0
@@ -127,7 +127,7 @@ struct Doctor {
             let name = names[uid] ?? String(uid)
             if let status = fileStatus(path), status.st_mode & S_IFMT == S_IFREG,
                status.st_uid != 0 || status.st_gid != group.gid || status.st_mode & 0o7777 != StoreLocation.recordMode {
-                add(.problem, "record \(path) (\(name)) is not root:\(group.name) \(octal(StoreLocation.recordMode))",
+                add(.problem, L("record %s (%s) is not root:%s %s", path, name, group.name, octal(StoreLocation.recordMode)),
                     fix: "chown root:\(group.name) \(path) && chmod \(octal(StoreLocation.recordMode)) \(path)")
                 continue
             }
@@ -138,23 +138,23 @@ struct Doctor {
                 add(.problem, "\(error)", fix: "pingate enroll --force \(name)   # or: pingate remove \(name)")
             }
         }
-        add(.ok, "\(good) of \(uids.count) record\(uids.count == 1 ? "" : "s") readable")
+        add(.ok, LP("%2$d of %1$d record readable", "%2$d of %1$d records readable", uids.count, good))
     }
 
     private mutating func checkConfig() {
         guard let status = fileStatus(configPath) else {
-            add(.ok, "configuration \(configPath) does not exist: the defaults apply")
+            add(.ok, L("configuration %s does not exist: the defaults apply", configPath))
             return
         }
         if status.st_uid != 0 || status.st_mode & 0o022 != 0 || status.st_mode & S_IFMT != S_IFREG {
-            add(.problem, "configuration \(configPath) must be a file owned by root and writable only by root",
+            add(.problem, L("configuration %s must be a file owned by root and writable only by root", configPath),
                 fix: "chown root:root \(configPath) && chmod 0644 \(configPath)")
         }
         do {
             _ = try ConfigParser.load(path: configPath)
-            add(.ok, "configuration \(configPath) parses")
+            add(.ok, L("configuration %s parses", configPath))
         } catch {
-            add(.problem, "configuration \(error)", fix: "edit \(configPath), then run 'pingate policy check'")
+            add(.problem, L("configuration %s", "\(error)"), fix: L("edit %s, then run 'pingate policy check'", configPath))
         }
     }
 
@@ -166,12 +166,12 @@ struct Doctor {
             }
         }
         if users.isEmpty {
-            add(.note, "no file in \(Doctor.pamDirectory) uses pam_pingate.so yet (enable it with 'pam-auth-update --enable pingate')")
+            add(.note, L("no file in %s uses pam_pingate.so yet (enable it with 'pam-auth-update --enable pingate')", Doctor.pamDirectory))
         } else {
-            add(.note, "pam_pingate.so is used by \(Doctor.pamDirectory)/: \(users.joined(separator: ", "))")
+            add(.note, L("pam_pingate.so is used by %s/: %s", Doctor.pamDirectory, users.joined(separator: ", ")))
         }
         if fileStatus(Doctor.polkitSandboxUnit) != nil {
-            add(.note, "polkit runs its agent helper in a sandboxed unit where the setgid helper cannot work; polkit prompts fall back to the password")
+            add(.note, L("polkit runs its agent helper in a sandboxed unit where the setgid helper cannot work; polkit prompts fall back to the password"))
         }
     }
 }

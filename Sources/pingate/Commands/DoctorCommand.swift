@@ -29,7 +29,7 @@ struct DoctorCommand: Command {
         doctor.checkAll()
         for finding in doctor.findings { finding.lines.forEach(Output.line) }
         let problems = doctor.findings.filter { $0.level == .problem }.count
-        Output.line(problems == 0 ? "no problems found" : "\(problems) problem\(problems == 1 ? "" : "s") found")
+        Output.line(problems == 0 ? L("no problems found") : LP("%d problem found", "%d problems found", problems))
         return problems == 0 ? .ok : .storeOrConfig
     }
 }
@@ -42,8 +42,12 @@ struct Finding {
     var fix: String? = nil
 
     var lines: [String] {
-        let tag = level == .ok ? "ok     " : level == .problem ? "PROBLEM" : "note   "
-        return ["\(tag) \(message)"] + (fix.map { ["        fix: \($0)"] } ?? [])
+        // Tags padded to one display width, so messages line up in every language.
+        let tags = [L("ok"), L("PROBLEM"), L("note")]
+        let width = tags.map { Localization.displayWidth($0) }.max() ?? 7
+        let tag = tags[level == .ok ? 0 : level == .problem ? 1 : 2]
+        let indent = String(repeating: " ", count: width + 1)
+        return [Localization.padded(tag, to: width) + " " + message] + (fix.map { [indent + L("fix: %s", $0)] } ?? [])
     }
 }
 
