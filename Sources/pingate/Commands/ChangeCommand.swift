@@ -31,11 +31,11 @@ struct ChangeCommand: Command {
         let usage = usageLine(Self.usage)
         userName = arguments.positional(0)
         guard !(arguments.has("--pin") && arguments.has("--pattern")) else {
-            throw CLIError.usage("--pin and --pattern cannot be used together", usage)
+            throw CLIError.usage(L("--pin and --pattern cannot be used together"), usage)
         }
         kind = arguments.has("--pattern") ? .pattern : arguments.has("--pin") ? .pin : nil
         gridSize = try arguments.integer("--grid", in: PatternGrid.supportedSizes, usage: usage)
-        guard gridSize == nil || kind != .pin else { throw CLIError.usage("--grid is for patterns, not with --pin", usage) }
+        guard gridSize == nil || kind != .pin else { throw CLIError.usage(L("--grid is for patterns, not with --pin"), usage) }
         allowWeak = arguments.has("--allow-weak")
         stdin = StdinOption(arguments)
         locations = StoreOptions(arguments)

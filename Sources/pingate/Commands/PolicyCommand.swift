@@ -35,15 +35,15 @@ struct PolicyCommand: Command {
     init(_ arguments: ParsedArguments) throws {
         let usage = usageLine(Self.usage)
         guard let action = Action(rawValue: arguments.positional(0) ?? "show") else {
-            throw CLIError.usage("unknown policy action '\(arguments.positional(0)?.prefix(40) ?? "")' (check or calibrate)", usage)
+            throw CLIError.usage(L("unknown policy action '%s' (check or calibrate)", String(arguments.positional(0)?.prefix(40) ?? "")), usage)
         }
         self.action = action
         json = JSONOption(arguments)
         targetMilliseconds = try arguments.integer("--target-ms", in: 1...60_000, usage: usage)
         locations = StoreOptions(arguments)
-        guard !json.enabled || action == .show else { throw CLIError.usage("--json is for 'pingate policy' only", usage) }
+        guard !json.enabled || action == .show else { throw CLIError.usage(L("--json is for 'pingate policy' only"), usage) }
         guard targetMilliseconds == nil || action == .calibrate else {
-            throw CLIError.usage("--target-ms is for 'pingate policy calibrate' only", usage)
+            throw CLIError.usage(L("--target-ms is for 'pingate policy calibrate' only"), usage)
         }
     }
 
@@ -56,14 +56,16 @@ struct PolicyCommand: Command {
             if json.enabled {
                 Output.line(PolicyCommand.json(policy, path: locations.configPath).text)
             } else {
-                let source = configExists(locations.configPath) ? locations.configPath : "\(locations.configPath) (missing: defaults)"
-                Output.line("# effective policy from \(source)")
+                Output.line(configExists(locations.configPath)
+                    ? L("# effective policy from %s", locations.configPath)
+                    : L("# effective policy from %s (missing: defaults)", locations.configPath))
                 for key in Policy.keys { Output.line("\(key) = \(policy.value(of: key))") }
             }
         case .check:
             _ = try locations.policy()
-            let note = configExists(locations.configPath) ? "ok" : "does not exist; the defaults apply"
-            Output.line("\(locations.configPath): \(note)")
+            Output.line(configExists(locations.configPath)
+                ? L("%s: ok", locations.configPath)
+                : L("%s: does not exist; the defaults apply", locations.configPath))
         case .calibrate:
             try PolicyCalibration(targetMilliseconds: targetMilliseconds ?? PolicyCalibration.defaultTargetMilliseconds).run()
         }
