@@ -70,7 +70,7 @@ extension StringProtocol {
 }
 
 /// Reads a whole file of at most `limit` bytes; nil if it does not exist.
-func readSmallFile(_ path: String, limit: Int) throws -> String? {
+public func readSmallFile(_ path: String, limit: Int) throws -> String? {
     let file: FileDescriptor
     do {
         file = try FileDescriptor.open(path, [.readOnly, .noControllingTerminal, .nonBlocking])

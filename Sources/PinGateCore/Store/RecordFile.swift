@@ -153,7 +153,8 @@ public final class RecordFile {
     }
 }
 
-func octal(_ mode: mode_t) -> String {
+/// A mode as four octal digits, e.g. "0660", as chmod takes it.
+public func octal(_ mode: mode_t) -> String {
     let text = String(mode, radix: 8)
     return String(repeating: "0", count: max(0, 4 - text.count)) + text
 }

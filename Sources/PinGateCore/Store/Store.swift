@@ -158,20 +158,12 @@ public struct Store: Sendable {
     /// The uids that have a record, in ascending order.
     public func enrolledUIDs() throws -> [UInt32] {
         let directory = try openDirectory()
-        let duplicate = dup(directory.rawValue)
-        directory.close()
-        guard duplicate >= 0, let stream = fdopendir(duplicate) else {
-            throw StoreError.systemError(path: location.directory, operation: "list", errno: .current)
+        defer { directory.close() }
+        do {
+            return try directory.directoryEntryNames().compactMap(StoreLocation.uid(fromRecordName:)).sorted()
+        } catch let error as Errno {
+            throw StoreError.systemError(path: location.directory, operation: "list", errno: error)
         }
-        defer { closedir(stream) }
-        var uids: [UInt32] = []
-        while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            if let uid = StoreLocation.uid(fromRecordName: name) { uids.append(uid) }
-        }
-        return uids.sorted()
     }
 
     private func syncDirectory(_ directory: FileDescriptor) throws {

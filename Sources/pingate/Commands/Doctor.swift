@@ -160,7 +160,7 @@ struct Doctor {
 
     private mutating func checkStacks() {
         let users = directoryEntries(Doctor.pamDirectory).filter { name in
-            guard let text = readTextFile(Doctor.pamDirectory + "/" + name) else { return false }
+            guard let text = (try? readSmallFile(Doctor.pamDirectory + "/" + name, limit: 1 << 20)) ?? nil else { return false }
             return text.split(separator: "\n").contains { line in
                 !line.drop(while: { $0 == " " || $0 == "\t" }).hasPrefix("#") && line.contains("pam_pingate.so")
             }
@@ -174,9 +174,4 @@ struct Doctor {
             add(.note, L("polkit runs its agent helper in a sandboxed unit where the setgid helper cannot work; polkit prompts fall back to the password"))
         }
     }
-}
-
-func octal(_ mode: mode_t) -> String {
-    let text = String(mode, radix: 8)
-    return String(repeating: "0", count: max(0, 4 - text.count)) + text
 }

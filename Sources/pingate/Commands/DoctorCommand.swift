@@ -57,27 +57,9 @@ func fileStatus(_ path: String) -> stat? {
     return lstat(path, &status) == 0 ? status : nil
 }
 
-/// A small text file's contents (at most `limit` bytes), or nil.
-func readTextFile(_ path: String, limit: Int = 1 << 20) -> String? {
-    guard let file = try? FileDescriptor.open(path, [.readOnly, .noControllingTerminal, .nonBlocking]) else { return nil }
-    defer { file.close() }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    while bytes.count <= limit {
-        guard let count = try? chunk.withUnsafeMutableBytes({ try file.read(into: $0) }), count > 0 else { break }
-        bytes += chunk[0..<count]
-    }
-    return String(decoding: bytes, as: UTF8.self)
-}
-
 /// The names in a directory, sorted; empty if it cannot be read.
 func directoryEntries(_ path: String) -> [String] {
-    guard let stream = opendir(path) else { return [] }
-    defer { closedir(stream) }
-    var names: [String] = []
-    while let entry = readdir(stream) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        if name != ".", name != ".." { names.append(name) }
-    }
-    return names.sorted()
+    guard let directory = try? FileDescriptor.open(path, [.readOnly, .directory]) else { return [] }
+    defer { directory.close() }
+    return ((try? directory.directoryEntryNames()) ?? []).sorted()
 }
