@@ -116,8 +116,7 @@ public final class RecordFile {
             var linked = stat()
             let mine = try descriptor.status()
             let found = fstatat(directory.rawValue, name, &linked, AT_SYMLINK_NOFOLLOW) == 0
-            let open = try descriptor.inode()
-            if !found || mine.linkCount == 0 || linked.st_ino != open.inode || linked.st_dev != open.device {
+            if !found || mine.linkCount == 0 || UInt64(linked.st_ino) != mine.inode || UInt64(linked.st_dev) != mine.device {
                 descriptor.unlock()
                 return false
             }

@@ -120,13 +120,6 @@ public struct FileDescriptor: Sendable, Hashable {
         _ = try retryingOnInterrupt { Glibc.fchmod(rawValue, mode) }
     }
 
-    /// The device and inode numbers, to tell whether a path still names this file.
-    public func inode() throws -> (device: UInt64, inode: UInt64) {
-        var raw = stat()
-        _ = try retryingOnInterrupt { Glibc.fstat(rawValue, &raw) }
-        return (UInt64(raw.st_dev), UInt64(raw.st_ino))
-    }
-
     /// isatty(3)
     public var isTerminal: Bool { Glibc.isatty(rawValue) == 1 }
 }
@@ -138,6 +131,9 @@ public struct FileStatus: Sendable {
     public let group: gid_t
     public let size: Int
     public let linkCount: Int
+    /// Device and inode: tell whether a path still names this open file.
+    public let device: UInt64
+    public let inode: UInt64
 
     init(_ raw: stat) {
         mode = raw.st_mode
@@ -145,6 +141,8 @@ public struct FileStatus: Sendable {
         group = raw.st_gid
         size = Int(raw.st_size)
         linkCount = Int(raw.st_nlink)
+        device = UInt64(raw.st_dev)
+        inode = UInt64(raw.st_ino)
     }
 
     public var isRegularFile: Bool { mode & S_IFMT == S_IFREG }
