@@ -202,6 +202,25 @@ static int get_secret(pam_handle_t *pamh, int flags, const struct pingate_option
 	return prompt_secret(pamh, prompt, secret);
 }
 
+/*
+ * A PIN or pattern that unlocked must not travel on as if it were the
+ * password: pam_gnome_keyring, pam_kwallet, pam_mount, pam_ecryptfs and
+ * pam_fscrypt take PAM_AUTHTOK for the account password and would, say,
+ * create a login keyring guarded by four digits. So after a success the
+ * item is dropped when it holds the credential (forward_pass put it there,
+ * or try_first_pass took it from an earlier module). A password being
+ * forwarded, or a wrong all-digit answer, never reaches this and stays.
+ */
+static int forget_spent_authtok(pam_handle_t *pamh, const char *secret)
+{
+	const void *item = NULL;
+
+	if (pam_get_item(pamh, PAM_AUTHTOK, &item) != PAM_SUCCESS || item == NULL ||
+	    strcmp(item, secret) != 0)
+		return PAM_SUCCESS;
+	return pam_set_item(pamh, PAM_AUTHTOK, NULL);
+}
+
 /* What a verify answer means for the result; *again if another try makes sense. */
 static int judge_verify(pam_handle_t *pamh, int flags, const struct pingate_options *opts,
 		const char *user, enum pingate_kind kind, const struct pingate_answer *answer,
@@ -256,9 +275,11 @@ static int authenticate_with_prompts(pam_handle_t *pamh, int flags,
 		if (rc != PAM_SUCCESS)
 			break;
 		pingate_ask_helper(pamh, opts, "verify", user, secret, &answer);
+		rc = judge_verify(pamh, flags, opts, user, status->kind, &answer, &again);
+		if (rc == PAM_SUCCESS)
+			rc = forget_spent_authtok(pamh, secret);
 		wipe_and_free(secret);
 		secret = NULL;
-		rc = judge_verify(pamh, flags, opts, user, status->kind, &answer, &again);
 	}
 	return rc;
 }
@@ -291,9 +312,8 @@ static int authenticate_forwarded(pam_handle_t *pamh, int flags,
 	}
 	if (rc != PAM_SUCCESS)
 		goto out;
+	/* Nothing about the typed text goes to the log, not even under debug. */
 	if (!could_be_credential(secret, status->kind)) {
-		if (opts->debug)
-			pam_syslog(pamh, LOG_DEBUG, "answer for %s is not a PIN or pattern, left for the next module", user);
 		rc = PAM_IGNORE;
 		goto out;
 	}
@@ -302,21 +322,22 @@ static int authenticate_forwarded(pam_handle_t *pamh, int flags,
 		rc = judge_verify(pamh, flags, opts, user, status->kind, &answer, &again);
 	else
 		rc = PAM_IGNORE;  /* not counted (likely a password): the next module decides */
+	if (rc == PAM_SUCCESS)
+		rc = forget_spent_authtok(pamh, secret);
 out:
 	wipe_and_free(secret);
 	return rc;
 }
 
-static bool is_local_host(const char *rhost)
+/*
+ * PAM_SUCCESS if a PIN may be offered at all: to this service, to this
+ * caller (only the user it belongs to; see pingate_caller.c), from here.
+ * A caller who is not the owner learns nothing, not even that a PIN exists.
+ */
+static int check_gates(pam_handle_t *pamh, int flags, const struct pingate_options *opts,
+		const char *user)
 {
-	return rhost == NULL || rhost[0] == '\0' || strcmp(rhost, "localhost") == 0 ||
-		strcmp(rhost, "127.0.0.1") == 0 || strcmp(rhost, "::1") == 0;
-}
-
-/* PAM_SUCCESS if a PIN may be offered to this service and host at all. */
-static int check_gates(pam_handle_t *pamh, int flags, const struct pingate_options *opts)
-{
-	const void *service = NULL, *rhost = NULL;
+	const void *service = NULL;
 
 	if (pam_get_item(pamh, PAM_SERVICE, &service) != PAM_SUCCESS || service == NULL ||
 	    !pingate_service_allowed(opts, service)) {
@@ -325,10 +346,9 @@ static int check_gates(pam_handle_t *pamh, int flags, const struct pingate_optio
 				service != NULL ? (const char *)service : "(none)");
 		return PAM_IGNORE;
 	}
-	if (pam_get_item(pamh, PAM_RHOST, &rhost) == PAM_SUCCESS && !is_local_host(rhost) &&
-	    !opts->allow_remote) {
-		if (opts->debug)
-			pam_syslog(pamh, LOG_DEBUG, "remote request from %s, not offered", (const char *)rhost);
+	if (!pingate_caller_owns(pamh, opts, user))
+		return PAM_IGNORE;
+	if (pingate_caller_is_remote(pamh, opts) && !opts->allow_remote) {
 		inform(pamh, flags, opts, "%s", _("PIN sign-in is not offered for remote logins — use your password"));
 		return PAM_IGNORE;
 	}
@@ -376,7 +396,7 @@ int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **ar
 		rc = PAM_USER_UNKNOWN;
 	if (rc != PAM_SUCCESS)
 		goto out;
-	rc = check_gates(pamh, flags, &opts);
+	rc = check_gates(pamh, flags, &opts, user);
 	if (rc != PAM_SUCCESS)
 		goto out;
 	pingate_ask_helper(pamh, &opts, "status", user, NULL, &status);

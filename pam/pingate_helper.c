@@ -2,13 +2,17 @@
  * pingate_helper.c — one request to pingate-verify and its answer.
  *
  * Runs the helper the way pam_unix runs unix_chkpwd: pipes for the child's
- * stdin and stdout, SIGCHLD at its default while the child runs, every other
- * descriptor closed, an absolute path and an empty environment, and the exit
- * status read as part of the answer. See pingate_protocol.h for the format.
+ * stdin and stdout, every other descriptor closed, an absolute path and an
+ * empty environment, and the exit status read as part of the answer. Two
+ * differences: the host's SIGCHLD handling is left as it was (blocked, not
+ * replaced, while the child runs), and the answer has a deadline (timeout=),
+ * after which the helper is killed. See pingate_protocol.h for the format.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +20,7 @@
 #include <syslog.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <security/pam_ext.h>
 
@@ -114,7 +119,8 @@ static bool make_pipe(int fds[2])
 }
 
 /* In the child: only async-signal-safe calls, since the host may be threaded. */
-static void exec_helper(const char *path, char *const argv[], int in, int out, long max_fd)
+static void exec_helper(const char *path, char *const argv[], int in, int out, long max_fd,
+		const sigset_t *host_mask)
 {
 	static char *const empty_env[] = { NULL };
 	int null_fd;
@@ -129,59 +135,172 @@ static void exec_helper(const char *path, char *const argv[], int in, int out, l
 		for (fd = STDERR_FILENO + 1; fd < max_fd; fd++)
 			close((int)fd);
 	/*
-	 * As pam_unix does for unix_chkpwd: under su or sudo the module runs
-	 * with euid 0 and the user's real uid; the helper judges its caller by
-	 * the real uid, so become root fully before asking about another user.
+	 * As pam_unix does for unix_chkpwd: under sudo the module runs with
+	 * euid 0 and the user's real uid; the helper judges its caller by the
+	 * real uid, so become root fully before asking about another user.
 	 */
 	if (geteuid() == 0 && getuid() != 0 && setuid(0) != 0)
 		_exit(127);
+	sigprocmask(SIG_SETMASK, host_mask, NULL);
 	execve(path, argv, empty_env);
 	_exit(127);
 }
 
-/* Reads up to size-1 bytes; *too_long if the helper had more to say. */
-static ssize_t read_answer(int fd, char *buf, size_t size, bool *too_long)
+/* A point on CLOCK_MONOTONIC `seconds` from now, immune to clock changes. */
+static struct timespec deadline_after(unsigned seconds)
 {
+	struct timespec deadline;
+
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += seconds;
+	return deadline;
+}
+
+/* Milliseconds until `deadline`, 0 once it has passed. */
+static int milliseconds_left(const struct timespec *deadline)
+{
+	struct timespec now;
+	long long left;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	left = (long long)(deadline->tv_sec - now.tv_sec) * 1000 +
+		(deadline->tv_nsec - now.tv_nsec) / 1000000;
+	return left <= 0 ? 0 : left > INT_MAX ? INT_MAX : (int)left;
+}
+
+/*
+ * Reads up to size-1 bytes until EOF; *too_long if the helper had more to
+ * say. Returns -1 on a read error, -2 if the deadline passed first.
+ */
+static ssize_t read_answer(int fd, char *buf, size_t size, const struct timespec *deadline,
+		bool *too_long)
+{
+	struct pollfd readable = { .fd = fd, .events = POLLIN };
 	size_t used = 0;
 	char extra;
 
 	*too_long = false;
-	while (used < size - 1) {
-		ssize_t n = read(fd, buf + used, size - 1 - used);
+	for (;;) {
+		ssize_t n;
+		int ready = poll(&readable, 1, milliseconds_left(deadline));
 
+		if (ready < 0 && errno == EINTR)
+			continue;
+		if (ready < 0)
+			return -1;
+		if (ready == 0)
+			return -2;
+		n = used < size - 1 ? read(fd, buf + used, size - 1 - used) : read(fd, &extra, 1);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return -1;
 		if (n == 0)
 			break;
-		used += (size_t)n;
+		if (used == size - 1)
+			*too_long = true;
+		else
+			used += (size_t)n;
 	}
-	if (used == size - 1 && read(fd, &extra, 1) > 0)
-		*too_long = true;
 	buf[used] = '\0';
 	return (ssize_t)used;
+}
+
+/*
+ * Reaps pid before the deadline; past it, kills and reaps it. A helper
+ * that was stopped (SIGSTOP, a user's Ctrl-Z) or hangs costs the host at
+ * most the deadline, then the stack moves on to the password. Returns
+ * false if it had to be killed (or could not be waited for).
+ */
+static bool reap_by_deadline(pid_t pid, int *wstatus, const struct timespec *deadline)
+{
+	struct timespec pause = { 0, 1000000 };  /* 1 ms, doubling to 16 ms */
+
+	for (;;) {
+		pid_t done = waitpid(pid, wstatus, WNOHANG);
+
+		if (done == pid)
+			return true;
+		if (done < 0 && errno != EINTR)
+			return false;
+		if (done == 0 && milliseconds_left(deadline) == 0)
+			break;
+		nanosleep(&pause, NULL);
+		if (pause.tv_nsec < 16000000)
+			pause.tv_nsec *= 2;
+	}
+	if (kill(pid, SIGKILL) == 0)
+		while (waitpid(pid, wstatus, 0) < 0 && errno == EINTR)
+			;
+	return false;
+}
+
+/*
+ * The host's SIGCHLD, kept intact around our child. Changing the
+ * disposition (as pam_unix does) would discard the exit of a host child
+ * that ends meanwhile, so the signal is only blocked: the host's handler
+ * cannot reap our helper under us, and whatever arrived is delivered when
+ * the mask is restored. Only an ignored SIGCHLD (or SA_NOCLDWAIT), which
+ * makes the kernel reap children itself, is set to the default meanwhile.
+ */
+struct host_child_signal {
+	sigset_t mask;
+	struct sigaction action;
+	bool action_changed;
+};
+
+static void hold_child_signals(struct host_child_signal *host)
+{
+	sigset_t block;
+	struct sigaction reaping = { .sa_handler = SIG_DFL };
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGCHLD);
+	pthread_sigmask(SIG_BLOCK, &block, &host->mask);
+	host->action_changed = false;
+	if (sigaction(SIGCHLD, NULL, &host->action) == 0 &&
+	    (host->action.sa_handler == SIG_IGN || (host->action.sa_flags & SA_NOCLDWAIT))) {
+		sigemptyset(&reaping.sa_mask);
+		host->action_changed = sigaction(SIGCHLD, &reaping, NULL) == 0;
+	}
+}
+
+static void release_child_signals(const struct host_child_signal *host)
+{
+	if (host->action_changed)
+		sigaction(SIGCHLD, &host->action, NULL);
+	pthread_sigmask(SIG_SETMASK, &host->mask, NULL);
 }
 
 /*
  * Returns the helper's exit status (0-255) with its output in reply, or -1
  * with the reason in why.
  */
-static int run_helper(const struct pingate_options *opts, const char *request, size_t len,
-		char *reply, size_t reply_size, char *why, size_t why_size)
+static int run_helper(pam_handle_t *pamh, const struct pingate_options *opts,
+		const char *request, size_t len, char *reply, size_t reply_size,
+		char *why, size_t why_size)
 {
 	int to_child[2] = { -1, -1 }, from_child[2] = { -1, -1 };
 	char *argv[] = { (char *)opts->helper, NULL, NULL, NULL };
-	struct sigaction default_action, saved_action;
-	bool sigchld_saved = false, too_long;
+	struct host_child_signal host;
+	bool signals_held = false, too_long, reaped;
 	long max_fd = sysconf(_SC_OPEN_MAX);
-	int wstatus, status = -1;
+	struct timespec deadline;
+	int wstatus = 0, status = -1;
 	ssize_t got;
 	pid_t pid;
 
-	if (opts->conf_given) {
+	/*
+	 * The helper takes options from root only (a setgid program must not
+	 * let its caller choose the store or policy), so a user-run locker
+	 * with conf= on its line asks with the default configuration.
+	 */
+	if (opts->conf_given && geteuid() == 0) {
 		argv[1] = "--config";
 		argv[2] = (char *)opts->conf;
+	} else if (opts->conf_given && opts->debug) {
+		pam_syslog(pamh, LOG_DEBUG, "conf=%s not passed to the helper: the caller is not root",
+			opts->conf);
 	}
 	if (!make_pipe(to_child) || !make_pipe(from_child)) {
 		snprintf(why, why_size, "cannot create a pipe: %s", strerror(errno));
@@ -200,32 +319,31 @@ static int run_helper(const struct pingate_options *opts, const char *request, s
 	close(to_child[1]);
 	to_child[1] = -1;
 
-	memset(&default_action, 0, sizeof(default_action));
-	default_action.sa_handler = SIG_DFL;
-	sigemptyset(&default_action.sa_mask);
-	sigchld_saved = sigaction(SIGCHLD, &default_action, &saved_action) == 0;
-
+	hold_child_signals(&host);
+	signals_held = true;
+	deadline = deadline_after(opts->timeout);
 	pid = fork();
 	if (pid == 0)
-		exec_helper(opts->helper, argv, to_child[0], from_child[1], max_fd);
+		exec_helper(opts->helper, argv, to_child[0], from_child[1], max_fd, &host.mask);
 	if (pid < 0) {
 		snprintf(why, why_size, "cannot fork: %s", strerror(errno));
 		goto out;
 	}
 	close(from_child[1]);
 	from_child[1] = -1;
-	got = read_answer(from_child[0], reply, reply_size, &too_long);
+	got = read_answer(from_child[0], reply, reply_size, &deadline, &too_long);
 	/* Closed before waiting, so a helper that keeps writing ends instead of blocking. */
 	close(from_child[0]);
 	from_child[0] = -1;
 
-	while (waitpid(pid, &wstatus, 0) < 0) {
-		if (errno != EINTR) {
-			snprintf(why, why_size, "cannot wait for %s: %s", opts->helper, strerror(errno));
-			goto out;
-		}
-	}
-	if (!WIFEXITED(wstatus))
+	reaped = got != -2 && reap_by_deadline(pid, &wstatus, &deadline);
+	if (got == -2 && kill(pid, SIGKILL) == 0)
+		while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
+			;
+	if (!reaped)
+		snprintf(why, why_size, "%s did not answer within %u s (stopped or hung): killed",
+			opts->helper, opts->timeout);
+	else if (!WIFEXITED(wstatus))
 		snprintf(why, why_size, "%s killed by signal %d", opts->helper, WTERMSIG(wstatus));
 	else if (WEXITSTATUS(wstatus) == 127)
 		snprintf(why, why_size, "cannot run %s (exit 127)", opts->helper);
@@ -240,8 +358,8 @@ out:
 		if (from_child[i] >= 0)
 			close(from_child[i]);
 	}
-	if (sigchld_saved)
-		sigaction(SIGCHLD, &saved_action, NULL);
+	if (signals_held)
+		release_child_signals(&host);
 	return status;
 }
 
@@ -342,7 +460,7 @@ void pingate_ask_helper(pam_handle_t *pamh, const struct pingate_options *opts,
 		set_no_answer(answer, "request not sent: a field is too long or holds control characters");
 		goto out;
 	}
-	status = run_helper(opts, request, len, reply, sizeof(reply), why, sizeof(why));
+	status = run_helper(pamh, opts, request, len, reply, sizeof(reply), why, sizeof(why));
 	if (status < 0) {
 		set_no_answer(answer, why);
 		goto out;
@@ -368,8 +486,10 @@ void pingate_ask_helper(pam_handle_t *pamh, const struct pingate_options *opts,
 	}
 out:
 	explicit_bzero(request, sizeof(request));
+	/* A malformed answer's reason describes the typed text: never logged. */
 	if (opts->debug)
-		pam_syslog(pamh, LOG_DEBUG, "%s request for %s: %s", op, user, answer->detail);
+		pam_syslog(pamh, LOG_DEBUG, "%s request for %s: %s", op, user,
+			answer->reply == PINGATE_REPLY_MALFORMED ? "malformed" : answer->detail);
 	if (answer->reply >= PINGATE_REPLY_ERROR)
 		pam_syslog(pamh, LOG_ERR, "%s request for %s failed: %s", op, user, answer->detail);
 }

@@ -30,9 +30,13 @@
 
 #define PINGATE_RETRIES_MAX 10
 #define PINGATE_SERVICES_MAX 1024
+/* How long the module waits for one helper answer before it kills the helper. */
+#define PINGATE_TIMEOUT_DEFAULT 10
+#define PINGATE_TIMEOUT_MAX 300
 
 struct pingate_options {
 	unsigned retries;
+	unsigned timeout;           /* seconds per helper request */
 	bool allow_remote;
 	bool try_first_pass;
 	bool use_first_pass;
@@ -86,6 +90,15 @@ struct pingate_answer {
 PINGATE_INTERNAL void pingate_ask_helper(pam_handle_t *pamh,
 		const struct pingate_options *opts, const char *op,
 		const char *user, const char *secret, struct pingate_answer *answer);
+
+/*
+ * Who may be offered a PIN (pingate_caller.c): only the user it belongs to
+ * (or a root caller), and only at the machine.
+ */
+PINGATE_INTERNAL bool pingate_caller_owns(pam_handle_t *pamh,
+		const struct pingate_options *opts, const char *user);
+PINGATE_INTERNAL bool pingate_caller_is_remote(pam_handle_t *pamh,
+		const struct pingate_options *opts);
 
 /* True if text can be sent on a request line (no control characters). */
 PINGATE_INTERNAL bool pingate_is_clean_value(const char *text, size_t max);

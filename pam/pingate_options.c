@@ -19,7 +19,11 @@
 
 #include "pingate_module.h"
 
-#define DEFAULT_SERVICES "sudo su login polkit-1 i3lock swaylock xscreensaver " \
+/*
+ * Not su: su authenticates the target user, not its caller, so under the
+ * owner rule (pingate_caller.c) a PIN could never be offered there anyway.
+ */
+#define DEFAULT_SERVICES "sudo login polkit-1 i3lock swaylock xscreensaver " \
 	"gdm-password lightdm sddm kde cinnamon-screensaver gnome-screensaver hyprlock"
 
 enum option_origin { FROM_FILE, FROM_ARGS };
@@ -40,6 +44,7 @@ static void set_defaults(struct pingate_options *opts)
 {
 	memset(opts, 0, sizeof(*opts));
 	opts->retries = 1;
+	opts->timeout = PINGATE_TIMEOUT_DEFAULT;
 	opts->helper = PINGATE_HELPER_PATH;
 	opts->conf = PINGATE_CONF_PATH;
 	strcpy(opts->services, DEFAULT_SERVICES);
@@ -73,7 +78,7 @@ static int set_services(struct pingate_options *opts, const char *value)
 	return PAM_SUCCESS;
 }
 
-static int set_retries(struct pingate_options *opts, const char *value)
+static int set_number(unsigned *field, const char *value, unsigned long max)
 {
 	char *end;
 	unsigned long n;
@@ -82,9 +87,9 @@ static int set_retries(struct pingate_options *opts, const char *value)
 		return PAM_SERVICE_ERR;
 	errno = 0;
 	n = strtoul(value, &end, 10);
-	if (errno != 0 || *end != '\0' || n < 1 || n > PINGATE_RETRIES_MAX)
+	if (errno != 0 || *end != '\0' || n < 1 || n > max)
 		return PAM_SERVICE_ERR;
-	opts->retries = (unsigned)n;
+	*field = (unsigned)n;
 	return PAM_SUCCESS;
 }
 
@@ -116,7 +121,9 @@ static int set_option(pam_handle_t *pamh, struct pingate_options *opts,
 	else if (origin == FROM_FILE)
 		return PAM_SUCCESS;  /* the helper's key, not ours */
 	else if (strcmp(name, "retries") == 0)
-		rc = set_retries(opts, value);
+		rc = set_number(&opts->retries, value, PINGATE_RETRIES_MAX);
+	else if (strcmp(name, "timeout") == 0)
+		rc = set_number(&opts->timeout, value, PINGATE_TIMEOUT_MAX);
 	else if (strcmp(name, "prompt") == 0)
 		rc = set_prompt(opts, value);
 	else if (strcmp(name, "helper") == 0)
@@ -235,8 +242,8 @@ int pingate_options_load(pam_handle_t *pamh, struct pingate_options *opts,
 	for (i = 0; i < argc && rc == PAM_SUCCESS; i++)
 		rc = split_and_set(pamh, opts, argv[i]);
 	if (rc == PAM_SUCCESS && opts->debug)
-		pam_syslog(pamh, LOG_DEBUG, "options: retries=%u%s%s%s helper=%s conf=%s services=%s",
-			opts->retries, opts->allow_remote ? " allow_remote" : "",
+		pam_syslog(pamh, LOG_DEBUG, "options: retries=%u timeout=%u%s%s%s helper=%s conf=%s services=%s",
+			opts->retries, opts->timeout, opts->allow_remote ? " allow_remote" : "",
 			opts->forward_pass ? " forward_pass" : "", opts->quiet ? " quiet" : "",
 			opts->helper, opts->conf, opts->services);
 	return rc;

@@ -70,6 +70,16 @@ test_wrong_pin_from_the_locker_is_counted() {
     assert_eq 1 "$(record_failures pgalice)" "failures"
 }
 
+# conf= on the module line is for root callers; the helper takes no
+# options from a user, so the module must not pass it from a user-run locker.
+test_conf_on_the_module_line_does_not_break_a_user_run_locker() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    write_service "$SANDBOX/conf-given" i3lock "$(module_line conf=/etc/pingate/pingate.conf)" "$(next_line)"
+    RUN_AS=pgalice pam_run "$SANDBOX/conf-given" i3lock pgalice "$TEST_PIN"$'\n'
+    assert_eq PAM_SUCCESS "$(result)" "result (transcript: $out)"
+}
+
 test_locker_not_enrolled_is_ignored() {
     fresh
     locker pgalice ''
@@ -77,12 +87,14 @@ test_locker_not_enrolled_is_ignored() {
     assert_eq 0 "$(prompts)" "prompts"
 }
 
-test_locker_run_by_one_user_for_another_fails_closed() {
+# The module asks nothing when the caller is not the user: no prompt and no
+# helper call (before the owner rule, the helper's refusal stopped it).
+test_locker_run_by_one_user_for_another_is_not_offered() {
     need_cli; fresh
     enroll pgbob "$TEST_PIN" --pin
     local before; before=$(record_state pgbob)
     locker pgbob "$TEST_PIN"$'\n'
-    assert_eq PAM_AUTHINFO_UNAVAIL "$(result)" "result"
+    assert_ignored
     assert_eq 0 "$(prompts)" "prompts"
     assert_eq "$before" "$(record_state pgbob)" "pgbob's record"
 }

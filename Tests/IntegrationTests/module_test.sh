@@ -478,6 +478,99 @@ test_exports_only_pam_sm_entry_points() {
         "$symbols" "exported symbols"
 }
 
+# --- where the typed text goes after a success ------------------------------
+# A module placed after pam_pingate.so (pam_gnome_keyring, pam_mount, ...)
+# must not find a PIN in PAM_AUTHTOK: it would take it for the password.
+
+test_forward_pass_success_leaves_no_authtok_for_the_next_module() {
+    setup
+    CONTROL='[success=ok default=ignore]'   # success goes on to the probe
+    stack forward_pass
+    pam_run $'4821\n'
+    assert_contains "$out" "INFO NEXT authtok=(unset)" "what the next module sees"
+}
+
+test_try_first_pass_success_drops_the_spent_authtok() {
+    setup
+    CONTROL='[success=ok default=ignore]'
+    stack try_first_pass
+    pam_run '' --authtok 4821
+    assert_eq 0 "$(prompts)" "prompts"
+    assert_contains "$out" "INFO NEXT authtok=(unset)" "what the next module sees"
+}
+
+test_forwarded_password_and_wrong_pin_stay_for_the_next_module() {
+    setup
+    CONTROL='[success=ok default=ignore]'
+    stack forward_pass
+    pam_run $'correct horse!\n'
+    assert_contains "$out" "INFO NEXT authtok=correct horse!" "a password"
+    echo "1 wrong failures=1 left=4" > "$T/verify"
+    pam_run $'20240101\n'
+    assert_contains "$out" "INFO NEXT authtok=20240101" "an all-digit password that is a wrong PIN"
+}
+
+# --- who asks ------------------------------------------------------------------
+
+test_ruser_naming_another_user_is_not_offered() {
+    setup
+    stack
+    pam_run $'4821\n' --ruser somebody-else
+    assert_ignored
+    assert_eq 0 "$(prompts)" "prompts"
+    assert_eq 0 "$(requests)" "helper requests (nothing about the target is asked)"
+    pam_run $'4821\n' --ruser "$me"
+    assert_eq PAM_SUCCESS "$(result)" "result with PAM_RUSER = the user"
+}
+
+# --- nothing waits forever -------------------------------------------------------
+
+test_a_stopped_helper_costs_at_most_the_timeout() {
+    setup
+    echo "stop" > "$T/status"
+    stack timeout=1
+    WRAPPER="timeout 20" pam_run $'4821\n'
+    assert_eq PAM_AUTHINFO_UNAVAIL "$(result)" "result (the stack goes on to the password)"
+    assert_eq 0 "$(prompts)" "prompts"
+    pgrep -f "$T/fake-helper" >/dev/null && fail "the stopped helper was left behind"
+    true
+}
+
+test_a_helper_stopped_mid_verify_is_killed_at_the_timeout() {
+    setup
+    echo "stop" > "$T/verify"
+    stack timeout=1
+    local start; start=$(date +%s%N)
+    WRAPPER="timeout 20" pam_run $'4821\n'
+    local ms=$(( ($(date +%s%N) - start) / 1000000 ))
+    assert_eq PAM_AUTHINFO_UNAVAIL "$(result)" "result"
+    [ "$ms" -lt 3000 ] || fail "took $ms ms with timeout=1"
+    [ "$ms" -ge 900 ] || fail "answered after $ms ms: did it wait at all?"
+    pgrep -f "$T/fake-helper" >/dev/null && fail "the stopped helper was left behind"
+    true
+}
+
+test_timeout_option_is_validated() {
+    setup
+    stack timeout=0
+    pam_run $'4821\n'
+    assert_eq PAM_SERVICE_ERR "$(result)" "timeout=0"
+    stack timeout=301
+    pam_run $'4821\n'
+    assert_eq PAM_SERVICE_ERR "$(result)" "timeout=301"
+}
+
+# --- the host's SIGCHLD ------------------------------------------------------------
+
+test_a_host_child_that_exits_meanwhile_is_not_lost() {
+    setup
+    echo "sleep 0.5 0 ok" > "$T/verify"
+    stack
+    pam_run $'4821\n' --host-child
+    assert_eq PAM_SUCCESS "$(result)" "result"
+    assert_contains "$out" "HOST_CHILD reaped" "the application's own SIGCHLD handler"
+}
+
 test_links_only_libpam_and_libc() {
     local needed
     needed=$(readelf -d "$module" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort | tr '\n' ' ')

@@ -7,7 +7,9 @@
 # by files in the directory it sits in (tests copy it into a temp dir):
 #   status, verify   one line per request of that op, in order (the last line
 #                    repeats): "EXIT ANSWER..." — prints ANSWER, exits EXIT;
-#                    "EXIT (none)" prints nothing; "kill" dies by SIGKILL
+#                    "EXIT (none)" prints nothing; "kill" dies by SIGKILL;
+#                    "stop" stops itself with SIGSTOP (as a user's Ctrl-Z or
+#                    kill -STOP would); "sleep SECONDS LINE" waits, then LINE
 #   request.N        written here: the Nth request, verbatim (with the secret)
 #   argv.N           written here: its arguments, one per line
 PATH=/usr/bin:/bin
@@ -25,7 +27,15 @@ line=$(sed -n "${k}p" "$dir/$op")
 [ -n "$line" ] || line=$(tail -n 1 "$dir/$op")
 
 case $line in
+"sleep "*)
+	rest=${line#sleep }
+	sleep "${rest%% *}"
+	line=${rest#* }
+	;;
+esac
+case $line in
 kill) kill -KILL $$ ;;
+stop) kill -STOP $$; echo "ok"; exit 0 ;;
 *)
 	code=${line%% *}
 	answer=${line#* }

@@ -13,14 +13,24 @@
  * Like any PAM application it first calls setlocale(LC_ALL, ""), so the
  * modules speak the language of LANG/LC_*.
  *
- * usage: pam_harness --confdir DIR --service NAME --user USER
- *                    [--rhost H] [--tty T] [--silent] [--authtok TEXT]
+ * --ruser NAME sets PAM_RUSER, as su and sudo do. --host-child starts a
+ * child of the harness's own that exits 100 ms into pam_authenticate, with
+ * a SIGCHLD handler that reaps it, and then prints
+ *   HOST_CHILD reaped|lost
+ * — whether the application still learnt of its own child's exit.
+ *
+ * usage: pam_harness --confdir DIR --service NAME --user USER [--rhost H]
+ *                    [--ruser NAME] [--tty T] [--silent] [--authtok TEXT]
+ *                    [--host-child]
  */
 #include <getopt.h>
 #include <locale.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <security/pam_appl.h>
 
 static const char *const code_names[] = {
@@ -107,9 +117,32 @@ fail:
 
 static void usage(void)
 {
-	fputs("usage: pam_harness --confdir DIR --service NAME --user USER "
-	      "[--rhost H] [--tty T] [--silent] [--authtok TEXT]\n", stderr);
+	fputs("usage: pam_harness --confdir DIR --service NAME --user USER [--rhost H] "
+	      "[--ruser NAME] [--tty T] [--silent] [--authtok TEXT] [--host-child]\n", stderr);
 	exit(2);
+}
+
+static volatile sig_atomic_t host_child_reaped;
+static pid_t host_child;
+
+static void on_sigchld(int signo)
+{
+	(void)signo;
+	if (host_child > 0 && waitpid(host_child, NULL, WNOHANG) == host_child)
+		host_child_reaped = 1;
+}
+
+static void start_host_child(void)
+{
+	struct sigaction action = { .sa_handler = on_sigchld };
+
+	sigemptyset(&action.sa_mask);
+	sigaction(SIGCHLD, &action, NULL);
+	host_child = fork();
+	if (host_child == 0) {
+		usleep(100000);
+		_exit(0);
+	}
 }
 
 int main(int argc, char **argv)
@@ -122,10 +155,13 @@ int main(int argc, char **argv)
 		{ "tty",     required_argument, NULL, 't' },
 		{ "silent",  no_argument,       NULL, 'q' },
 		{ "authtok", required_argument, NULL, 'a' },
+		{ "ruser",   required_argument, NULL, 'R' },
+		{ "host-child", no_argument,    NULL, 'H' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *confdir = NULL, *service = NULL, *user = NULL;
-	const char *rhost = NULL, *tty = NULL, *authtok = NULL;
+	const char *rhost = NULL, *tty = NULL, *authtok = NULL, *ruser = NULL;
+	int with_host_child = 0;
 	struct pam_conv conv = { converse, NULL };
 	pam_handle_t *pamh = NULL;
 	int flags = 0, option, rc;
@@ -140,6 +176,8 @@ int main(int argc, char **argv)
 		case 't': tty = optarg; break;
 		case 'q': flags |= PAM_SILENT; break;
 		case 'a': authtok = optarg; break;
+		case 'R': ruser = optarg; break;
+		case 'H': with_host_child = 1; break;
 		default: usage();
 		}
 	}
@@ -149,6 +187,8 @@ int main(int argc, char **argv)
 	rc = pam_start_confdir(service, user, &conv, confdir, &pamh);
 	if (rc == PAM_SUCCESS && rhost != NULL)
 		rc = pam_set_item(pamh, PAM_RHOST, rhost);
+	if (rc == PAM_SUCCESS && ruser != NULL)
+		rc = pam_set_item(pamh, PAM_RUSER, ruser);
 	if (rc == PAM_SUCCESS && tty != NULL)
 		rc = pam_set_item(pamh, PAM_TTY, tty);
 	/* Applications may not set PAM_AUTHTOK: pam_test_authtok.so `set` copies this. */
@@ -163,8 +203,14 @@ int main(int argc, char **argv)
 			free(variable);
 		}
 	}
+	if (rc == PAM_SUCCESS && with_host_child)
+		start_host_child();
 	if (rc == PAM_SUCCESS)
 		rc = pam_authenticate(pamh, flags);
+	if (with_host_child) {
+		usleep(200000);  /* a SIGCHLD still pending arrives by now */
+		printf("HOST_CHILD %s\n", host_child_reaped ? "reaped" : "lost");
+	}
 
 	if (rc >= 0 && (size_t)rc < sizeof(code_names) / sizeof(code_names[0]))
 		printf("RESULT %s\n", code_names[rc]);

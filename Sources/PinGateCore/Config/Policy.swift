@@ -13,7 +13,7 @@ public struct Policy: Equatable, Sendable {
     public init() {}
 
     public static let defaultServices = [
-        "sudo", "su", "login", "polkit-1", "i3lock", "swaylock", "xscreensaver",
+        "sudo", "login", "polkit-1", "i3lock", "swaylock", "xscreensaver",
         "gdm-password", "lightdm", "sddm", "kde", "cinnamon-screensaver",
         "gnome-screensaver", "hyprlock",
     ]

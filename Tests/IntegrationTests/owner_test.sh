@@ -1,0 +1,208 @@
+#!/bin/bash
+# owner_test.sh — only its owner, only at the machine.
+#
+# A PIN is offered only when the one asking is the user it belongs to (the
+# calling process's real uid is PAM_USER's, or the caller is root, and no
+# PAM_RUSER names someone else), and not in a remote session: PAM_RHOST, or
+# logind's REMOTE=1 for the caller's session-N.scope. Every refusal is
+# PAM_IGNORE with no prompt and no helper call, so the target's record is
+# untouched and the caller learns nothing about it.
+#
+# Real setuid-root clients: a setuid copy of pam/tests/pam_harness (the shape
+# of su, sudo and polkit's agent helper), the real `su` through a pty, the
+# real `sudo` with targetpw and inside a simulated remote logind session (a
+# real cgroup named session-N.scope and a state file in a private /run).
+#
+# usage: bash Tests/IntegrationTests/owner_test.sh   (TEST_FILTER=word to pick; root)
+
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+. "$here/sandbox.sh"
+. "$here/stack_lib.sh"
+sandbox_enter "$@"
+
+CONF="$SANDBOX/owner-conf"
+SUID_HARNESS="$SANDBOX/suid-harness"
+install -o root -g root -m 4755 "$HARNESS" "$SUID_HARNESS"
+for service in sudo su; do write_service "$CONF" "$service" "$(module_line)" "$(next_line)"; done
+
+# A private /run: logind's session files and sudo's timestamps stay here.
+mount -t tmpfs -o mode=755 tmpfs /run
+mkdir -p /run/systemd/sessions /run/sudo
+sudo_stack
+
+fresh() {
+    store_reset
+    # su is allowed here on purpose: the owner rule, not the list, must stop it.
+    echo "services = sudo su i3lock" >> /etc/pingate/pingate.conf
+    enroll pgalice "$TEST_PIN" --pin
+}
+
+# suid_run CALLER SERVICE USER INPUT: the setuid harness run by CALLER.
+suid_run() {
+    local caller=$1 service=$2 user=$3 input=$4
+    out=$(printf '%s' "$input" | as_user "$caller" "$SUID_HARNESS" --confdir "$CONF" \
+        --service "$service" --user "$user") && rc=0 || rc=$?
+}
+
+# --- only its owner ---------------------------------------------------------------
+
+test_setuid_client_run_by_another_user_does_not_offer_the_pin() {
+    need_cli; fresh
+    local before service; before="$(record_state pgalice)"
+    for service in sudo su; do
+        suid_run pgbob "$service" pgalice "$TEST_PIN"$'\n'
+        assert_ignored
+        assert_eq 0 "$(prompts)" "prompts ($service)"
+    done
+    assert_eq "$before" "$(record_state pgalice)" "pgalice's record"
+}
+
+test_setuid_client_run_by_the_owner_offers_the_pin() {
+    need_cli; fresh
+    suid_run pgalice sudo pgalice "$TEST_PIN"$'\n'
+    assert_eq PAM_SUCCESS "$(result)" "result (transcript: $out)"
+    assert_contains "$out" "PROMPT_ECHO_OFF PIN: "
+}
+
+test_another_users_guesses_cannot_lock_the_owner_out() {
+    need_cli; fresh
+    local i
+    for i in 1 2 3 4 5 6 7 8 9 10 11; do suid_run pgbob su pgalice $'1397\n'; done
+    assert_eq 0 "$(record_failures pgalice)" "pgalice's failures after pgbob's 11 tries"
+    suid_run pgalice sudo pgalice "$TEST_PIN"$'\n'
+    assert_eq PAM_SUCCESS "$(result)" "pgalice's own PIN still works"
+}
+
+test_real_su_to_another_user_asks_only_for_the_password() {
+    need_cli; fresh
+    command -v su >/dev/null || skip "su is not installed"
+    printf '%s\n' "auth sufficient $SANDBOX/pam_pingate.so" "@include common-auth" \
+        "@include common-account" "@include common-session" > /etc/pam.d/su
+    local before transcript; before="$(record_state pgalice)"
+    transcript=$(cd / && timeout 30 python3 "$here/pty_drive.py" expect:"Password:" send:"$TEST_PASSWORD\r" \
+        expect:SU-DONE -- setpriv --reuid=61002 --regid=61002 --clear-groups -- \
+        su pgalice -c 'echo SU-DONE-$(id -un)') || fail "su did not finish (transcript: $transcript)"
+    assert_contains "$transcript" "SU-DONE-pgalice" "su ran as pgalice"
+    assert_not_contains "$transcript" "PIN" "su's prompts"
+    assert_eq "$before" "$(record_state pgalice)" "pgalice's record"
+}
+
+test_sudo_targetpw_does_not_offer_the_targets_pin() {
+    need_cli; fresh
+    local sudoers; sudoers="$SANDBOX/sudoers"
+    cp "$sudoers" "$SANDBOX/sudoers.saved"
+    echo 'Defaults:pgbob targetpw' >> "$sudoers"
+    local before; before="$(record_state pgalice)"
+    err=$(printf '%s\n' "$TEST_PASSWORD" | as_user pgbob timeout 30 sudo -S -k -u pgalice true 2>&1 >/dev/null) && rc=0 || rc=$?
+    cp "$SANDBOX/sudoers.saved" "$sudoers"
+    assert_eq 0 "$rc" "sudo exit status with pgalice's password (stderr: $err)"
+    assert_not_contains "$err" "PIN" "sudo's prompts"
+    assert_eq "$before" "$(record_state pgalice)" "pgalice's record"
+}
+
+# --- only at the machine: logind sessions ---------------------------------------------
+
+# A writable cgroup hierarchy to make session scopes in (systemd's v1 named
+# hierarchy, the v2 one, or a private cgroup2 mount), once per file.
+find_cgroup_root() {
+    local candidate
+    for candidate in /sys/fs/cgroup/systemd /sys/fs/cgroup/unified /sys/fs/cgroup; do
+        if mkdir "$candidate/pingate-test-$$" 2>/dev/null; then
+            CGROUP_ROOT="$candidate/pingate-test-$$"; return 0
+        fi
+    done
+    mkdir -p "$SANDBOX/cgroup2"
+    if mount -t cgroup2 none "$SANDBOX/cgroup2" 2>/dev/null && mkdir "$SANDBOX/cgroup2/pingate-test-$$"; then
+        CGROUP_ROOT="$SANDBOX/cgroup2/pingate-test-$$"; return 0
+    fi
+    return 1
+}
+CGROUP_ROOT=""
+find_cgroup_root
+
+# session ID REMOTE|absent: logind's state file for session ID (or none).
+session() {
+    local id=$1 remote=$2
+    rm -f "/run/systemd/sessions/$id"
+    [ "$remote" = absent ] && return 0
+    printf '# This is private data. Do not parse.\nUID=61001\nUSER=pgalice\nACTIVE=1\nREMOTE=%s\nSERVICE=sshd\n' \
+        "$remote" > "/run/systemd/sessions/$id"
+}
+
+# in_session ID COMMAND...: runs COMMAND in the cgroup .../session-ID.scope.
+in_session() {
+    local id=$1; shift
+    [ -n "$CGROUP_ROOT" ] || fail "no writable cgroup hierarchy to simulate a logind session"
+    local scope="$CGROUP_ROOT/user.slice/session-$id.scope"
+    mkdir -p "$scope"
+    sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$scope" "$@"
+}
+
+session_run() {
+    local id=$1 input=$2; shift 2
+    out=$(printf '%s' "$input" | in_session "$id" "$HARNESS" --confdir "$CONF" --service sudo \
+        --user pgalice "$@") && rc=0 || rc=$?
+}
+
+test_sudo_in_a_remote_logind_session_does_not_offer_the_pin() {
+    need_cli; fresh
+    session 7 1
+    local before; before="$(record_state pgalice)"
+    err=$(printf '%s\n' "$TEST_PASSWORD" | in_session 7 setpriv --reuid=61001 --regid=61001 \
+        --clear-groups --reset-env -- timeout 30 sudo -S -k true 2>&1 >/dev/null) && rc=0 || rc=$?
+    assert_not_contains "$err" "PIN" "sudo's prompts in a remote session"
+    assert_contains "$err" "password for pgalice" "sudo's prompts in a remote session"
+    assert_eq "$before" "$(record_state pgalice)" "pgalice's record"
+}
+
+test_remote_logind_session_is_not_offered_without_rhost() {
+    need_cli; fresh
+    session 8 1
+    session_run 8 "$TEST_PIN"$'\n'
+    assert_ignored
+    assert_contains "$out" "INFO PIN sign-in is not offered for remote logins"
+}
+
+test_local_logind_session_is_offered() {
+    need_cli; fresh
+    session 9 0
+    session_run 9 "$TEST_PIN"$'\n'
+    assert_eq PAM_SUCCESS "$(result)" "result (transcript: $out)"
+}
+
+test_session_without_a_state_file_is_treated_as_remote() {
+    need_cli; fresh
+    session 10 absent
+    session_run 10 "$TEST_PIN"$'\n'
+    assert_ignored
+    assert_eq 0 "$(prompts)" "prompts"
+}
+
+test_allow_remote_offers_the_pin_in_a_remote_session() {
+    need_cli; fresh
+    write_service "$SANDBOX/allow-remote" sudo "$(module_line allow_remote)" "$(next_line)"
+    session 11 1
+    out=$(printf '%s\n' "$TEST_PIN" | in_session 11 "$HARNESS" --confdir "$SANDBOX/allow-remote" \
+        --service sudo --user pgalice) && rc=0 || rc=$?
+    assert_eq PAM_SUCCESS "$(result)" "result (transcript: $out)"
+}
+
+test_no_logind_session_falls_back_to_rhost() {
+    need_cli; fresh
+    pam_run "$CONF" sudo pgalice "$TEST_PIN"$'\n'
+    assert_eq PAM_SUCCESS "$(result)" "no session, no rhost"
+    pam_run "$CONF" sudo pgalice "$TEST_PIN"$'\n' --rhost 192.0.2.7
+    assert_ignored
+}
+
+cleanup_cgroups() {
+    [ -n "$CGROUP_ROOT" ] || return 0
+    find "$CGROUP_ROOT" -depth -type d -exec rmdir {} \; 2>/dev/null
+    return 0
+}
+
+run_tests
+rc=$?
+cleanup_cgroups
+exit $rc
