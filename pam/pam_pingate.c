@@ -5,7 +5,7 @@
  * at all (service allow-list, local requests, the helper's status), prompts
  * through the conversation, and leaves every judgement about the secret to
  * pingate-verify. Anything short of the helper's "ok" is never PAM_SUCCESS.
- * See DESIGN.md, "pam_pingate.so (the module)".
+ * See docs/design.md, "One sign-in, end to end".
  */
 #include <libintl.h>
 #include <stdarg.h>

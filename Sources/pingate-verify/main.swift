@@ -1,5 +1,5 @@
 // pingate-verify — the setgid helper between pam_pingate.so and the store.
-// See pam/pingate_protocol.h for the request and answer, and DESIGN.md for
+// See pam/pingate_protocol.h for the request and answer, and docs/design.md for
 // why it exists (a screen locker runs PAM as the user, who cannot read the
 // store). It is small on purpose: harden, read, check the caller, verify.
 import Glibc

@@ -1,4 +1,4 @@
-/// Everything pingate.conf can set, with the defaults of DESIGN.md.
+/// Everything pingate.conf can set, with the defaults of docs/design.md and pingate.conf(5).
 public struct Policy: Equatable, Sendable {
     public var pinMinLength = 4
     public var pinMaxLength = 4

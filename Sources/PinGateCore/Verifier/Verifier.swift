@@ -1,5 +1,5 @@
 /// Checks credentials against the store under the lockout policy, in the
-/// order DESIGN.md fixes:
+/// order docs/design.md describes ("The verifier's order"):
 ///
 /// 1. open and check the record, take its writer lock;
 /// 2. if a timeout or disable is in force, answer locked/disabled;

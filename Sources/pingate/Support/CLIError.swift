@@ -1,4 +1,4 @@
-/// The exit statuses of `pingate`, fixed by DESIGN.md and documented in pingate(8).
+/// The exit statuses of `pingate`, listed in docs/design.md and documented in pingate(8).
 enum ExitStatus: Int32 {
     case ok = 0
     /// Verification failed, locked, disabled, or a new credential was refused
