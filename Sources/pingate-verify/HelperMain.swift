@@ -59,15 +59,23 @@ enum HelperMain {
 }
 
 /// Who asked, for whom, from where: the log fields of one request.
+///
+/// The target user and the caller's uid are facts the helper checked. The
+/// service, tty and remote host are whatever the caller wrote: from root
+/// (the PAM module under sudo or login) they are PAM's items, but any user
+/// can run the helper and write `service=sudo tty=tty1`. So a non-root
+/// caller's are logged as `claimed_…`, and a reader of the log can tell a
+/// fact from a claim.
 struct RequestContext {
     let request: HelperRequest
     let target: SystemUser
     let callerUID: uid_t
 
     var logFields: String {
+        let prefix = callerUID == 0 ? "" : "claimed_"
         let service = request.service ?? "?"
         let tty = request.tty ?? "?"
-        let rhost = request.remoteHost.map { " rhost=\($0)" } ?? ""
-        return "user=\(target.name) uid=\(target.uid) service=\(service) tty=\(tty)\(rhost) caller_uid=\(callerUID)"
+        let rhost = request.remoteHost.map { " \(prefix)rhost=\($0)" } ?? ""
+        return "user=\(target.name) uid=\(target.uid) \(prefix)service=\(service) \(prefix)tty=\(tty)\(rhost) caller_uid=\(callerUID)"
     }
 }

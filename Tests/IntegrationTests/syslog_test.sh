@@ -57,7 +57,8 @@ test_verifications_are_logged_to_authpriv_without_the_secret() {
     assert_contains "$log" "<84>" "a warning at authpriv"
     assert_contains "$log" "<85>" "a notice at authpriv"
     assert_contains "$log" "pingate[" "ident"
-    assert_contains "$log" "verify: wrong credential, failure 1 (user=pgalice uid=61001 service=i3lock tty=:0" "failure line"
+    # A user's request names its service and tty itself: logged as claims.
+    assert_contains "$log" "verify: wrong credential, failure 1 (user=pgalice uid=61001 claimed_service=i3lock claimed_tty=:0 caller_uid=61001)" "failure line"
     assert_contains "$log" "verify: success (user=pgalice" "success line"
     assert_contains "$log" "refused: a user may only ask about their own PIN (uid 61001 asked for user pgbob)" "refusal line"
     assert_contains "$log" "not a well-formed credential, not counted" "malformed line"
@@ -66,6 +67,37 @@ test_verifications_are_logged_to_authpriv_without_the_secret() {
     assert_not_contains "$bodies" "3817" "log"
     assert_not_contains "$bodies" "9586" "log"
     assert_not_contains "$bodies" "secret=" "log"
+}
+
+test_roots_request_fields_are_logged_as_facts() {
+    enroll_pin pgalice 9586
+    : > "$LOG"
+    start_listener
+    helper_request op=verify user=pgalice service=sudo tty=pts/3 secret=9586 >/dev/null
+    stop_listener
+    assert_contains "$(cat "$LOG")" "verify: success (user=pgalice uid=61001 service=sudo tty=pts/3 caller_uid=0)" "success line"
+}
+
+# The module's debug lines say what it decided, never what was typed: not
+# the length of a malformed PIN, not whether a forwarded answer looked
+# like a PIN.
+test_module_debug_logs_nothing_derived_from_the_typed_text() {
+    enroll_pin pgalice 9586
+    local conf="$SANDBOX/debug-conf"
+    mkdir -p "$conf"
+    printf '%s\n' "auth [success=done default=ignore] $SANDBOX/pam_pingate.so debug forward_pass" \
+        "auth required pam_deny.so" > "$conf/sudo"
+    : > "$LOG"
+    start_listener
+    printf '12\n' | "$PAM_BUILD/pam_harness" --confdir "$conf" --service sudo --user pgalice >/dev/null || true
+    printf 'hunter2 horse\n' | "$PAM_BUILD/pam_harness" --confdir "$conf" --service sudo --user pgalice >/dev/null || true
+    stop_listener
+    local log; log="$(cat "$LOG")"
+    assert_contains "$log" "pam_pingate(sudo:auth): authenticate pgalice" "the module's debug lines are there"
+    assert_not_contains "$log" "got 2" "log"
+    assert_not_contains "$log" "2 digits" "log"
+    assert_not_contains "$log" "not a PIN or pattern" "log"
+    assert_not_contains "$log" "hunter2" "log"
 }
 
 test_a_lockout_is_logged() {
