@@ -19,6 +19,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 . "$here/sandbox.sh"
 . "$here/stack_lib.sh"
+. "$here/session_lib.sh"
 sandbox_enter "$@"
 
 CONF="$SANDBOX/owner-conf"
@@ -26,9 +27,8 @@ SUID_HARNESS="$SANDBOX/suid-harness"
 install -o root -g root -m 4755 "$HARNESS" "$SUID_HARNESS"
 for service in sudo su; do write_service "$CONF" "$service" "$(module_line)" "$(next_line)"; done
 
-# A private /run: logind's session files and sudo's timestamps stay here.
-mount -t tmpfs -o mode=755 tmpfs /run
-mkdir -p /run/systemd/sessions /run/sudo
+private_run_with_sessions
+find_cgroup_root
 sudo_stack
 
 fresh() {
@@ -103,42 +103,6 @@ test_sudo_targetpw_does_not_offer_the_targets_pin() {
 
 # --- only at the machine: logind sessions ---------------------------------------------
 
-# A writable cgroup hierarchy to make session scopes in (systemd's v1 named
-# hierarchy, the v2 one, or a private cgroup2 mount), once per file.
-find_cgroup_root() {
-    local candidate
-    for candidate in /sys/fs/cgroup/systemd /sys/fs/cgroup/unified /sys/fs/cgroup; do
-        if mkdir "$candidate/pingate-test-$$" 2>/dev/null; then
-            CGROUP_ROOT="$candidate/pingate-test-$$"; return 0
-        fi
-    done
-    mkdir -p "$SANDBOX/cgroup2"
-    if mount -t cgroup2 none "$SANDBOX/cgroup2" 2>/dev/null && mkdir "$SANDBOX/cgroup2/pingate-test-$$"; then
-        CGROUP_ROOT="$SANDBOX/cgroup2/pingate-test-$$"; return 0
-    fi
-    return 1
-}
-CGROUP_ROOT=""
-find_cgroup_root
-
-# session ID REMOTE|absent: logind's state file for session ID (or none).
-session() {
-    local id=$1 remote=$2
-    rm -f "/run/systemd/sessions/$id"
-    [ "$remote" = absent ] && return 0
-    printf '# This is private data. Do not parse.\nUID=61001\nUSER=pgalice\nACTIVE=1\nREMOTE=%s\nSERVICE=sshd\n' \
-        "$remote" > "/run/systemd/sessions/$id"
-}
-
-# in_session ID COMMAND...: runs COMMAND in the cgroup .../session-ID.scope.
-in_session() {
-    local id=$1; shift
-    [ -n "$CGROUP_ROOT" ] || fail "no writable cgroup hierarchy to simulate a logind session"
-    local scope="$CGROUP_ROOT/user.slice/session-$id.scope"
-    mkdir -p "$scope"
-    sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$scope" "$@"
-}
-
 session_run() {
     local id=$1 input=$2; shift 2
     out=$(printf '%s' "$input" | in_session "$id" "$HARNESS" --confdir "$CONF" --service sudo \
@@ -194,12 +158,6 @@ test_no_logind_session_falls_back_to_rhost() {
     assert_eq PAM_SUCCESS "$(result)" "no session, no rhost"
     pam_run "$CONF" sudo pgalice "$TEST_PIN"$'\n' --rhost 192.0.2.7
     assert_ignored
-}
-
-cleanup_cgroups() {
-    [ -n "$CGROUP_ROOT" ] || return 0
-    find "$CGROUP_ROOT" -depth -type d -exec rmdir {} \; 2>/dev/null
-    return 0
 }
 
 run_tests
