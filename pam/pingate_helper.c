@@ -37,15 +37,15 @@ static const struct {
 	enum pingate_reply reply;
 	int exit_status;
 } answer_words[] = {
-	{ "enrolled",     PINGATE_REPLY_ENROLLED,     PINGATE_EXIT_OK },
-	{ "ok",           PINGATE_REPLY_OK,           PINGATE_EXIT_OK },
-	{ "wrong",        PINGATE_REPLY_WRONG,        PINGATE_EXIT_WRONG },
-	{ "locked",       PINGATE_REPLY_LOCKED,       PINGATE_EXIT_LOCKED },
-	{ "disabled",     PINGATE_REPLY_DISABLED,     PINGATE_EXIT_DISABLED },
-	{ "not-enrolled", PINGATE_REPLY_NOT_ENROLLED, PINGATE_EXIT_NOT_ENROLLED },
-	{ "malformed",    PINGATE_REPLY_MALFORMED,    PINGATE_EXIT_MALFORMED },
-	{ "error",        PINGATE_REPLY_ERROR,        PINGATE_EXIT_ERROR },
-	{ "refused",      PINGATE_REPLY_REFUSED,      PINGATE_EXIT_REFUSED },
+	{ PINGATE_WORD_ENROLLED,     PINGATE_REPLY_ENROLLED,     PINGATE_EXIT_OK },
+	{ PINGATE_WORD_OK,           PINGATE_REPLY_OK,           PINGATE_EXIT_OK },
+	{ PINGATE_WORD_WRONG,        PINGATE_REPLY_WRONG,        PINGATE_EXIT_WRONG },
+	{ PINGATE_WORD_LOCKED,       PINGATE_REPLY_LOCKED,       PINGATE_EXIT_LOCKED },
+	{ PINGATE_WORD_DISABLED,     PINGATE_REPLY_DISABLED,     PINGATE_EXIT_DISABLED },
+	{ PINGATE_WORD_NOT_ENROLLED, PINGATE_REPLY_NOT_ENROLLED, PINGATE_EXIT_NOT_ENROLLED },
+	{ PINGATE_WORD_MALFORMED,    PINGATE_REPLY_MALFORMED,    PINGATE_EXIT_MALFORMED },
+	{ PINGATE_WORD_ERROR,        PINGATE_REPLY_ERROR,        PINGATE_EXIT_ERROR },
+	{ PINGATE_WORD_REFUSED,      PINGATE_REPLY_REFUSED,      PINGATE_EXIT_REFUSED },
 };
 
 bool pingate_is_clean_value(const char *text, size_t max)
@@ -86,8 +86,8 @@ static bool append_item(pam_handle_t *pamh, char *buf, size_t *used, const char 
 static size_t build_request(pam_handle_t *pamh, char *buf, const char *op,
 		const char *user, const char *secret)
 {
-	size_t used = 0;
-	bool ok = append_field(buf, &used, "pingate-verify/1\nop", op) &&
+	size_t used = (size_t)snprintf(buf, PINGATE_REQUEST_MAX, "%s\n", PINGATE_PROTOCOL_VERSION_LINE);
+	bool ok = append_field(buf, &used, "op", op) &&
 		append_field(buf, &used, "user", user) &&
 		append_item(pamh, buf, &used, "service", PAM_SERVICE) &&
 		append_item(pamh, buf, &used, "tty", PAM_TTY) &&

@@ -19,13 +19,6 @@
 
 #include "pingate_module.h"
 
-/*
- * Not su: su authenticates the target user, not its caller, so under the
- * owner rule (pingate_caller.c) a PIN could never be offered there anyway.
- */
-#define DEFAULT_SERVICES "sudo login polkit-1 i3lock swaylock xscreensaver " \
-	"gdm-password lightdm sddm kde cinnamon-screensaver gnome-screensaver hyprlock"
-
 enum option_origin { FROM_FILE, FROM_ARGS };
 
 static const struct {
@@ -47,7 +40,7 @@ static void set_defaults(struct pingate_options *opts)
 	opts->timeout = PINGATE_TIMEOUT_DEFAULT;
 	opts->helper = PINGATE_HELPER_PATH;
 	opts->conf = PINGATE_CONF_PATH;
-	strcpy(opts->services, DEFAULT_SERVICES);
+	strcpy(opts->services, PINGATE_DEFAULT_SERVICES);
 }
 
 /* "a, b  c" -> "a b c"; fails if the result does not fit. */

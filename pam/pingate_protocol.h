@@ -4,7 +4,8 @@
  * The module runs the helper the pam_unix → unix_chkpwd way: fork, stdin and
  * stdout on pipes, every other descriptor closed, exec of an absolute path with
  * an empty environment. The Swift side of this contract lives in
- * Sources/PinGateCore/Protocol/; keep the two in step.
+ * Sources/PinGateCore/Protocol/; the unit test ProtocolAgreementTests reads
+ * this file and fails when the two disagree.
  *
  * REQUEST (helper's stdin, at most PINGATE_REQUEST_MAX bytes, then EOF)
  *
@@ -54,6 +55,26 @@
 #define PINGATE_PROTOCOL_VERSION_LINE "pingate-verify/1"
 #define PINGATE_REQUEST_MAX 4096
 #define PINGATE_ANSWER_MAX 512
+
+/* The first word of an answer; its exit status follows from it. */
+#define PINGATE_WORD_ENROLLED     "enrolled"
+#define PINGATE_WORD_OK           "ok"
+#define PINGATE_WORD_WRONG        "wrong"
+#define PINGATE_WORD_LOCKED       "locked"
+#define PINGATE_WORD_DISABLED     "disabled"
+#define PINGATE_WORD_NOT_ENROLLED "not-enrolled"
+#define PINGATE_WORD_MALFORMED    "malformed"
+#define PINGATE_WORD_ERROR        "error"
+#define PINGATE_WORD_REFUSED      "refused"
+
+/*
+ * The services a PIN is offered in when pingate.conf names none (its
+ * `services` key; the module reads that key, the helper the rest).
+ * Not su: su authenticates its target, not its caller, and the module offers
+ * a PIN only to the caller's own account.
+ */
+#define PINGATE_DEFAULT_SERVICES "sudo login polkit-1 i3lock swaylock xscreensaver " \
+	"gdm-password lightdm sddm kde cinnamon-screensaver gnome-screensaver hyprlock"
 
 #define PINGATE_EXIT_OK           0
 #define PINGATE_EXIT_WRONG        1
