@@ -142,7 +142,8 @@ start_polkit() {
     write_polkit_rules
     # Started as root: polkitd drops to the polkitd user itself, and refuses
     # to start as polkitd ("Error clearing groups: Operation not permitted").
-    "$POLKITD" --no-debug </dev/null >"$SANDBOX/polkitd.log" 2>&1 &
+    # Without --no-debug, which would send its reasons to the absent syslog.
+    "$POLKITD" </dev/null >"$SANDBOX/polkitd.log" 2>&1 &
     POLKITD_PID=$!
     wait_for polkitd "$POLKITD_PID" "$SANDBOX/polkitd.log" name_has_owner org.freedesktop.PolicyKit1
 }
@@ -166,7 +167,7 @@ write_client() {
 # The agent closes fd 4 once registered; the read returns at that EOF.
 exec 3< <(exec pkttyagent --process $$ --notify-fd 4 4>&1 >/dev/tty 2>&1)
 agent=$!
-trap 'kill $agent 2>/dev/null' EXIT
+trap 'kill $agent 2>/dev/null; wait $agent 2>/dev/null' EXIT
 read -r -u 3 _
 exec 3<&-
 kill -0 "$agent" 2>/dev/null || { echo "client: pkttyagent did not register"; exit 98; }
