@@ -17,7 +17,8 @@ export PATH="/opt/swift/usr/bin:$PATH"
 
 APT_PACKAGES=(libpam0g-dev libsodium-dev pamtester sudo gettext valgrind openssl
               libpam-runtime libpam-modules util-linux locales fakeroot lintian
-              chrpath dpkg-dev python3)
+              chrpath dpkg-dev python3
+              pkexec polkitd dbus-daemon dbus-bin)   # polkit_test.sh: real pkexec, polkitd, a bus
 
 step() { printf '\n==> %s\n' "$*"; }
 

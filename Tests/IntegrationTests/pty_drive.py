@@ -6,6 +6,9 @@ usage: pty_drive.py STEP... -- COMMAND [ARG...]
   expect:TEXT       wait (up to 10 s) until TEXT appears in the output after
                     the point the previous expect matched
   send:TEXT         type TEXT; backslash escapes are decoded (\\r \\x1b \\x7f \\x03)
+  reply:PROMPT=>TEXT  from here on, whenever PROMPT appears in the output (after
+                    the point the previous expect matched), type TEXT (decoded as
+                    for send): answers a prompt that may or may not come
   sleep:SECONDS     pause
   signal:FILE:NAME  send signal NAME (TERM, INT, ...) to the pid written in FILE
 
@@ -25,6 +28,19 @@ def main():
     fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
     output = bytearray()
     matched = 0
+    replies = []  # [prompt, answer, where the next search starts]
+
+    def type_text(text):
+        time.sleep(0.05)  # let the program switch echo off (a TCSAFLUSH would drop it)
+        os.write(master, text.encode().decode("unicode_escape").encode("latin-1"))
+
+    def answer_prompts():
+        for reply in replies:
+            found = output.find(reply[0], reply[2])
+            while found >= 0:
+                reply[2] = found + len(reply[0])
+                type_text(reply[1])
+                found = output.find(reply[0], reply[2])
 
     def pump(timeout):
         ready, _, _ = select.select([master], [], [], timeout)
@@ -37,6 +53,7 @@ def main():
         if not data:
             return False
         output.extend(data)
+        answer_prompts()
         return True
 
     for step in steps:
@@ -55,8 +72,13 @@ def main():
                     sys.exit(99)
             matched = output.find(needle, matched) + len(needle)
         elif kind == "send":
-            time.sleep(0.05)
-            os.write(master, value.encode().decode("unicode_escape").encode("latin-1"))
+            type_text(value)
+        elif kind == "reply":
+            prompt, arrow, text = value.partition("=>")
+            if not arrow:
+                sys.exit("pty_drive: reply needs PROMPT=>TEXT: %r" % step)
+            replies.append([prompt.encode(), text, matched])
+            answer_prompts()
         elif kind == "sleep":
             deadline = time.time() + float(value)
             while time.time() < deadline:
