@@ -7,46 +7,58 @@ public struct HelperAnswer: Equatable, Sendable {
     public let line: String
     public let exitCode: ExitCode
 
+    /// PINGATE_ANSWER_MAX: the most bytes the module reads, newline included.
+    public static let maximumSize = 512
+
     public init(line: String, exitCode: ExitCode) {
         // One line, always: a message can never smuggle a second answer.
-        self.line = String(line.map { $0.isNewline ? " " : $0 })
+        var oneLine = String(line.map { $0.isNewline ? " " : $0 })
+        // A long message (a deep store path) is cut, not sent whole: the
+        // module refuses an over-long answer as no answer at all.
+        while oneLine.utf8.count >= HelperAnswer.maximumSize { oneLine.removeLast() }
+        self.line = oneLine
         self.exitCode = exitCode
+    }
+
+    /// An answer that starts with `word` (and so exits with its status).
+    public init(_ word: AnswerWord, _ rest: String = "") {
+        self.init(line: rest.isEmpty ? word.rawValue : "\(word.rawValue) \(rest)", exitCode: word.exitCode)
     }
 
     public init(_ outcome: StatusOutcome) {
         switch outcome {
         case let .enrolled(kind, gridSize, failures):
             let grid = kind == .pattern ? " grid=\(gridSize)" : ""
-            self.init(line: "enrolled kind=\(kind)\(grid) failures=\(failures)", exitCode: .ok)
+            self.init(.enrolled, "kind=\(kind)\(grid) failures=\(failures)")
         case let .locked(seconds, failures):
-            self.init(line: "locked seconds=\(seconds) failures=\(failures)", exitCode: .locked)
+            self.init(.locked, "seconds=\(seconds) failures=\(failures)")
         case let .disabled(failures):
-            self.init(line: "disabled failures=\(failures)", exitCode: .disabled)
+            self.init(.disabled, "failures=\(failures)")
         case .notEnrolled:
-            self.init(line: "not-enrolled", exitCode: .notEnrolled)
+            self.init(AnswerWord.notEnrolled)
         case let .storeError(message):
-            self.init(line: "error \(message)", exitCode: .error)
+            self.init(.error, message)
         }
     }
 
     public init(_ outcome: VerifyOutcome) {
         switch outcome {
         case .ok:
-            self.init(line: "ok", exitCode: .ok)
+            self.init(AnswerWord.ok)
         case let .wrong(failures, left, lockedSeconds, disabled):
-            var line = "wrong failures=\(failures) left=\(left)"
-            if disabled { line += " disabled" } else if lockedSeconds > 0 { line += " locked=\(lockedSeconds)" }
-            self.init(line: line, exitCode: .wrong)
+            var fields = "failures=\(failures) left=\(left)"
+            if disabled { fields += " disabled" } else if lockedSeconds > 0 { fields += " locked=\(lockedSeconds)" }
+            self.init(.wrong, fields)
         case let .locked(seconds, failures):
-            self.init(line: "locked seconds=\(seconds) failures=\(failures)", exitCode: .locked)
+            self.init(.locked, "seconds=\(seconds) failures=\(failures)")
         case let .disabled(failures):
-            self.init(line: "disabled failures=\(failures)", exitCode: .disabled)
+            self.init(.disabled, "failures=\(failures)")
         case .notEnrolled:
-            self.init(line: "not-enrolled", exitCode: .notEnrolled)
+            self.init(AnswerWord.notEnrolled)
         case let .malformed(error):
-            self.init(line: "malformed \(error)", exitCode: .malformed)
+            self.init(.malformed, "\(error)")
         case let .storeError(message):
-            self.init(line: "error \(message)", exitCode: .error)
+            self.init(.error, message)
         }
     }
 
@@ -59,6 +71,6 @@ public struct HelperAnswer: Equatable, Sendable {
     }
 
     public static func refused(_ message: String) -> HelperAnswer {
-        HelperAnswer(line: "refused \(message)", exitCode: .refused)
+        HelperAnswer(.refused, message)
     }
 }
