@@ -331,17 +331,28 @@ insertion_line() {
 # `auth sufficient pam_pingate.so` ends the auth stack on a correct PIN, so every
 # auth module after it is skipped. That is the point for the password, and must
 # not happen to anything that guards more than the password. A module may be
-# skipped when skipping it can only leave the user with less, never let in
-# someone the stack would have kept out:
+# skipped when skipping it takes nothing from the sign-in's security: it only
+# leaves the user with less, or it is the password itself:
 #
 #   pam_unix          the password itself: what the PIN stands in for (the PIN
 #                     has its own lockout, DESIGN.md "Lockout policy").
 #   pam_deny, pam_permit
-#                     structure around pam_unix (common-auth's skeleton).
+#                     structure around pam_unix (common-auth's skeleton). Only
+#                     a pam_deny that a password success jumps over
+#                     (`sufficient` or success=N/done earlier in its file) is
+#                     structure; one a password would reach is the admin
+#                     closing the service, and the PIN must not open it.
 #   pam_env, pam_faildelay, pam_cap, pam_group
 #                     no check: they set the environment, a delay after a
 #                     failure, capabilities or groups. Skipped, the user gets
 #                     fewer, never more (and the last two work in setcred).
+#   pam_nologin       keeps new logins out while /etc/nologin exists. Stacks
+#                     that start a login (login, gdm-password, lightdm) run it
+#                     before the PIN's line, so it still runs first there. A
+#                     PIN skips it only where a whole login stack is included
+#                     (Debian's i3lock and swaylock: `auth include login`):
+#                     unlocking a session its user already has, which is not
+#                     what /etc/nologin is for.
 #   pam_gnome_keyring, pam_kwallet, pam_kwallet5, pam_mount, pam_ecryptfs, pam_fscrypt
 #                     take the password to unlock something, they do not guard
 #                     the sign-in. Skipped, the keyring or the encrypted home
@@ -355,15 +366,15 @@ insertion_line() {
 # may lock one on purpose); directories (pam_sss, pam_krb5, pam_ldap,
 # pam_winbind: the directory may have disabled the account or want its own
 # factor, and a local PIN would override it); access checks that happen to sit
-# after the include (pam_nologin, pam_securetty, pam_succeed_if, pam_wheel,
-# pam_access, pam_listfile, pam_shells, pam_rootok: fine before the PIN, as in
-# Debian's login, where they still run first); pam_systemd_home (a homed record
+# after the include (pam_securetty, pam_succeed_if, pam_wheel, pam_access,
+# pam_listfile, pam_shells, pam_rootok: fine before the PIN, as in Debian's
+# gdm-password and su, where they still run first); pam_systemd_home (a homed record
 # may require a FIDO2 or PKCS#11 token, and homed's check is what unlocks the
 # home); pam_exec and anything unknown. A module given by a path outside the
 # system's security directories is never taken for the plain one of that name.
 # The control field is not weighed: a pam_fprintd that is only an alternative
 # is refused too — --force is the answer there.
-PLAIN_PASSWORD_MODULES="pam_unix pam_deny pam_permit pam_env pam_faildelay pam_cap pam_group
+PLAIN_PASSWORD_MODULES="pam_unix pam_deny pam_permit pam_env pam_faildelay pam_cap pam_group pam_nologin
     pam_gnome_keyring pam_kwallet pam_kwallet5 pam_mount pam_ecryptfs pam_fscrypt"
 INCLUDE_DEPTH_LIMIT=8
 
@@ -373,7 +384,8 @@ INCLUDE_DEPTH_LIMIT=8
 # by an @include or an `auth include|substack`). Read as libpam reads it: `#`
 # starts a comment, a backslash at the end joins the next line, the type is
 # case-insensitive and may have a leading `-`, a [value=action ...] control may
-# hold spaces.
+# hold spaces. A pam_deny that no earlier success=N, success=done or sufficient
+# rule of the same file jumps over is named "pam_deny(unconditional)".
 auth_lines() {
     awk '
         { if (joined == "") start = NR }
@@ -383,16 +395,21 @@ auth_lines() {
             sub(/#.*/, "", text)
             n = split(text, word)
             if (n == 0) next
-            if (word[1] == "@include") { if (n >= 2) print "include", word[2], start; next }
+            if (word[1] == "@include") { if (n >= 2) print "include", word[2], start; jumped_to = 0; next }
             type = tolower(word[1]); sub(/^-/, "", type)
             if (type != "auth" || n < 3) next
             i = 2; control = word[i]
             if (control ~ /^\[/) while (control !~ /\]$/ && i < n) control = control " " word[++i]
             if (++i > n) next
-            if (tolower(control) == "include" || tolower(control) == "substack") { print "include", word[i], start; next }
+            control = tolower(control); rule++
+            if (control == "include" || control == "substack") { print "include", word[i], start; jumped_to = 0; next }
             module = word[i]
             if (module ~ /^((\/usr)?\/lib(\/[^\/]+)?\/security\/)?[^\/]+$/) { sub(/^.*\//, "", module); sub(/\.so$/, "", module) }
+            if (module == "pam_deny" && jumped_to < rule) module = "pam_deny(unconditional)"
             print "module", module, start
+            if (control == "sufficient" || control ~ /success=done/) jumped_to = 1e9
+            else if (match(control, /success=[0-9]+/) && rule + substr(control, RSTART + 8, RLENGTH - 8) > jumped_to)
+                jumped_to = rule + substr(control, RSTART + 8, RLENGTH - 8)
         }' "$1"
 }
 
