@@ -26,7 +26,7 @@
 # building or installing anything, when any of those modules is more than the
 # password (a second factor, a lockout, a directory, an access check); see
 # PLAIN_PASSWORD_MODULES below. --force enables anyway and names what a PIN
-# success will skip.
+# success will skip. A password sign-in always passes the whole original stack.
 #
 # Exit status: 0 done, 1 failed (nothing half-installed is left behind for the
 # file that failed), 2 usage, or --enable refused a stack (nothing changed).
@@ -271,20 +271,31 @@ build() {
 
 uses_pingate() { grep -Eq '^[[:space:]]*-?auth[[:space:]].*pam_pingate\.so' "$1"; }
 
-# stack_lines SERVICE: the lines --enable inserts. Lockers that answer a single
-# prompt get forward_pass, and pam_unix takes that answer as the password
-# (use_first_pass) instead of asking again — see pam/pam.d/swaylock.
+# The line a stack enabled by an older install.sh has for swaylock and hyprlock:
+# a password success there skipped the rest of the stack, and it brought
+# nullok back where the admin had removed it.
+OLD_LOCKER_UNIX_LINE="auth       sufficient pam_unix.so use_first_pass nullok"
+
+# stack_lines SERVICE: the lines --enable inserts, always just the module, so
+# that anything but a correct PIN goes on through the stack exactly as before.
+# Lockers that answer a single prompt get forward_pass: one "PIN or password"
+# prompt whose answer the module leaves as PAM_AUTHTOK. The stack's own
+# pam_unix takes it from there without asking again (libpam's pam_get_authtok
+# returns a PAM_AUTHTOK that is already set, with or without try_first_pass),
+# so a password sign-in passes every module the stack had, with the stack's
+# own nullok or none. No pam_unix line of ours: as `sufficient` it would end
+# the stack on a password and skip whatever follows (pam_faillock's authsucc,
+# a second factor forced past the check below).
 stack_lines() {
     echo "$MARKER"
     case "$1" in
-        swaylock|hyprlock)
-            echo "auth       sufficient pam_pingate.so forward_pass"
-            echo "auth       sufficient pam_unix.so use_first_pass nullok" ;;
-        *)  echo "auth       sufficient pam_pingate.so" ;;
+        swaylock|hyprlock) echo "auth       sufficient pam_pingate.so forward_pass" ;;
+        *)                 echo "auth       sufficient pam_pingate.so" ;;
     esac
 }
 
-# without_pingate_lines FILE: FILE without the block --enable inserted.
+# without_pingate_lines FILE: FILE without the block --enable inserted (also
+# the pam_unix line an older install.sh added for swaylock and hyprlock).
 without_pingate_lines() {
     awk -v marker="$MARKER" '
         $0 == marker { inside = 1; next }
@@ -486,6 +497,9 @@ enable_service() {
     [ -f "$file" ] || die "$file does not exist: is $service installed? (nothing changed)"
     if reason="$(enabled_already "$service")"; then
         say unchanged "/etc/pam.d/$service ($reason)"
+        if grep -qxF "$OLD_LOCKER_UNIX_LINE" "$file"; then
+            echo "warning: /etc/pam.d/$service has the pam_unix line an older install.sh added: a password there skips the rest of the stack, and nullok lets an empty password in. Run --disable $service, then --enable $service again." >&2
+        fi
         return
     fi
     case " $(grep -E '^[[:space:]]*services[[:space:]]*=' "$ROOT$PINGATE_CONF" 2>/dev/null | cut -d= -f2 | tr ',\t' '  ') " in
@@ -509,7 +523,7 @@ enable_service() {
     replace_file "$file" "$result"
     say enabled "/etc/pam.d/$service ($(grep -c pam_pingate "$lines") line: $(grep pam_pingate "$lines" | sed 's/  */ /g'))"
     if [ -n "$guards" ]; then
-        echo "warning: --force: a correct PIN in /etc/pam.d/$service skips $(echo "$guards" | awk '{ printf "%s%s (%s)", (NR > 1 ? ", " : ""), $1, $2 }')" >&2
+        echo "warning: --force: a correct PIN in /etc/pam.d/$service skips $(echo "$guards" | awk '{ printf "%s%s (%s)", (NR > 1 ? ", " : ""), $1, $2 }'); a password still passes them all" >&2
     fi
 }
 
