@@ -4,6 +4,7 @@
 #   packaging/install.sh [--no-build] [--root DIR]       build, then install (idempotent)
 #   packaging/install.sh --enable sudo                   also put the PIN in front of sudo's password
 #   packaging/install.sh --enable locker NAME            ... or a screen locker's (i3lock, swaylock, ...)
+#   packaging/install.sh --force --enable ...            ... even where the PIN would skip more than the password
 #   packaging/install.sh --disable sudo|locker NAME      undo one --enable
 #   packaging/install.sh --uninstall [--purge]           remove it all; --purge also the store
 #
@@ -19,8 +20,16 @@
 # pingate group is used, and the install stops if the host has none.
 # pam-auth-update is never run on a staged tree.
 #
+# --enable never weakens a stack: a PIN success skips every auth module after
+# the line it adds, so --enable first reads the whole auth stack from there on
+# (@include and `auth include|substack`, in DIR when --root) and refuses, before
+# building or installing anything, when any of those modules is more than the
+# password (a second factor, a lockout, a directory, an access check); see
+# PLAIN_PASSWORD_MODULES below. --force enables anyway and names what a PIN
+# success will skip. A password sign-in always passes the whole original stack.
+#
 # Exit status: 0 done, 1 failed (nothing half-installed is left behind for the
-# file that failed), 2 usage.
+# file that failed), 2 usage, or --enable refused a stack (nothing changed).
 
 set -euo pipefail
 umask 022
@@ -35,8 +44,8 @@ BACKUP_SUFFIX=.pingate-backup
 MARKER="# Added by PinGate's install.sh --enable; install.sh --disable or --uninstall removes it."
 
 usage() {
-    sed -n '4,8p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
-    echo "Options: --no-build (install the artefacts already built), --root DIR, --purge, -h"
+    sed -n '4,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+    echo "Options: --no-build (install the artefacts already built), --root DIR, --purge, --force, -h"
 }
 
 die() { echo "install.sh: $*" >&2; exit 1; }
@@ -49,6 +58,7 @@ ROOT="${DESTDIR:-}"
 BUILD=1
 ACTION=install
 PURGE=0
+FORCE=0
 ENABLE=()
 DISABLE=()
 
@@ -69,6 +79,7 @@ while [ $# -gt 0 ]; do
         --root) [ -n "${2:-}" ] || usage_error "--root needs a directory"; ROOT="$2"; shift 2 ;;
         --root=*) ROOT="${1#--root=}"; shift ;;
         --no-build) BUILD=0; shift ;;
+        --force) FORCE=1; shift ;;
         --enable) shift; service_argument "$@"; ENABLE+=("$SERVICE"); shift "$SHIFT" ;;
         --disable) shift; service_argument "$@"; DISABLE+=("$SERVICE"); ACTION=disable; shift "$SHIFT" ;;
         --uninstall) ACTION=uninstall; shift ;;
@@ -79,6 +90,9 @@ while [ $# -gt 0 ]; do
 done
 if [ "$ACTION" != install ] && [ ${#ENABLE[@]} -gt 0 ]; then
     usage_error "--enable cannot be combined with --disable or --uninstall"
+fi
+if [ "$FORCE" = 1 ] && [ ${#ENABLE[@]} -eq 0 ]; then
+    usage_error "--force only applies to --enable"
 fi
 ROOT="${ROOT%/}"
 if [ -n "$ROOT" ]; then
@@ -257,20 +271,31 @@ build() {
 
 uses_pingate() { grep -Eq '^[[:space:]]*-?auth[[:space:]].*pam_pingate\.so' "$1"; }
 
-# stack_lines SERVICE: the lines --enable inserts. Lockers that answer a single
-# prompt get forward_pass, and pam_unix takes that answer as the password
-# (use_first_pass) instead of asking again — see pam/pam.d/swaylock.
+# The line a stack enabled by an older install.sh has for swaylock and hyprlock:
+# a password success there skipped the rest of the stack, and it brought
+# nullok back where the admin had removed it.
+OLD_LOCKER_UNIX_LINE="auth       sufficient pam_unix.so use_first_pass nullok"
+
+# stack_lines SERVICE: the lines --enable inserts, always just the module, so
+# that anything but a correct PIN goes on through the stack exactly as before.
+# Lockers that answer a single prompt get forward_pass: one "PIN or password"
+# prompt whose answer the module leaves as PAM_AUTHTOK. The stack's own
+# pam_unix takes it from there without asking again (libpam's pam_get_authtok
+# returns a PAM_AUTHTOK that is already set, with or without try_first_pass),
+# so a password sign-in passes every module the stack had, with the stack's
+# own nullok or none. No pam_unix line of ours: as `sufficient` it would end
+# the stack on a password and skip whatever follows (pam_faillock's authsucc,
+# a second factor forced past the check below).
 stack_lines() {
     echo "$MARKER"
     case "$1" in
-        swaylock|hyprlock)
-            echo "auth       sufficient pam_pingate.so forward_pass"
-            echo "auth       sufficient pam_unix.so use_first_pass nullok" ;;
-        *)  echo "auth       sufficient pam_pingate.so" ;;
+        swaylock|hyprlock) echo "auth       sufficient pam_pingate.so forward_pass" ;;
+        *)                 echo "auth       sufficient pam_pingate.so" ;;
     esac
 }
 
-# without_pingate_lines FILE: FILE without the block --enable inserted.
+# without_pingate_lines FILE: FILE without the block --enable inserted (also
+# the pam_unix line an older install.sh added for swaylock and hyprlock).
 without_pingate_lines() {
     awk -v marker="$MARKER" '
         $0 == marker { inside = 1; next }
@@ -288,17 +313,193 @@ replace_file() {
     mv -f "$staging" "$1"
 }
 
+# enabled_already SERVICE: prints why SERVICE already offers the PIN, or fails.
+enabled_already() {
+    local file="$ROOT/etc/pam.d/$1" common="$ROOT/etc/pam.d/common-auth"
+    if uses_pingate "$file"; then
+        echo "uses pam_pingate.so"
+    elif grep -Eq '^[[:space:]]*@include[[:space:]]+common-auth' "$file" && [ -f "$common" ] && uses_pingate "$common"; then
+        echo "common-auth has pam_pingate.so: pam-auth-update enabled it everywhere"
+    else
+        return 1
+    fi
+}
+
+# insertion_line FILE: the number of the line --enable puts its lines before,
+# or nothing when FILE has no auth line. In front of the password: before
+# `@include common-auth` (or an include of another stack) when there is one, so
+# requisite checks such as pam_nologin above it keep their place; otherwise
+# before the first auth line.
+insertion_line() {
+    awk '
+        !target && /^[[:space:]]*(@include[[:space:]]+common-auth|-?auth[[:space:]]+(include|substack)[[:space:]])/ { target = NR }
+        !first && /^[[:space:]]*(-?auth[[:space:]]|@include[[:space:]]+common-auth)/ { first = NR }
+        END { if (target || first) print (target ? target : first) }' "$1"
+}
+
+# --- what a PIN success may skip -------------------------------------------------
+#
+# `auth sufficient pam_pingate.so` ends the auth stack on a correct PIN, so every
+# auth module after it is skipped. That is the point for the password, and must
+# not happen to anything that guards more than the password. A module may be
+# skipped when skipping it takes nothing from the sign-in's security: it only
+# leaves the user with less, or it is the password itself:
+#
+#   pam_unix          the password itself: what the PIN stands in for (the PIN
+#                     has its own lockout, DESIGN.md "Lockout policy").
+#   pam_deny, pam_permit
+#                     structure around pam_unix (common-auth's skeleton). Only
+#                     a pam_deny that a password success jumps over
+#                     (`sufficient` or success=N/done earlier in its file) is
+#                     structure; one a password would reach is the admin
+#                     closing the service, and the PIN must not open it.
+#   pam_env, pam_faildelay, pam_cap, pam_group
+#                     no check: they set the environment, a delay after a
+#                     failure, capabilities or groups. Skipped, the user gets
+#                     fewer, never more (and the last two work in setcred).
+#   pam_nologin       keeps new logins out while /etc/nologin exists. Stacks
+#                     that start a login (login, gdm-password, lightdm) run it
+#                     before the PIN's line, so it still runs first there. A
+#                     PIN skips it only where a whole login stack is included
+#                     (Debian's i3lock and swaylock: `auth include login`):
+#                     unlocking a session its user already has, which is not
+#                     what /etc/nologin is for.
+#   pam_gnome_keyring, pam_kwallet, pam_kwallet5, pam_mount, pam_ecryptfs, pam_fscrypt
+#                     take the password to unlock something, they do not guard
+#                     the sign-in. Skipped, the keyring or the encrypted home
+#                     stays locked until the password is given; and no 4-digit
+#                     secret ever reaches them (DESIGN.md, "Nowhere else").
+#
+# Everything else is refused unless --force, named for the admin to judge. Among
+# them, on purpose: second factors and alternative credentials (pam_u2f,
+# pam_google_authenticator, pam_oath, pam_yubico, pam_pkcs11, pam_fprintd);
+# lockouts (pam_faillock: its preauth keeps a locked account out, and an admin
+# may lock one on purpose); directories (pam_sss, pam_krb5, pam_ldap,
+# pam_winbind: the directory may have disabled the account or want its own
+# factor, and a local PIN would override it); access checks that happen to sit
+# after the include (pam_securetty, pam_succeed_if, pam_wheel, pam_access,
+# pam_listfile, pam_shells, pam_rootok: fine before the PIN, as in Debian's
+# gdm-password and su, where they still run first); pam_systemd_home (a homed record
+# may require a FIDO2 or PKCS#11 token, and homed's check is what unlocks the
+# home); pam_exec and anything unknown. A module given by a path outside the
+# system's security directories is never taken for the plain one of that name.
+# The control field is not weighed: a pam_fprintd that is only an alternative
+# is refused too — --force is the answer there.
+PLAIN_PASSWORD_MODULES="pam_unix pam_deny pam_permit pam_env pam_faildelay pam_cap pam_group pam_nologin
+    pam_gnome_keyring pam_kwallet pam_kwallet5 pam_mount pam_ecryptfs pam_fscrypt"
+INCLUDE_DEPTH_LIMIT=8
+
+# auth_lines FILE: FILE's auth rules as "KIND NAME LINE", one a line. KIND is
+# `module` (NAME: pam_unix for pam_unix.so or /lib/.../security/pam_unix.so; the
+# path as written when it is anywhere else) or `include` (NAME: the stack named
+# by an @include or an `auth include|substack`). Read as libpam reads it: `#`
+# starts a comment, a backslash at the end joins the next line, the type is
+# case-insensitive and may have a leading `-`, a [value=action ...] control may
+# hold spaces. A pam_deny that no earlier success=N, success=done or sufficient
+# rule of the same file jumps over is named "pam_deny(unconditional)".
+auth_lines() {
+    awk '
+        { if (joined == "") start = NR }
+        /\\$/ { joined = joined substr($0, 1, length($0) - 1) " "; next }
+        {
+            text = joined $0; joined = ""
+            sub(/#.*/, "", text)
+            n = split(text, word)
+            if (n == 0) next
+            if (word[1] == "@include") { if (n >= 2) print "include", word[2], start; jumped_to = 0; next }
+            type = tolower(word[1]); sub(/^-/, "", type)
+            if (type != "auth" || n < 3) next
+            i = 2; control = word[i]
+            if (control ~ /^\[/) while (control !~ /\]$/ && i < n) control = control " " word[++i]
+            if (++i > n) next
+            control = tolower(control); rule++
+            if (control == "include" || control == "substack") { print "include", word[i], start; jumped_to = 0; next }
+            module = word[i]
+            if (module ~ /^((\/usr)?\/lib(\/[^\/]+)?\/security\/)?[^\/]+$/) { sub(/^.*\//, "", module); sub(/\.so$/, "", module) }
+            if (module == "pam_deny" && jumped_to < rule) module = "pam_deny(unconditional)"
+            print "module", module, start
+            if (control == "sufficient" || control ~ /success=done/) jumped_to = 1e9
+            else if (match(control, /success=[0-9]+/) && rule + substr(control, RSTART + 8, RLENGTH - 8) > jumped_to)
+                jumped_to = rule + substr(control, RSTART + 8, RLENGTH - 8)
+        }' "$1"
+}
+
+# pam_file NAME: the file libpam reads for an included stack NAME.
+pam_file() {
+    case "$1" in
+        /*) echo "$ROOT$1" ;;
+        *) echo "$ROOT/etc/pam.d/$1" ;;
+    esac
+}
+
+# modules_from FILE LINE [DEPTH]: every auth module libpam runs from LINE of FILE
+# on, includes followed, as "MODULE WHERE" (WHERE: /etc/pam.d/NAME:LINE). What
+# cannot be read is reported as a module too — "(unreadable:FILE)" or
+# "(nested-too-deep:NAME)" — so that it is refused rather than trusted.
+modules_from() {
+    local file="$1" from="$2" depth="${3:-0}" kind name line where included
+    while read -r kind name line; do
+        [ "$line" -ge "$from" ] || continue
+        where="${file#"$ROOT"}:$line"
+        if [ "$kind" = module ]; then
+            echo "$name $where"
+            continue
+        fi
+        included="$(pam_file "$name")"
+        if [ "$depth" -ge "$INCLUDE_DEPTH_LIMIT" ]; then
+            echo "(nested-too-deep:${included#"$ROOT"}) $where"
+        elif [ ! -f "$included" ] || [ ! -r "$included" ]; then
+            echo "(unreadable:${included#"$ROOT"}) $where"
+        else
+            modules_from "$included" 1 $((depth + 1))
+        fi
+    done < <(auth_lines "$file")
+}
+
+# skipped_guards SERVICE: the modules a PIN success in SERVICE would skip that
+# are more than the password, as "MODULE WHERE" lines; nothing when there are none.
+skipped_guards() {
+    local file="$ROOT/etc/pam.d/$1" at module where
+    at="$(insertion_line "$file")"
+    [ -n "$at" ] || return 0
+    modules_from "$file" "$at" | while read -r module where; do
+        case " ${PLAIN_PASSWORD_MODULES//$'\n'/ } pam_pingate " in *" $module "*) continue ;; esac
+        echo "$module $where"
+    done
+}
+
+# refuse_weakening_enables: before anything is built or installed, check every
+# --enable; unless --force, refuse them all (exit 2, nothing changed) when one
+# of them would let a PIN skip more than the password.
+refuse_weakening_enables() {
+    local service guards refused=0
+    [ "$FORCE" = 0 ] || return 0
+    for service in "${ENABLE[@]}"; do
+        [ -f "$ROOT/etc/pam.d/$service" ] || continue   # enable_service says so
+        enabled_already "$service" > /dev/null && continue
+        guards="$(skipped_guards "$service")"
+        [ -n "$guards" ] || continue
+        {
+            echo "install.sh: refusing --enable $service: a correct PIN would skip these auth modules of /etc/pam.d/$service, which do more than check the password:"
+            echo "$guards" | awk '{ printf "    %-28s %s\n", $1, $2 }'
+            echo "  A PIN may stand in for the password, never for a second factor, a lockout, a directory or an access check."
+            echo "  Nothing was changed. To enable it anyway, so that a correct PIN skips them: install.sh --force --enable $service"
+            echo "  Or put pam_pingate.so by hand where it skips only the password (README, \"Wire a stack by hand\")."
+        } >&2
+        refused=1
+    done
+    [ "$refused" = 0 ] || exit 2
+}
+
 enable_service() {
-    local service="$1" file="$ROOT/etc/pam.d/$1" backup lines result
+    local service="$1" file="$ROOT/etc/pam.d/$1" backup lines result at reason guards
     backup="$file$BACKUP_SUFFIX"
     [ -f "$file" ] || die "$file does not exist: is $service installed? (nothing changed)"
-    if uses_pingate "$file"; then
-        say unchanged "/etc/pam.d/$service (uses pam_pingate.so)"
-        return
-    fi
-    if grep -Eq '^[[:space:]]*@include[[:space:]]+common-auth' "$file" &&
-        [ -f "$ROOT/etc/pam.d/common-auth" ] && uses_pingate "$ROOT/etc/pam.d/common-auth"; then
-        say unchanged "/etc/pam.d/$service (common-auth has pam_pingate.so: pam-auth-update enabled it everywhere)"
+    if reason="$(enabled_already "$service")"; then
+        say unchanged "/etc/pam.d/$service ($reason)"
+        if grep -qxF "$OLD_LOCKER_UNIX_LINE" "$file"; then
+            echo "warning: /etc/pam.d/$service has the pam_unix line an older install.sh added: a password there skips the rest of the stack, and nullok lets an empty password in. Run --disable $service, then --enable $service again." >&2
+        fi
         return
     fi
     case " $(grep -E '^[[:space:]]*services[[:space:]]*=' "$ROOT$PINGATE_CONF" 2>/dev/null | cut -d= -f2 | tr ',\t' '  ') " in
@@ -307,27 +508,23 @@ enable_service() {
         *" $service "*) ;;
         *) echo "warning: $service is not in 'services =' of $PINGATE_CONF: the module will ignore it there" >&2 ;;
     esac
+    at="$(insertion_line "$file")"
+    [ -n "$at" ] || die "$file has no auth line: nothing to put the PIN in front of (nothing changed)"
+    guards="$(skipped_guards "$service")"
     if [ ! -e "$backup" ]; then
         cp -p "$file" "$backup"
         say "backed up" "/etc/pam.d/$service to $service$BACKUP_SUFFIX"
     fi
     lines="$WORK/lines"; result="$WORK/stack"
     stack_lines "$service" > "$lines"
-    # In front of the password: before `@include common-auth` (or an include of
-    # another stack) when there is one, so requisite checks such as pam_nologin
-    # above it keep their place; otherwise before the first auth line.
-    awk -v lines="$lines" '
-        function insert() { while ((getline line < lines) > 0) print line; done = 1 }
-        { text[NR] = $0 }
-        !target && /^[[:space:]]*(@include[[:space:]]+common-auth|-?auth[[:space:]]+(include|substack)[[:space:]])/ { target = NR }
-        !first && /^[[:space:]]*(-?auth[[:space:]]|@include[[:space:]]+common-auth)/ { first = NR }
-        END {
-            at = target ? target : first
-            for (i = 1; i <= NR; i++) { if (i == at) insert(); print text[i] }
-            if (!done) exit 3
-        }' "$file" > "$result" || die "$file has no auth line: nothing to put the PIN in front of (nothing changed)"
+    awk -v lines="$lines" -v at="$at" '
+        NR == at { while ((getline line < lines) > 0) print line }
+        { print }' "$file" > "$result"
     replace_file "$file" "$result"
     say enabled "/etc/pam.d/$service ($(grep -c pam_pingate "$lines") line: $(grep pam_pingate "$lines" | sed 's/  */ /g'))"
+    if [ -n "$guards" ]; then
+        echo "warning: --force: a correct PIN in /etc/pam.d/$service skips $(echo "$guards" | awk '{ printf "%s%s (%s)", (NR > 1 ? ", " : ""), $1, $2 }'); a password still passes them all" >&2
+    fi
 }
 
 disable_service() {
@@ -367,6 +564,7 @@ services_enabled_here() {
 PINGATE_DEFAULT_SERVICES="sudo login polkit-1 i3lock swaylock xscreensaver gdm-password lightdm sddm kde cinnamon-screensaver gnome-screensaver hyprlock"
 
 do_install() {
+    refuse_weakening_enables
     if [ "$BUILD" = 1 ]; then
         build
     elif [ -z "$ROOT" ]; then

@@ -172,7 +172,6 @@ test_enable_locker_uses_forward_pass_for_single_prompt_lockers() {
     printf 'auth include login\n' > /etc/pam.d/i3lock
     install_pingate --enable locker swaylock --enable locker i3lock > /dev/null
     assert_eq "auth       sufficient pam_pingate.so forward_pass
-auth       sufficient pam_unix.so use_first_pass nullok
 auth include login" "$(grep -v '^#' /etc/pam.d/swaylock)" "swaylock stack"
     assert_eq "auth       sufficient pam_pingate.so
 auth include login" "$(grep -v '^#' /etc/pam.d/i3lock)" "i3lock stack"

@@ -1,0 +1,265 @@
+#!/bin/bash
+# enable_test.sh — install.sh --enable never weakens a PAM stack.
+#
+# A correct PIN ends the auth stack (`auth sufficient pam_pingate.so`), so
+# --enable must refuse a stack where that would skip more than the password,
+# and a password sign-in must still pass every module the stack had.
+#
+# Refusals are checked on staged roots (--root): the stacks there are files,
+# their modules need not exist, and "nothing changed" is a checksum of the
+# whole tree. Sign-ins run through real libpam on the overlay's /etc/pam.d
+# (overlay.sh) with pam/build/pam_harness, the installed module and helper,
+# and test users added to the overlay's /etc/passwd.
+# Run as root: bash Tests/IntegrationTests/enable_test.sh (TEST_FILTER=word)
+
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/overlay.sh"
+if [ "${PINGATE_IN_OVERLAY:-}" != 1 ] && [ "$(id -u)" = 0 ]; then
+    make -s -C "$REPO_ROOT/pam" all harness >&2 || { echo "make -C pam all harness failed"; exit 1; }
+fi
+overlay_enter "$@"
+
+INSTALL="$REPO_ROOT/packaging/install.sh"
+HARNESS="$REPO_ROOT/pam/build/pam_harness"
+TEST_PASSWORD="correct horse"
+TEST_PIN=4821
+DEBIAN_STACKS=(sudo login common-auth common-account common-session common-session-noninteractive common-password)
+
+# --- staged roots ------------------------------------------------------------
+
+# stage_root: a fresh staged root with this system's (Debian 12's) stacks and an
+# /etc/group to add the pingate group to; sets STAGE.
+stage_root() {
+    STAGE="$OVERLAY/stage"
+    rm -rf "$STAGE"
+    mkdir -p "$STAGE/etc/pam.d"
+    printf 'root:x:0:\n' > "$STAGE/etc/group"
+    printf 'root:*::\n' > "$STAGE/etc/gshadow"
+    local stack
+    for stack in "${DEBIAN_STACKS[@]}"; do cp -p "/etc/pam.d/$stack" "$STAGE/etc/pam.d/"; done
+}
+
+# stage_stack NAME LINE...: /etc/pam.d/NAME of the staged root, one line each.
+stage_stack() {
+    local name=$1; shift
+    printf '%s\n' "$@" > "$STAGE/etc/pam.d/$name"
+}
+
+# tree_state DIR: every path under DIR with its type, mode, owner and content.
+tree_state() {
+    (cd "$1" && find . -printf '%p %y %m %u:%g ' \( -type f -exec sha256sum {} \; -o -printf '\n' \)) | LC_ALL=C sort
+}
+
+# install_staged ARGS...: install.sh --no-build --root STAGE ARGS; sets $out and $rc.
+install_staged() {
+    out="$("$INSTALL" --no-build --root "$STAGE" "$@" 2>&1)" && rc=0 || rc=$?
+}
+
+# A common-auth with a lockout before the password and a second factor after it.
+stage_guarded_common_auth() {
+    stage_stack common-auth \
+        "auth    required                    pam_faillock.so preauth" \
+        "auth    [success=1 default=ignore]  pam_unix.so nullok" \
+        "auth    [default=die]               pam_faillock.so authfail" \
+        "auth    requisite                   pam_deny.so" \
+        "auth    required                    pam_permit.so" \
+        "auth    required                    pam_google_authenticator.so nullok"
+}
+
+# --- sign-ins through libpam -------------------------------------------------
+
+# install_here ARGS...: install.sh --no-build ARGS on the overlay system.
+install_here() {
+    "$INSTALL" --no-build "$@" > "$OVERLAY/install.out" 2>&1 ||
+        fail "install.sh --no-build $* failed: $(cat "$OVERLAY/install.out")"
+}
+
+# add_user NAME PASSWORD: a local user (an empty PASSWORD leaves the field empty)
+# with a PIN, in the overlay; cheap KDF parameters for the enrolment.
+add_user() {
+    local hash=""
+    [ -z "$2" ] || hash="$(openssl passwd -6 "$2")"
+    useradd -M -N -s /bin/sh -p "$hash" "$1" || fail "useradd $1"
+    grep -q '^kdf_operations = 1$' /etc/pingate/pingate.conf ||
+        printf 'kdf_operations = 1\nkdf_memory = 8K\n' >> /etc/pingate/pingate.conf
+    printf '%s\n%s\n' "$TEST_PIN" "$TEST_PIN" | /usr/sbin/pingate enroll "$1" --pin --stdin > /dev/null ||
+        fail "pingate enroll $1 failed"
+}
+
+# sign_in SERVICE USER ANSWER: one pam_authenticate on the overlay's /etc/pam.d,
+# ANSWER typed at every prompt; sets $out, $rc and $result.
+sign_in() {
+    out="$(printf '%s\n%s\n' "$3" "$3" | "$HARNESS" --confdir /etc/pam.d --service "$1" --user "$2" 2>&1)" && rc=0 || rc=$?
+    result="$(sed -n 's/^RESULT //p' <<< "$out")"
+}
+prompts() { grep -c '^PROMPT_' <<< "$out" || true; }
+
+# Debian's swaylock stack: the login stack, which includes common-auth.
+debian_swaylock() { printf 'auth include login\n' > /etc/pam.d/swaylock; }
+
+# --- refusals ------------------------------------------------------------------
+
+test_enable_refuses_a_lockout_or_second_factor_behind_the_pin_and_changes_nothing() {
+    stage_root
+    stage_guarded_common_auth
+    local before; before="$(tree_state "$STAGE")"
+    install_staged --enable sudo
+    assert_eq 2 "$rc" "exit status (output: $out)"
+    assert_contains "$out" "pam_faillock"
+    assert_contains "$out" "/etc/pam.d/common-auth:1"
+    assert_contains "$out" "pam_google_authenticator"
+    assert_contains "$out" "/etc/pam.d/common-auth:6"
+    assert_contains "$out" "--force"
+    assert_not_contains "$out" "pam_unix " "the refusal (pam_unix is the password)"
+    assert_eq "$before" "$(tree_state "$STAGE")" "the staged root after a refused --enable"
+}
+
+test_enable_follows_auth_include_and_substack_into_other_files() {
+    stage_root
+    stage_stack swaylock "auth include login"
+    stage_stack extra-factor "auth required pam_u2f.so cue"
+    printf 'auth substack extra-factor\n' >> "$STAGE/etc/pam.d/common-auth"
+    local before; before="$(tree_state "$STAGE/etc/pam.d")"
+    install_staged --enable locker swaylock
+    assert_eq 2 "$rc" "exit status (output: $out)"
+    assert_contains "$out" "pam_u2f"
+    assert_contains "$out" "/etc/pam.d/extra-factor:1"
+    assert_eq "$before" "$(tree_state "$STAGE/etc/pam.d")" "stacks after a refused --enable"
+}
+
+test_enable_refuses_a_stack_it_cannot_read_to_the_end() {
+    stage_root
+    printf '@include common-auth-local\n' >> "$STAGE/etc/pam.d/sudo"
+    install_staged --enable sudo
+    assert_eq 2 "$rc" "exit status (output: $out)"
+    assert_contains "$out" "/etc/pam.d/common-auth-local"
+    grep -q pam_pingate "$STAGE/etc/pam.d/sudo" && fail "sudo was enabled"
+    return 0
+}
+
+# common-auth's pam_deny is jumped over by a password success; one that a
+# password reaches is the admin closing the service, which a PIN must not open.
+test_enable_refuses_a_service_the_admin_closed_with_pam_deny() {
+    stage_root
+    stage_stack i3lock "auth include login" "auth required pam_deny.so"
+    install_staged --enable locker i3lock
+    assert_eq 2 "$rc" "exit status (output: $out)"
+    assert_contains "$out" "pam_deny(unconditional)"
+    assert_contains "$out" "/etc/pam.d/i3lock:2"
+    assert_not_contains "$out" "common-auth" "the refusal (common-auth's pam_deny is jumped over)"
+}
+
+test_force_enables_and_names_the_modules_a_pin_skips() {
+    stage_root
+    stage_guarded_common_auth
+    install_staged --force --enable sudo
+    assert_eq 0 "$rc" "exit status (output: $out)"
+    assert_eq "auth       sufficient pam_pingate.so" "$(grep -B1 '^@include common-auth' "$STAGE/etc/pam.d/sudo" | head -1)"
+    local warning; warning="$(grep '^warning: --force' <<< "$out")"
+    assert_contains "$warning" "pam_faillock (/etc/pam.d/common-auth:1)"
+    assert_contains "$warning" "pam_google_authenticator (/etc/pam.d/common-auth:6)"
+}
+
+test_force_without_enable_is_a_usage_error() {
+    local rc=0 out
+    out="$("$INSTALL" --no-build --force 2>&1)" || rc=$?
+    assert_eq 2 "$rc" "exit status"
+    assert_contains "$out" "--force only applies to --enable"
+}
+
+# Debian 12's own stacks hold only password modules: pam_cap, pam_group and
+# pam_gnome_keyring take nothing away when skipped; login's pam_nologin runs
+# before the PIN, and a locker's `auth include login` only unlocks a session.
+test_plain_debian_stacks_still_enable_without_a_warning() {
+    stage_root
+    stage_stack i3lock "auth include login"
+    stage_stack gdm-password \
+        "auth    requisite       pam_nologin.so" \
+        "auth    required        pam_succeed_if.so user != root quiet_success" \
+        "@include common-auth" \
+        "auth    optional        pam_gnome_keyring.so"
+    install_staged --enable sudo --enable login --enable gdm-password --enable locker i3lock
+    assert_eq 0 "$rc" "exit status (output: $out)"
+    assert_eq "auth       sufficient pam_pingate.so" "$(grep -v '^#' "$STAGE/etc/pam.d/i3lock" | head -1)" "i3lock"
+    assert_not_contains "$out" "warning" "install.sh output"
+    local stack
+    for stack in sudo login gdm-password; do
+        assert_eq "auth       sufficient pam_pingate.so" "$(grep -B1 '^@include common-auth' "$STAGE/etc/pam.d/$stack" | head -1)" "$stack"
+    done
+}
+
+# --- single-prompt lockers -------------------------------------------------------
+
+test_enable_locker_swaylock_adds_no_nullok_and_no_password_line() {
+    stage_root
+    sed -i 's/ nullok//' "$STAGE/etc/pam.d/common-auth"
+    stage_stack swaylock "auth include login"
+    install_staged --enable locker swaylock
+    assert_eq 0 "$rc" "exit status (output: $out)"
+    assert_eq "auth       sufficient pam_pingate.so forward_pass
+auth include login" "$(grep -v '^#' "$STAGE/etc/pam.d/swaylock")" "swaylock stack"
+    assert_eq "" "$(grep -rl nullok "$STAGE/etc/pam.d" || true)" "stacks with nullok"
+}
+
+# A stack enabled by an older install.sh keeps its pam_unix line until the
+# admin replaces it: --enable says how, --disable takes it out.
+test_enable_over_an_older_locker_block_says_how_to_replace_it() {
+    stage_root
+    stage_stack swaylock \
+        "# Added by PinGate's install.sh --enable; install.sh --disable or --uninstall removes it." \
+        "auth       sufficient pam_pingate.so forward_pass" \
+        "auth       sufficient pam_unix.so use_first_pass nullok" \
+        "auth include login"
+    install_staged --enable locker swaylock
+    assert_eq 0 "$rc" "exit status (output: $out)"
+    assert_contains "$out" "warning: /etc/pam.d/swaylock has the pam_unix line an older install.sh added"
+    install_staged --disable locker swaylock
+    assert_eq "auth include login" "$(cat "$STAGE/etc/pam.d/swaylock")" "swaylock after --disable"
+}
+
+test_a_password_at_swaylock_passes_every_module_of_the_stack_with_one_prompt() {
+    install_here
+    add_user pgenable "$TEST_PASSWORD"
+    printf '#!/bin/sh\necho "$PAM_USER" >> %s/passed\n' "$OVERLAY" > "$OVERLAY/marker.sh"
+    chmod 755 "$OVERLAY/marker.sh"
+    echo "auth    required    pam_exec.so quiet $OVERLAY/marker.sh" >> /etc/pam.d/common-auth
+    debian_swaylock
+    install_here --force --enable locker swaylock
+    rm -f "$OVERLAY/passed"
+    sign_in swaylock pgenable "$TEST_PASSWORD"
+    assert_eq PAM_SUCCESS "$result" "password sign-in (transcript: $out)"
+    assert_eq 1 "$(prompts)" "prompts (transcript: $out)"
+    assert_contains "$out" "PROMPT_ECHO_OFF PIN or password: "
+    assert_eq pgenable "$(cat "$OVERLAY/passed" 2>/dev/null)" "users pam_exec saw after the password"
+    sign_in swaylock pgenable "wrong horse"
+    assert_eq PAM_AUTH_ERR "$result" "wrong password (transcript: $out)"
+}
+
+test_an_empty_password_stays_refused_at_swaylock_after_enable() {
+    install_here
+    add_user pgempty ""
+    sed -i 's/ nullok//' /etc/pam.d/common-auth
+    debian_swaylock
+    sign_in swaylock pgempty ""
+    assert_eq PAM_AUTH_ERR "$result" "empty password before --enable (transcript: $out)"
+    install_here --enable locker swaylock
+    sign_in swaylock pgempty ""
+    assert_eq PAM_AUTH_ERR "$result" "empty password after --enable (transcript: $out)"
+}
+
+test_a_pin_at_swaylock_still_signs_in_with_one_prompt() {
+    install_here
+    add_user pgenable "$TEST_PASSWORD"
+    debian_swaylock
+    install_here --enable locker swaylock
+    sign_in swaylock pgenable "$TEST_PIN"
+    assert_eq PAM_SUCCESS "$result" "PIN sign-in (transcript: $out)"
+    assert_eq 1 "$(prompts)" "prompts (transcript: $out)"
+}
+
+# Every test starts from the original system.
+for name in $(declare -F | awk '{print $3}' | grep '^test_'); do
+    eval "_body_$name() $(declare -f "$name" | tail -n +2)"
+    eval "$name() { fresh_system; _body_$name; }"
+done
+run_tests
