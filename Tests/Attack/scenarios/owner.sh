@@ -96,7 +96,8 @@ attack_remote_session_without_rhost() {
 }
 
 # A user stops the helper their own locker started (kill -STOP) while it
-# runs the KDF (made slow here so the stop always lands): the locker must
+# runs the KDF (made slow here so the stop lands there, after the count —
+# stop_old_helpers.py leaves the quick status request alone): the locker must
 # get an answer within the module's timeout, not hang, and each attempt
 # stays counted exactly once (it was counted before the KDF).
 attack_user_stops_the_lockers_helper() {
@@ -107,9 +108,8 @@ attack_user_stops_the_lockers_helper() {
     local uid; uid="$(uid_of pgalice)"
     local slowest=0 i start ms
     for i in 1 2 3; do
-        # pgalice's own stopper: SIGSTOP every helper of hers as it appears.
-        as_user pgalice bash -c 'end=$((SECONDS + 6)); while [ $SECONDS -lt $end ]; do
-            pkill -STOP -u '"$uid"' -x pingate-verify 2>/dev/null; sleep 0.01; done' &
+        # pgalice's own stopper: SIGSTOP her verifying helper inside its KDF.
+        as_user pgalice python3 "$ATTACK_DIR/stop_old_helpers.py" "$uid" 5 &
         local stopper=$!
         sleep 0.2
         start=$(date +%s%N)
