@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""stop_old_helpers.py UID SECONDS — what a user can do to their own helpers:
-for SECONDS, SIGSTOP every pingate-verify process whose real uid is UID once
-it has run for more than 0.1 s (a status request ends in a few ms; a verify
-with a slow KDF is then past its counting step and inside the KDF)."""
+"""stop_old_helpers.py UID SECONDS LOG — what a user can do to their own
+helpers: for SECONDS, SIGSTOP every pingate-verify process whose real uid is
+UID once it has run for more than 0.1 s (a status request ends in a few ms; a
+verify with a slow KDF is then past its counting step and inside the KDF),
+and append each stopped pid to LOG."""
 import os, signal, sys, time
 
 def real_uid(pid):
@@ -13,7 +14,7 @@ def real_uid(pid):
     return -1
 
 def main():
-    uid, seconds = int(sys.argv[1]), float(sys.argv[2])
+    uid, seconds, log = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
     ticks = os.sysconf("SC_CLK_TCK")
     end = time.monotonic() + seconds
     while time.monotonic() < end:
@@ -29,6 +30,8 @@ def main():
                 started = int(fields[19]) / ticks
                 if fields[0] != "T" and now - started > 0.1 and real_uid(pid) == uid:
                     os.kill(int(pid), signal.SIGSTOP)
+                    with open(log, "a") as stopped:
+                        stopped.write(pid + "\n")
             except (OSError, ValueError):
                 pass
         time.sleep(0.01)

@@ -107,9 +107,11 @@ attack_user_stops_the_lockers_helper() {
     owner_stack i3lock timeout=2
     local uid; uid="$(uid_of pgalice)"
     local slowest=0 i start ms
+    : > "$WORKDIR/stopped"; chmod 666 "$WORKDIR/stopped"
     for i in 1 2 3; do
         # pgalice's own stopper: SIGSTOP her verifying helper inside its KDF.
-        as_user pgalice python3 "$ATTACK_DIR/stop_old_helpers.py" "$uid" 5 &
+        setpriv --reuid="$uid" --regid="$uid" --clear-groups --reset-env -- \
+            python3 "$ATTACK_DIR/stop_old_helpers.py" "$uid" 5 "$WORKDIR/stopped" &
         local stopper=$!
         sleep 0.2
         start=$(date +%s%N)
@@ -126,9 +128,14 @@ attack_user_stops_the_lockers_helper() {
         esac
         [ "$ms" -lt 3500 ] || breach "try $i took $ms ms with timeout=2"
     done
-    pgrep -u "$uid" -x pingate-verify >/dev/null && breach "a stopped helper was left behind"
+    local pid stopped=0
+    while read -r pid; do
+        stopped=$((stopped + 1))
+        kill -0 "$pid" 2>/dev/null && breach "stopped helper $pid was left behind"
+    done < "$WORKDIR/stopped"
+    [ "$stopped" -gt 0 ] || breach "no helper was ever stopped: the scenario tested nothing"
     local counted; counted="$(failures pgalice)"
     [ "$counted" = $((ATTEMPTS - SUCCEEDED)) ] || breach "failures=$counted after $ATTEMPTS stopped attempts"
     unlock pgalice
-    row "user stops the locker's helper" "$ATTEMPTS" "$ATTEMPTS" 0 "$(verdict "each answered within $slowest ms (timeout=2), helper killed; failures=$counted")"
+    row "user stops the locker's helper" "$ATTEMPTS" "$ATTEMPTS" 0 "$(verdict "$stopped stopped; each answered within $slowest ms (timeout=2), helper killed; failures=$counted")"
 }
