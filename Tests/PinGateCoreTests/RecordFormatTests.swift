@@ -9,6 +9,7 @@ struct RecordFormatTests {
         record.failures = failures
         record.lastFailure = 1_700_000_100
         record.disabled = false
+        record.attemptSerial = 0x0102_0304_0506_0708
         return record
     }
 
@@ -18,6 +19,14 @@ struct RecordFormatTests {
         let decoded = try #require(RecordCodec.decode(slot[...]))
         #expect(decoded.record == sample())
         #expect(decoded.sequence == 7)
+    }
+
+    @Test("a slot written before the attempt serial existed reads as serial 0")
+    func recordWithoutAttemptSerial() throws {
+        var slot = RecordCodec.encode(sample(), sequence: 3)
+        slot.replaceSubrange(192..<200, with: [UInt8](repeating: 0, count: 8))
+        RecordCodec.seal(&slot)
+        #expect(try #require(RecordCodec.decode(slot[...])).record.attemptSerial == 0)
     }
 
     @Test("the reader takes the valid slot with the higher sequence")

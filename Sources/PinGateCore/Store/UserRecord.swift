@@ -13,6 +13,9 @@ public struct UserRecord: Equatable, Sendable {
     public var createdAt: Int64
     public var changedAt: Int64
     public var lastSuccess: Int64
+    /// How many attempts have ever been counted on this record; only counting
+    /// changes it, by one, so a verification knows which failures came after its own.
+    public var attemptSerial: UInt64
 
     public init(uid: UInt32, kind: CredentialKind, gridSize: Int, hash: String, now: Int64) {
         self.uid = uid
@@ -25,5 +28,6 @@ public struct UserRecord: Equatable, Sendable {
         createdAt = now
         changedAt = now
         lastSuccess = 0
+        attemptSerial = 0
     }
 }
