@@ -6,8 +6,8 @@
 /// 3. count the attempt and fdatasync it, mark a verification in flight,
 ///    release the writer lock;
 /// 4. run the KDF and the constant-time compare;
-/// 5. on success clear the count (locked, on disk) and answer ok; on failure
-///    answer wrong.
+/// 5. on success clear the count up to this attempt (locked, on disk) and
+///    answer ok; on failure answer wrong.
 ///
 /// No answer exists before step 3 is on disk, so killing any process at any
 /// moment never yields an uncounted guess, and N parallel wrong guesses meet
@@ -149,8 +149,7 @@ public struct Verifier: Sendable {
         }
 
         // Step 3: count first.
-        record.failures += 1
-        record.lastFailure = now
+        let serial = record.countAttempt(at: now)
         if policy.lockout.isDisabled(afterFailures: record.failures) { record.disabled = true }
         do {
             try file.write(record)
@@ -183,8 +182,10 @@ public struct Verifier: Sendable {
         }
         defer { file.unlock() }
         var cleared = try file.read()
-        cleared.failures = 0
-        cleared.disabled = false
+        // Clear only what was counted up to this attempt: wrong guesses counted
+        // while it was being verified are not erased by its success.
+        cleared.failures = cleared.failuresCounted(after: serial)
+        cleared.disabled = policy.lockout.isDisabled(afterFailures: cleared.failures)
         cleared.lastSuccess = clock.now()
         if let replacement {
             cleared.kind = replacement.credential.kind
