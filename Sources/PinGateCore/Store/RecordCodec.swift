@@ -14,13 +14,18 @@ import CSodium
 ///    20   1  kind (1 PIN, 2 pat.)  56   8  last success
 ///    21   1  grid size (0 for PIN) 64 128  hash string, NUL-padded
 ///    22   1  disabled (0 or 1)    192   8  attempt serial
-///    23   1  hash length          200 296  reserved (0)
+///    23   1  hash length          200  16  boot id at last failure
+///                                 216   8  boot clock at last failure
+///                                 224 272  reserved (0)
 ///                                 496  16  BLAKE2b-128 of bytes 0..<496
 ///
 /// The attempt serial counts every attempt ever counted on this record and
 /// never goes back (admin unlocks keep it): a success clears only the failures
 /// counted before its own attempt (see `UserRecord.failuresCounted(after:)`).
-/// Records written before it existed have 0 there, which reads as serial 0.
+/// The boot id (the UUID's 16 bytes) and boot clock (CLOCK_BOOTTIME seconds)
+/// stamp the last failure for timeouts; "last failure" at 32 is wall-clock
+/// time, kept for display. All three were reserved zeros before: such records
+/// read as serial 0 and no boot stamp (an all-zero boot id).
 ///
 /// A reader takes the valid slot with the higher sequence number; a writer
 /// overwrites the other one with sequence + 1.
@@ -35,6 +40,8 @@ enum RecordCodec {
     private static let hashOffset = 64
     private static let hashCapacity = 128
     private static let attemptSerialOffset = 192
+    private static let bootIDOffset = 200
+    private static let bootSecondsOffset = 216
 
     /// Encodes `record` as the bytes of one slot.
     static func encode(_ record: UserRecord, sequence: UInt64) -> [UInt8] {
@@ -55,6 +62,10 @@ enum RecordCodec {
         put(record.changedAt, at: 48, in: &slot)
         put(record.lastSuccess, at: 56, in: &slot)
         put(record.attemptSerial, at: attemptSerialOffset, in: &slot)
+        if let stamp = record.lastFailureBoot {
+            slot.replaceSubrange(bootIDOffset..<(bootIDOffset + BootID.byteCount), with: stamp.bootID.bytes)
+            put(stamp.seconds, at: bootSecondsOffset, in: &slot)
+        }
         slot.replaceSubrange(hashOffset..<(hashOffset + hashBytes.count), with: hashBytes)
         seal(&slot)
         return slot
@@ -87,6 +98,9 @@ enum RecordCodec {
         record.changedAt = get(Int64.self, at: 48, in: slot)
         record.lastSuccess = get(Int64.self, at: 56, in: slot)
         record.attemptSerial = get(UInt64.self, at: attemptSerialOffset, in: slot)
+        record.lastFailureBoot = BootID(bytes: Array(slot[bootIDOffset..<(bootIDOffset + BootID.byteCount)])).map {
+            BootInstant(bootID: $0, seconds: get(Int64.self, at: bootSecondsOffset, in: slot))
+        }
         return (record, get(UInt64.self, at: 8, in: slot))
     }
 

@@ -2,13 +2,20 @@
 /// count a success may clear afterwards. Verifications run unlocked between
 /// the two, so other attempts may be counted in between.
 extension UserRecord {
-    /// Counts one attempt as a failure stamped `now` (step 3 of the verifier's
+    /// Counts one attempt as a failure stamped now (step 3 of the verifier's
     /// order) and returns its attempt serial, for `failuresCounted(after:)`.
-    mutating func countAttempt(at now: Int64) -> UInt64 {
+    mutating func countAttempt(at now: ClockReading) -> UInt64 {
         failures += 1
-        lastFailure = now
+        stampFailure(at: now)
         attemptSerial += 1
         return attemptSerial
+    }
+
+    /// Marks now as the time of the last failure, on both clocks: the timeout
+    /// in force runs from here.
+    mutating func stampFailure(at now: ClockReading) {
+        lastFailure = now.wall
+        lastFailureBoot = now.boot
     }
 
     /// The failures that still stand when the attempt counted as `serial`

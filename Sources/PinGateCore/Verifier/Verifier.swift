@@ -59,7 +59,7 @@ public struct Verifier: Sendable {
 
     /// The state `record` is in now, without any I/O (for listing many users).
     public func status(of record: UserRecord) -> StatusOutcome {
-        switch policy.lockout.block(for: record, now: clock.now()) {
+        switch policy.lockout.block(for: record, now: clock.reading()) {
         case .disabled: return .disabled(failures: record.failures)
         case let .timeout(remaining, _): return .locked(seconds: remaining, failures: record.failures)
         case nil: return .enrolled(kind: record.kind, gridSize: record.gridSize, failures: record.failures)
@@ -107,12 +107,12 @@ public struct Verifier: Sendable {
     ) throws -> VerifyOutcome? {
         var record: UserRecord
         let credential: Credential
-        let now: Int64
+        let now: ClockReading
         while true {
             guard try file.lock() else { return nil }
             record = try file.read()
             faultHook?(.locked)
-            let moment = clock.now()
+            let moment = clock.reading()
             if let block = policy.lockout.block(for: record, now: moment) {
                 if file.verificationsInFlight() {
                     file.unlock()
@@ -123,11 +123,11 @@ public struct Verifier: Sendable {
                 switch block {
                 case .disabled:
                     return .disabled(failures: record.failures)
-                case let .timeout(remaining, clockRolledBack):
-                    if clockRolledBack {
-                        // Restart the full timeout from now, durably: a clock
-                        // change never shortens a lockout.
-                        record.lastFailure = moment
+                case let .timeout(remaining, restartsFromNow):
+                    if restartsFromNow {
+                        // Restart the full timeout from now, durably: neither a
+                        // reboot nor a record without a boot stamp shortens it.
+                        record.stampFailure(at: moment)
                         try file.write(record)
                     }
                     return .locked(seconds: remaining, failures: record.failures)
