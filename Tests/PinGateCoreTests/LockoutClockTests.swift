@@ -104,6 +104,14 @@ struct LockoutClockTests {
         #expect(record.lastFailure == store.clock.now())
         #expect(record.lastFailureBoot == store.clock.bootNow())
     }
+
+    @Test("an admin unlock clears the last failure on both clocks")
+    func unlockClearsBothStamps() throws {
+        let store = try lockedStore()
+        #expect(try store.administration.unlock(uid: 1000))
+        let record = try #require(try store.record())
+        #expect(record.lastFailure == 0 && record.lastFailureBoot == nil)
+    }
 }
 
 /// A system whose boot clock cannot be read (no /proc).
