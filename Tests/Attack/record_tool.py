@@ -11,19 +11,27 @@ sequence + 1 and a correct checksum, in place (so owner and mode are kept).
   record_tool.py new FILE UID [KEY=VALUE...]   write a fresh two-slot file (seeds)
 
 Keys: uid kind grid disabled failures last_failure created changed last_success
-hash sequence (times are Unix seconds; "now+N" and "now-N" are accepted).
+attempt_serial last_failure_boot_id last_failure_boot_clock hash sequence.
+Wall-clock times are Unix seconds; "now+N" and "now-N" are accepted.
+last_failure_boot_clock is CLOCK_BOOTTIME seconds; "boot+N" and "boot-N" are
+accepted. last_failure_boot_id is a UUID, "this" (the running boot), "random"
+(another boot) or "none" (no boot stamp, as in records from before them).
 """
 import hashlib
 import struct
 import sys
 import time
+import uuid
 
 SLOT = 512
 FIELDS = [  # name, offset, struct format
     ("sequence", 8, "<Q"), ("uid", 16, "<I"), ("kind", 20, "<B"), ("grid", 21, "<B"),
     ("disabled", 22, "<B"), ("failures", 24, "<I"), ("last_failure", 32, "<q"),
     ("created", 40, "<q"), ("changed", 48, "<q"), ("last_success", 56, "<q"),
+    ("attempt_serial", 192, "<Q"), ("last_failure_boot_clock", 216, "<q"),
 ]
+BOOT_ID = 200  # 16 bytes of the boot id's UUID; all zero = no boot stamp
+BOOT_ID_PATH = "/proc/sys/kernel/random/boot_id"
 
 
 def checksum(body):
@@ -37,6 +45,8 @@ def decode(slot):
         return None
     record = {name: struct.unpack_from(fmt, slot, offset)[0] for name, offset, fmt in FIELDS}
     record["hash"] = bytes(slot[64:64 + slot[23]]).decode("utf-8", "replace")
+    boot_id = bytes(slot[BOOT_ID:BOOT_ID + 16])
+    record["last_failure_boot_id"] = str(uuid.UUID(bytes=boot_id)) if any(boot_id) else "none"
     return record
 
 
@@ -49,6 +59,8 @@ def encode(record):
     hash_bytes = record["hash"].encode()[:127]
     slot[23] = len(hash_bytes)
     slot[64:64 + len(hash_bytes)] = hash_bytes
+    if record["last_failure_boot_id"] != "none":
+        slot[BOOT_ID:BOOT_ID + 16] = uuid.UUID(record["last_failure_boot_id"]).bytes
     slot[496:512] = checksum(slot)
     return bytes(slot)
 
@@ -65,8 +77,17 @@ def current(data):
 def parse_value(key, text):
     if key == "hash":
         return text
+    if key == "last_failure_boot_id":
+        if text == "this":
+            with open(BOOT_ID_PATH) as file:
+                return str(uuid.UUID(file.read().strip()))
+        if text == "random":
+            return str(uuid.uuid4())
+        return text if text == "none" else str(uuid.UUID(text))
     if text.startswith("now"):
         return int(time.time()) + int(text[3:] or 0)
+    if text.startswith("boot"):
+        return int(time.clock_gettime(time.CLOCK_BOOTTIME)) + int(text[4:] or 0)
     return int(text, 0)
 
 
@@ -97,6 +118,7 @@ def main(argv):
             file.write(encode(record))
     elif command == "new":
         record = {name: 0 for name, _, _ in FIELDS}
+        record["last_failure_boot_id"] = "none"
         record.update(uid=int(argv[3]), kind=1, sequence=1, created=1700000000, changed=1700000000,
                       hash="$argon2id$v=19$m=8,t=1,p=1$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g")
         for assignment in argv[4:]:

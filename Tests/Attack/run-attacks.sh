@@ -40,7 +40,7 @@ attack_preflight || exit 1
 # Every scenario function is named attack_*, in the order of DESIGN.md's threats.
 SCENARIOS=(
     attack_parallel_wrong_guesses attack_sigkill_at_random_moments attack_clock_rollback_and_reboot
-    attack_store_tampering attack_user_rewrites_own_record attack_disk_full attack_hostile_environment
+    attack_wall_clock_set_forward attack_store_tampering attack_user_rewrites_own_record attack_disk_full attack_hostile_environment
     attack_hostile_limits attack_bad_input attack_other_users_record attack_pam_module_asan
     attack_pam_module_valgrind attack_other_user_spends_the_pin attack_pin_passed_on_as_password
     attack_remote_session_without_rhost attack_user_stops_the_lockers_helper attack_enable_skips_a_second_factor

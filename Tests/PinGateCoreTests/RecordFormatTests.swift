@@ -9,6 +9,8 @@ struct RecordFormatTests {
         record.failures = failures
         record.lastFailure = 1_700_000_100
         record.disabled = false
+        record.attemptSerial = 0x0102_0304_0506_0708
+        record.lastFailureBoot = BootInstant(bootID: BootID(bytes: Array(0xf0...0xff))!, seconds: 12_345)
         return record
     }
 
@@ -18,6 +20,17 @@ struct RecordFormatTests {
         let decoded = try #require(RecordCodec.decode(slot[...]))
         #expect(decoded.record == sample())
         #expect(decoded.sequence == 7)
+    }
+
+    @Test("a slot written before the attempt serial and boot stamp existed reads as serial 0, no stamp")
+    func recordFromBeforeSerialAndBootStamp() throws {
+        var slot = RecordCodec.encode(sample(), sequence: 3)
+        slot.replaceSubrange(192..<224, with: [UInt8](repeating: 0, count: 32))
+        RecordCodec.seal(&slot)
+        let record = try #require(RecordCodec.decode(slot[...])).record
+        #expect(record.attemptSerial == 0)
+        #expect(record.lastFailureBoot == nil)
+        #expect(record.lastFailure == sample().lastFailure)
     }
 
     @Test("the reader takes the valid slot with the higher sequence")

@@ -33,6 +33,7 @@ public struct Administration: Sendable {
             record.changedAt = now
             record.failures = 0
             record.lastFailure = 0
+            record.lastFailureBoot = nil
             record.disabled = false
         } != nil
     }
@@ -42,6 +43,7 @@ public struct Administration: Sendable {
         try store.updateRecord(uid: uid) { record in
             record.failures = 0
             record.lastFailure = 0
+            record.lastFailureBoot = nil
             record.disabled = false
         } != nil
     }

@@ -13,8 +13,19 @@ import CSodium
 ///    16   4  uid                   48   8  changed
 ///    20   1  kind (1 PIN, 2 pat.)  56   8  last success
 ///    21   1  grid size (0 for PIN) 64 128  hash string, NUL-padded
-///    22   1  disabled (0 or 1)    192 304  reserved (0)
-///    23   1  hash length          496  16  BLAKE2b-128 of bytes 0..<496
+///    22   1  disabled (0 or 1)    192   8  attempt serial
+///    23   1  hash length          200  16  boot id at last failure
+///                                 216   8  boot clock at last failure
+///                                 224 272  reserved (0)
+///                                 496  16  BLAKE2b-128 of bytes 0..<496
+///
+/// The attempt serial counts every attempt ever counted on this record and
+/// never goes back (admin unlocks keep it): a success clears only the failures
+/// counted before its own attempt (see `UserRecord.failuresCounted(after:)`).
+/// The boot id (the UUID's 16 bytes) and boot clock (CLOCK_BOOTTIME seconds)
+/// stamp the last failure for timeouts; "last failure" at 32 is wall-clock
+/// time, kept for display. All three were reserved zeros before: such records
+/// read as serial 0 and no boot stamp (an all-zero boot id).
 ///
 /// A reader takes the valid slot with the higher sequence number; a writer
 /// overwrites the other one with sequence + 1.
@@ -28,6 +39,9 @@ enum RecordCodec {
     private static let checksumSize = 16
     private static let hashOffset = 64
     private static let hashCapacity = 128
+    private static let attemptSerialOffset = 192
+    private static let bootIDOffset = 200
+    private static let bootSecondsOffset = 216
 
     /// Encodes `record` as the bytes of one slot.
     static func encode(_ record: UserRecord, sequence: UInt64) -> [UInt8] {
@@ -47,10 +61,19 @@ enum RecordCodec {
         put(record.createdAt, at: 40, in: &slot)
         put(record.changedAt, at: 48, in: &slot)
         put(record.lastSuccess, at: 56, in: &slot)
+        put(record.attemptSerial, at: attemptSerialOffset, in: &slot)
+        if let stamp = record.lastFailureBoot {
+            slot.replaceSubrange(bootIDOffset..<(bootIDOffset + BootID.byteCount), with: stamp.bootID.bytes)
+            put(stamp.seconds, at: bootSecondsOffset, in: &slot)
+        }
         slot.replaceSubrange(hashOffset..<(hashOffset + hashBytes.count), with: hashBytes)
-        let checksum = checksum(of: slot)
-        slot.replaceSubrange(checksumOffset..<slotSize, with: checksum)
+        seal(&slot)
         return slot
+    }
+
+    /// Writes the checksum of a slot's bytes 0..<496 into its last 16 bytes.
+    static func seal(_ slot: inout [UInt8]) {
+        slot.replaceSubrange(checksumOffset..<slotSize, with: checksum(of: slot))
     }
 
     /// Decodes one slot; nil when it is torn, blank or not this format.
@@ -74,6 +97,10 @@ enum RecordCodec {
         record.createdAt = get(Int64.self, at: 40, in: slot)
         record.changedAt = get(Int64.self, at: 48, in: slot)
         record.lastSuccess = get(Int64.self, at: 56, in: slot)
+        record.attemptSerial = get(UInt64.self, at: attemptSerialOffset, in: slot)
+        record.lastFailureBoot = BootID(bytes: Array(slot[bootIDOffset..<(bootIDOffset + BootID.byteCount)])).map {
+            BootInstant(bootID: $0, seconds: get(Int64.self, at: bootSecondsOffset, in: slot))
+        }
         return (record, get(UInt64.self, at: 8, in: slot))
     }
 

@@ -8,11 +8,18 @@ public struct UserRecord: Equatable, Sendable {
     /// The Argon2id string from `CredentialHasher`.
     public var hash: String
     public var failures: Int
+    /// Wall-clock time of the last failure, for display; timeouts run on `lastFailureBoot`.
     public var lastFailure: Int64
+    /// The boot clock at the last failure; nil in records from before boot
+    /// stamps (a timeout then restarts in full, see `LockoutSchedule.block`).
+    public var lastFailureBoot: BootInstant?
     public var disabled: Bool
     public var createdAt: Int64
     public var changedAt: Int64
     public var lastSuccess: Int64
+    /// How many attempts have ever been counted on this record; only counting
+    /// changes it, by one, so a verification knows which failures came after its own.
+    public var attemptSerial: UInt64
 
     public init(uid: UInt32, kind: CredentialKind, gridSize: Int, hash: String, now: Int64) {
         self.uid = uid
@@ -21,9 +28,11 @@ public struct UserRecord: Equatable, Sendable {
         self.hash = hash
         failures = 0
         lastFailure = 0
+        lastFailureBoot = nil
         disabled = false
         createdAt = now
         changedAt = now
         lastSuccess = 0
+        attemptSerial = 0
     }
 }

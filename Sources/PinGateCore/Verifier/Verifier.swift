@@ -6,8 +6,8 @@
 /// 3. count the attempt and fdatasync it, mark a verification in flight,
 ///    release the writer lock;
 /// 4. run the KDF and the constant-time compare;
-/// 5. on success clear the count (locked, on disk) and answer ok; on failure
-///    answer wrong.
+/// 5. on success clear the count up to this attempt (locked, on disk) and
+///    answer ok; on failure answer wrong.
 ///
 /// No answer exists before step 3 is on disk, so killing any process at any
 /// moment never yields an uncounted guess, and N parallel wrong guesses meet
@@ -59,7 +59,7 @@ public struct Verifier: Sendable {
 
     /// The state `record` is in now, without any I/O (for listing many users).
     public func status(of record: UserRecord) -> StatusOutcome {
-        switch policy.lockout.block(for: record, now: clock.now()) {
+        switch policy.lockout.block(for: record, now: clock.reading()) {
         case .disabled: return .disabled(failures: record.failures)
         case let .timeout(remaining, _): return .locked(seconds: remaining, failures: record.failures)
         case nil: return .enrolled(kind: record.kind, gridSize: record.gridSize, failures: record.failures)
@@ -107,12 +107,12 @@ public struct Verifier: Sendable {
     ) throws -> VerifyOutcome? {
         var record: UserRecord
         let credential: Credential
-        let now: Int64
+        let now: ClockReading
         while true {
             guard try file.lock() else { return nil }
             record = try file.read()
             faultHook?(.locked)
-            let moment = clock.now()
+            let moment = clock.reading()
             if let block = policy.lockout.block(for: record, now: moment) {
                 if file.verificationsInFlight() {
                     file.unlock()
@@ -123,11 +123,11 @@ public struct Verifier: Sendable {
                 switch block {
                 case .disabled:
                     return .disabled(failures: record.failures)
-                case let .timeout(remaining, clockRolledBack):
-                    if clockRolledBack {
-                        // Restart the full timeout from now, durably: a clock
-                        // change never shortens a lockout.
-                        record.lastFailure = moment
+                case let .timeout(remaining, restartsFromNow):
+                    if restartsFromNow {
+                        // Restart the full timeout from now, durably: neither a
+                        // reboot nor a record without a boot stamp shortens it.
+                        record.stampFailure(at: moment)
                         try file.write(record)
                     }
                     return .locked(seconds: remaining, failures: record.failures)
@@ -149,8 +149,7 @@ public struct Verifier: Sendable {
         }
 
         // Step 3: count first.
-        record.failures += 1
-        record.lastFailure = now
+        let serial = record.countAttempt(at: now)
         if policy.lockout.isDisabled(afterFailures: record.failures) { record.disabled = true }
         do {
             try file.write(record)
@@ -183,8 +182,10 @@ public struct Verifier: Sendable {
         }
         defer { file.unlock() }
         var cleared = try file.read()
-        cleared.failures = 0
-        cleared.disabled = false
+        // Clear only what was counted up to this attempt: wrong guesses counted
+        // while it was being verified are not erased by its success.
+        cleared.failures = cleared.failuresCounted(after: serial)
+        cleared.disabled = policy.lockout.isDisabled(afterFailures: cleared.failures)
         cleared.lastSuccess = clock.now()
         if let replacement {
             cleared.kind = replacement.credential.kind

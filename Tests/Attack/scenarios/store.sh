@@ -26,24 +26,57 @@ attack_clock_rollback_and_reboot() {
     wrong_guesses pgalice 1111 5
     [ "$(failures pgalice)" = 5 ] || { row "clock rollback + reboot" - - - "ERROR: setup: 5 failures not counted"; return; }
     local record; record="$(record_of pgalice)"
-    # The clock now reads an hour (then ten years) earlier than the last failure.
+    # The wall clock now reads an hour (then ten years) earlier than the last
+    # failure; the boot clock, which times the lockout, has not moved.
     python3 "$RECORD_TOOL" set "$record" last_failure=now+3600
     try_while_locked "clock 1 h behind" locked
     python3 "$RECORD_TOOL" set "$record" last_failure=now+315360000
     try_while_locked "clock 10 years behind" locked
-    local seconds; seconds="$(sed -nE 's/.*seconds=([0-9]+).*/\1/p' <<<"$(failures_answer)")"
-    # A "reboot": nothing cached, only new processes.
+    # A reboot: the last failure is stamped with another boot's id, and the
+    # wall clock says the timeout ran out long ago. The full timeout restarts.
+    python3 "$RECORD_TOOL" set "$record" last_failure=now-86400 last_failure_boot_id=random last_failure_boot_clock=1
     sync
     local dropped="caches dropped"
     echo 3 > /proc/sys/vm/drop_caches 2>/dev/null || dropped="drop_caches refused (container), new processes only"
     try_while_locked "after reboot" locked
+    local seconds; seconds="$(locked_seconds)"
+    [ "$(record_field "$record" last_failure_boot_id)" = "$(cat /proc/sys/kernel/random/boot_id)" ] ||
+        breach "after reboot: the restarted timeout was not written with this boot's id"
+    [ "${seconds:-0}" -ge 59 ] || breach "after reboot: locked ${seconds:-?} s, expected the full 60 s"
+    # A record from before boot stamps: the same, the full timeout restarts.
+    python3 "$RECORD_TOOL" set "$record" last_failure=now-86400 last_failure_boot_id=none
+    try_while_locked "record without a boot stamp" locked
     # A disabled credential stays disabled across the same.
     python3 "$RECORD_TOOL" set "$record" failures=10 last_failure=now+3600
     sync; echo 3 > /proc/sys/vm/drop_caches 2>/dev/null
     try_while_locked "disabled, after reboot" disabled
     [ "$(failures pgalice)" = 10 ] || breach "failures changed while locked: $(failures pgalice)"
-    row "clock rollback + reboot" "$ATTEMPTS" "$VERIFIED" "$SUCCEEDED" "$(verdict "locked ${seconds:-?} s while the clock is behind; $dropped")"
+    row "clock rollback + reboot" "$ATTEMPTS" "$VERIFIED" "$SUCCEEDED" "$(verdict "locked ${seconds:-?} s after a reboot (full timeout: 60 s); $dropped")"
 }
+
+# Root sets the wall clock forward: the record's wall-clock last failure reads
+# a year ago while its boot stamp says 5 s ago. The boot clock decides.
+attack_wall_clock_set_forward() {
+    ATTEMPTS=0 VERIFIED=0 SUCCEEDED=0
+    enroll_pin pgalice 0427
+    wrong_guesses pgalice 1111 5
+    [ "$(failures pgalice)" = 5 ] || { row "wall clock set forward" - - - "ERROR: setup: 5 failures not counted"; return; }
+    local record; record="$(record_of pgalice)"
+    python3 "$RECORD_TOOL" set "$record" last_failure=now-31536000 last_failure_boot_id=this last_failure_boot_clock=boot-5
+    local before; before="$(fingerprint "$record")"
+    try_while_locked "clock a year ahead" locked
+    local seconds; seconds="$(locked_seconds)"
+    [ "${seconds:-0}" -ge 50 ] && [ "${seconds:-0}" -le 55 ] ||
+        breach "clock a year ahead: locked ${seconds:-?} s, expected 55 s less the seconds this took"
+    [ "$(fingerprint "$record")" = "$before" ] || breach "clock a year ahead: the record was rewritten"
+    row "wall clock set forward" "$ATTEMPTS" "$VERIFIED" "$SUCCEEDED" "$(verdict "locked ${seconds:-?} s of 60 with the last failure a year ago on the wall clock")"
+}
+
+# locked_seconds: the seconds left that a status of pgalice reports ("" if not locked).
+locked_seconds() { sed -nE 's/^locked seconds=([0-9]+).*/\1/p' <<<"$(failures_answer)"; }
+
+# record_field FILE KEY: one field of the record's current slot.
+record_field() { python3 "$RECORD_TOOL" show "$1" | sed -n "s/^$2=//p"; }
 
 failures_answer() { printf 'pingate-verify/1\nop=status\nuser=pgalice\n' | "$HELPER" 2>/dev/null; }
 
