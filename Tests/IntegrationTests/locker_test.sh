@@ -219,7 +219,7 @@ test_environment_does_not_reach_the_helper() {
     local status_base ok_base variant
     status_base=$(ask_as pgalice -- op=status user=pgalice)
     ok_base=$(ask_as pgalice -- op=verify user=pgalice secret="$TEST_PIN")
-    assert_eq $'enrolled kind=pin failures=0\nexit=0' "$status_base" "baseline status"
+    assert_eq $'enrolled kind=pin length=4 failures=0\nexit=0' "$status_base" "baseline status"
     assert_eq $'ok\nexit=0' "$ok_base" "baseline verify"
     for variant in "${variants[@]}"; do
         # shellcheck disable=SC2086  # a variant may set two variables

@@ -83,11 +83,11 @@ struct ConcurrencyTests {
         while !gate.isWaiting { usleep(1_000) }
         // The 5th attempt is counted (a timeout is now on disk) but still in flight.
         let now = Verifier(store: store.store, policy: store.policy, clock: SystemClock())
-        #expect(now.status(uid: 1000) == .enrolled(kind: .pin, gridSize: 0, failures: 5))
+        #expect(now.status(uid: 1000) == .enrolled(kind: .pin, gridSize: 0, pinLength: 4, failures: 5))
         gate.open()
         pthread_join(thread, nil)
         #expect(result["ok"] == 1)
-        #expect(now.status(uid: 1000) == .enrolled(kind: .pin, gridSize: 0, failures: 0))
+        #expect(now.status(uid: 1000) == .enrolled(kind: .pin, gridSize: 0, pinLength: 4, failures: 0))
         // With nothing in flight, the same count is a lockout.
         for _ in 1...5 { _ = now.verify(uid: 1000, input: secret("1111")) }
         guard case .locked = now.status(uid: 1000) else { Issue.record("expected locked"); return }
@@ -115,7 +115,7 @@ struct ConcurrencyTests {
         while !gate.isWaiting { usleep(1_000) }
         // User 1000's verification is parked between counting and its KDF.
         #expect(store.verifier.verify(uid: 1001, input: secret("3859")) == .ok)
-        #expect(store.verifier.status(uid: 1000) == .enrolled(kind: .pin, gridSize: 0, failures: 1))
+        #expect(store.verifier.status(uid: 1000) == .enrolled(kind: .pin, gridSize: 0, pinLength: 4, failures: 1))
         #expect(finished["a"] == 0)
         gate.open()
         pthread_join(thread, nil)

@@ -43,7 +43,7 @@ struct LockoutClockTests {
         let store = try lockedStore()
         store.clock.advance(by: 60)
         store.clock.moveWallClock(by: -86_400)
-        #expect(store.verifier.status(uid: 1000) == .enrolled(kind: .pin, gridSize: 0, failures: 5))
+        #expect(store.verifier.status(uid: 1000) == .enrolled(kind: .pin, gridSize: 0, pinLength: 4, failures: 5))
         #expect(store.verifier.verify(uid: 1000, input: secret("0427")) == .ok)
     }
 

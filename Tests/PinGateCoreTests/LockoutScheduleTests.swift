@@ -49,7 +49,7 @@ struct LockoutScheduleTests {
         store.clock.advance(by: 59)
         #expect(store.verifier.status(uid: 1000) == .locked(seconds: 1, failures: 5))
         store.clock.advance(by: 1)
-        #expect(store.verifier.status(uid: 1000) == .enrolled(kind: .pin, gridSize: 0, failures: 5))
+        #expect(store.verifier.status(uid: 1000) == .enrolled(kind: .pin, gridSize: 0, pinLength: 4, failures: 5))
     }
 
     @Test("malformed input is refused without counting", arguments: ["123", "12345", "abcd", "", "1-2-3-4"])

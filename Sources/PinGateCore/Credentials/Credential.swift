@@ -33,6 +33,13 @@ public enum Credential: Sendable {
         return 0
     }
 
+    /// The number of digits of a PIN, 0 for a pattern (as stored in records,
+    /// so a PIN pad can show one empty dot per digit).
+    public var pinLength: Int {
+        if case let .pin(pin) = self { return pin.length }
+        return 0
+    }
+
     /// The bytes that are hashed: the PIN's digits, or the pattern's `R:c1-c2-…`.
     public func canonicalBytes() -> SecretBytes {
         switch self {

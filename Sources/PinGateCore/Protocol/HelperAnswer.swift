@@ -27,9 +27,10 @@ public struct HelperAnswer: Equatable, Sendable {
 
     public init(_ outcome: StatusOutcome) {
         switch outcome {
-        case let .enrolled(kind, gridSize, failures):
+        case let .enrolled(kind, gridSize, pinLength, failures):
             let grid = kind == .pattern ? " grid=\(gridSize)" : ""
-            self.init(.enrolled, "kind=\(kind)\(grid) failures=\(failures)")
+            let length = pinLength > 0 ? " length=\(pinLength)" : ""
+            self.init(.enrolled, "kind=\(kind)\(grid)\(length) failures=\(failures)")
         case let .locked(seconds, failures):
             self.init(.locked, "seconds=\(seconds) failures=\(failures)")
         case let .disabled(failures):

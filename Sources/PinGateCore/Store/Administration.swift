@@ -16,7 +16,8 @@ public struct Administration: Sendable {
     public func enroll(uid: UInt32, credential: Credential, replacing: Bool) throws {
         let hasher = CredentialHasher(key: try store.loadKey(), parameters: policy.kdf)
         let hash = try hasher.hash(credential, uid: uid)
-        let record = UserRecord(uid: uid, kind: credential.kind, gridSize: credential.gridSize, hash: hash, now: clock.now())
+        let record = UserRecord(uid: uid, kind: credential.kind, gridSize: credential.gridSize,
+                                pinLength: credential.pinLength, hash: hash, now: clock.now())
         try store.createRecord(record, replacing: replacing)
     }
 
@@ -29,6 +30,7 @@ public struct Administration: Sendable {
         return try store.updateRecord(uid: uid) { record in
             record.kind = credential.kind
             record.gridSize = credential.gridSize
+            record.pinLength = credential.pinLength
             record.hash = hash
             record.changedAt = now
             record.failures = 0

@@ -7,7 +7,8 @@ import CSodium
 /// Slot layout (little-endian), `slotSize` bytes:
 ///
 ///     0   4  magic "PGR1"          24   4  failures
-///     4   2  format version (1)    28   4  reserved (0)
+///     4   2  format version (1)    28   1  PIN length (0: pattern/unknown)
+///                                  29   3  reserved (0)
 ///     6   2  reserved (0)          32   8  last failure
 ///     8   8  sequence number       40   8  created
 ///    16   4  uid                   48   8  changed
@@ -53,6 +54,7 @@ enum RecordCodec {
         put(record.uid, at: 16, in: &slot)
         slot[20] = record.kind.rawValue
         slot[21] = UInt8(clamping: record.gridSize)
+        slot[28] = UInt8(clamping: record.pinLength)
         slot[22] = record.disabled ? 1 : 0
         let hashBytes = Array(record.hash.utf8.prefix(hashCapacity - 1))
         slot[23] = UInt8(hashBytes.count)
@@ -90,7 +92,10 @@ enum RecordCodec {
         guard !hashBytes.contains(0), let hash = String(validating: hashBytes, as: UTF8.self) else { return nil }
         let gridSize = Int(slot[21])
         guard kind == .pin ? gridSize == 0 : PatternGrid.supportedSizes.contains(gridSize) else { return nil }
-        var record = UserRecord(uid: get(UInt32.self, at: 16, in: slot), kind: kind, gridSize: gridSize, hash: hash, now: 0)
+        let pinLength = Int(slot[28])
+        guard kind == .pin || pinLength == 0 else { return nil }
+        var record = UserRecord(uid: get(UInt32.self, at: 16, in: slot), kind: kind, gridSize: gridSize,
+                                pinLength: pinLength, hash: hash, now: 0)
         record.disabled = slot[22] == 1
         record.failures = Int(get(UInt32.self, at: 24, in: slot))
         record.lastFailure = get(Int64.self, at: 32, in: slot)

@@ -5,6 +5,9 @@ public struct UserRecord: Equatable, Sendable {
     public var kind: CredentialKind
     /// Grid size of a pattern, 0 for a PIN.
     public var gridSize: Int
+    /// Digits of a PIN; 0 for a pattern, and for PINs enrolled before the
+    /// length was recorded.
+    public var pinLength: Int
     /// The Argon2id string from `CredentialHasher`.
     public var hash: String
     public var failures: Int
@@ -21,10 +24,11 @@ public struct UserRecord: Equatable, Sendable {
     /// changes it, by one, so a verification knows which failures came after its own.
     public var attemptSerial: UInt64
 
-    public init(uid: UInt32, kind: CredentialKind, gridSize: Int, hash: String, now: Int64) {
+    public init(uid: UInt32, kind: CredentialKind, gridSize: Int, pinLength: Int = 0, hash: String, now: Int64) {
         self.uid = uid
         self.kind = kind
         self.gridSize = gridSize
+        self.pinLength = pinLength
         self.hash = hash
         failures = 0
         lastFailure = 0

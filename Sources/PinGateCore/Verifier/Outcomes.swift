@@ -1,6 +1,7 @@
 /// What a status request learns about a user.
 public enum StatusOutcome: Equatable, Sendable {
-    case enrolled(kind: CredentialKind, gridSize: Int, failures: Int)
+    /// `pinLength` is 0 for a pattern, and for a PIN enrolled before lengths were recorded.
+    case enrolled(kind: CredentialKind, gridSize: Int, pinLength: Int, failures: Int)
     case locked(seconds: Int64, failures: Int)
     case disabled(failures: Int)
     case notEnrolled

@@ -47,7 +47,7 @@ public struct Verifier: Sendable {
                     // (one may be the right PIN) is not final: offer the
                     // prompt, and let verify wait for them and decide.
                     guard file.verificationsInFlight() else { return outcome }
-                    return .enrolled(kind: record.kind, gridSize: record.gridSize, failures: record.failures)
+                    return .enrolled(kind: record.kind, gridSize: record.gridSize, pinLength: record.pinLength, failures: record.failures)
                 default:
                     return outcome
                 }
@@ -62,7 +62,7 @@ public struct Verifier: Sendable {
         switch policy.lockout.block(for: record, now: clock.reading()) {
         case .disabled: return .disabled(failures: record.failures)
         case let .timeout(remaining, _): return .locked(seconds: remaining, failures: record.failures)
-        case nil: return .enrolled(kind: record.kind, gridSize: record.gridSize, failures: record.failures)
+        case nil: return .enrolled(kind: record.kind, gridSize: record.gridSize, pinLength: record.pinLength, failures: record.failures)
         }
     }
 
@@ -190,6 +190,7 @@ public struct Verifier: Sendable {
         if let replacement {
             cleared.kind = replacement.credential.kind
             cleared.gridSize = replacement.credential.gridSize
+            cleared.pinLength = replacement.credential.pinLength
             cleared.hash = replacement.hash
             cleared.changedAt = cleared.lastSuccess
         } else if let upgradedHash {

@@ -53,7 +53,7 @@ attack_hostile_environment() {
     build_evil_library || { row "hostile environment" - - - "ERROR: cannot build evil.so"; return; }
     enroll_pin pgalice 0427
     local baseline; baseline="$(triple "")"
-    [[ "$baseline" == "0:enrolled kind=pin failures=0|1:wrong failures=1 left="*"|0:ok|" ]] ||
+    [[ "$baseline" == "0:enrolled kind=pin length=4 failures=0|1:wrong failures=1 left="*"|0:ok|" ]] ||
         { row "hostile environment" - - - "ERROR: unexpected baseline [$baseline]"; return; }
     local cases=(
         "LD_PRELOAD=$EVIL_DIR/evil.so" "LD_AUDIT=$EVIL_DIR/evil.so" "LD_LIBRARY_PATH=$EVIL_DIR"
