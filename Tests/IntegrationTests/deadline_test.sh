@@ -17,7 +17,7 @@ LOCK_WAIT_MS=2000
 # An answer must come within the lock wait plus this (process start, KDF).
 SLACK_MS=1500
 
-enroll_pin() { printf '%s\n%s\n' "$2" "$2" | "$PINGATE" enroll "$1" --stdin --allow-weak --force >/dev/null; }
+enroll_pin() { printf '%s\n%s\n' "$2" "$2" | timeout 10 "$PINGATE" enroll "$1" --stdin --allow-weak --force >/dev/null; }
 failures() { timeout 5 "$PINGATE" status "$1" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["failures"])'; }
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
@@ -29,6 +29,7 @@ stop_helper_at() {
     printf 'pingate-verify/1\nop=verify\nuser=pgalice\nsecret=%s\n' "$secret" > "$SANDBOX/stopped-request"
     ( PINGATE_TEST_FAULT="$step:stop" exec "$DEBUG_HELPER" < "$SANDBOX/stopped-request" > "$SANDBOX/stopped-answer" 2>&1 ) &
     pid=$!
+    echo "$pid" >> "$STOPPED_PIDS"
     for i in $(seq 100); do
         [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" = T ] && { echo "$pid"; return 0; }
         sleep 0.05
@@ -37,9 +38,20 @@ stop_helper_at() {
     fail "the helper did not stop at $step"
 }
 
+# Every helper stop_helper_at started is killed when the test ends, pass or
+# fail (each test sets this trap: its subshell does not inherit the file's),
+# since a stopped one left behind would hold the next test's record.
+STOPPED_PIDS="$SANDBOX/stopped-pids"
+kill_stopped_helpers() {
+    local pid
+    for pid in $(cat "$STOPPED_PIDS" 2>/dev/null); do end_helper "$pid"; done
+    rm -f "$STOPPED_PIDS"
+}
+trap 'kill_stopped_helpers; rm -rf "$SANDBOX"' EXIT
+
 # end_helper PID: kills a stopped helper (not a child of this shell: it was
 # started in a command substitution) and waits until it is gone.
-end_helper() { kill -KILL "$1" 2>/dev/null; timeout 5 tail --pid="$1" -f /dev/null || true; }
+end_helper() { kill -KILL "$1" 2>/dev/null || true; timeout 5 tail --pid="$1" -f /dev/null || true; }
 
 # timed_verify SECRET: a verification as pgalice through the setgid helper,
 # under a timeout; sets ANSWER (first line), RC and MS (how long it took).
@@ -57,6 +69,7 @@ assert_within_deadline() {
 
 test_a_helper_stopped_holding_the_lock_costs_a_later_verify_the_deadline_and_counts_nothing() {
     [ -x "$DEBUG_HELPER" ] || fail "no debug helper at $DEBUG_HELPER (swift build)"
+    trap kill_stopped_helpers EXIT
     local step secret pid before
     # The steps at which a helper holds the record's writer lock (flock).
     for step in locked counted cleared; do
@@ -80,6 +93,7 @@ test_a_helper_stopped_holding_the_lock_costs_a_later_verify_the_deadline_and_cou
 
 test_status_never_waits_for_a_stopped_helper() {
     [ -x "$DEBUG_HELPER" ] || fail "no debug helper"
+    trap kill_stopped_helpers EXIT
     enroll_pin pgalice 0427
     local pid start answer
     pid="$(stop_helper_at locked 1111)"
@@ -94,6 +108,7 @@ test_status_never_waits_for_a_stopped_helper() {
 
 test_a_helper_stopped_in_flight_during_a_lockout_leaves_the_lockout_to_answer_locked() {
     [ -x "$DEBUG_HELPER" ] || fail "no debug helper"
+    trap kill_stopped_helpers EXIT
     local step pid i
     # The steps at which a counted verification is in flight (its OFD mark held).
     for step in released verified; do
@@ -117,6 +132,7 @@ test_a_helper_stopped_in_flight_during_a_lockout_leaves_the_lockout_to_answer_lo
 
 test_unlock_fails_within_the_deadline_naming_the_stopped_helper_then_succeeds_once_it_is_killed() {
     [ -x "$DEBUG_HELPER" ] || fail "no debug helper"
+    trap kill_stopped_helpers EXIT
     enroll_pin pgalice 0427
     timed_verify 1111
     local pid start ms rc=0 err
@@ -138,6 +154,7 @@ test_unlock_fails_within_the_deadline_naming_the_stopped_helper_then_succeeds_on
 
 test_remove_does_not_wait_for_a_stopped_helper_and_its_resumed_attempt_cannot_succeed() {
     [ -x "$DEBUG_HELPER" ] || fail "no debug helper"
+    trap kill_stopped_helpers EXIT
     enroll_pin pgalice 0427
     local pid start ms rc=0
     # Stopped after the count with the right PIN: resumed, it would succeed.
@@ -154,38 +171,45 @@ test_remove_does_not_wait_for_a_stopped_helper_and_its_resumed_attempt_cannot_su
         "answer of a verification resumed after its record was removed"
 }
 
-# run_in_terminal COMMAND: an interactive bash as pgalice on a pseudo-terminal
-# runs COMMAND as a foreground job, then prints its exit status + 100, while
-# root holds pgalice's record lock for 1.5 s (so the helper is mid-request);
-# 0.5 s in, the terminal's Ctrl-Z goes to the foreground process group.
+# run_in_terminal COMMAND KEYS...: an interactive bash as pgalice on a
+# pseudo-terminal runs COMMAND as a foreground job, then prints its exit
+# status + 100, while root holds pgalice's record lock for 1.5 s (so the
+# helper is mid-request); 0.5 s in, KEYS are typed (\x1a Ctrl-Z, \x03 Ctrl-C,
+# \x1c Ctrl-\): the terminal signals its foreground process group.
 # Prints the transcript.
 run_in_terminal() {
+    local command="$1" key keys=(); shift
+    for key in "$@"; do keys+=("send:$key" sleep:0.1); done
     printf 'pingate-verify/1\nop=verify\nuser=pgalice\nsecret=0427\n' > "$SANDBOX/tty-request"
     chmod 644 "$SANDBOX/tty-request"
     ( timeout 5 flock /var/lib/pingate/61001.record sleep 1.5 ) &
     local holder=$!
     sleep 0.2
     timeout 30 python3 "$(dirname "$0")/pty_drive.py" \
-        'expect:READY$ ' "send:$1; echo ANSWER=\$((\$? + 100))\\r" sleep:0.5 'send:\x1a' expect:ANSWER=1 sleep:0.2 'send:exit\r' -- \
+        'expect:READY$ ' "send:$command; echo ANSWER=\$((\$? + 100))\\r" sleep:0.5 "${keys[@]}" \
+        expect:ANSWER=1 sleep:0.2 'send:exit\r' -- \
         setpriv --reuid=61001 --regid=61001 --clear-groups --reset-env -- \
         env PS1='READY$ ' HOME=/ bash --norc --noprofile -i 2>&1 || true
     wait "$holder" 2>/dev/null || true
 }
 
-test_ctrl_z_in_a_terminal_cannot_stop_a_helper_in_a_pipeline() {
+test_ctrl_z_ctrl_c_ctrl_backslash_in_a_terminal_cannot_stop_or_kill_a_helper_in_a_pipeline() {
+    # The helper is not its group's leader here, so it leaves for a session
+    # of its own, out of the terminal's reach.
     enroll_pin pgalice 0427
     local transcript
-    transcript="$(run_in_terminal "cat $SANDBOX/tty-request | $HELPER")"
+    transcript="$(run_in_terminal "cat $SANDBOX/tty-request | $HELPER" '\x1a' '\x03' '\x1c')"
     assert_not_contains "$transcript" "Stopped" "terminal transcript"
     assert_contains "$transcript" $'ok\r\nANSWER=100' "terminal transcript"
 }
 
 test_ctrl_z_in_a_terminal_cannot_stop_a_helper_run_as_a_job_by_itself() {
     # Here the helper leads its process group, so setsid fails: it ignores
-    # the terminal's stop signals instead.
+    # the terminal's stop signals instead (Ctrl-C may kill it: harmless, as
+    # killing at any moment never loses a count).
     enroll_pin pgalice 0427
     local transcript
-    transcript="$(run_in_terminal "$HELPER < $SANDBOX/tty-request")"
+    transcript="$(run_in_terminal "$HELPER < $SANDBOX/tty-request" '\x1a')"
     assert_not_contains "$transcript" "Stopped" "terminal transcript"
     assert_contains "$transcript" $'ok\r\nANSWER=100' "terminal transcript"
 }
