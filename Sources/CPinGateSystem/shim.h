@@ -13,15 +13,15 @@
 #ifndef F_OFD_GETLK
 #define F_OFD_GETLK 36
 #define F_OFD_SETLK 37
-#define F_OFD_SETLKW 38
 #endif
 
 /* `struct flock` shadows the function flock(2) in Swift. */
 static inline int cpingate_flock(int fd, int operation) { return flock(fd, operation); }
 
-/* fcntl(2) is variadic, so Swift cannot pass it a struct flock. */
-static inline int cpingate_ofd_lock(int fd, struct flock *request, int wait) {
-    return fcntl(fd, wait ? F_OFD_SETLKW : F_OFD_SETLK, request);
+/* fcntl(2) is variadic, so Swift cannot pass it a struct flock. Never
+ * F_OFD_SETLKW: a stopped lock holder would make that wait forever. */
+static inline int cpingate_ofd_lock(int fd, struct flock *request) {
+    return fcntl(fd, F_OFD_SETLK, request);
 }
 static inline int cpingate_ofd_query(int fd, struct flock *request) {
     return fcntl(fd, F_OFD_GETLK, request);

@@ -6,6 +6,7 @@ import CPinGateSystem
 /// open descriptors and the resource limits.
 enum ProcessHardening {
     static func apply() {
+        leaveCallersJobControl()
         // Descriptors 0–2 must exist, or a later open would land on them and
         // an answer could be written into a store file.
         for descriptor: CInt in 0...2 where fcntl(descriptor, F_GETFD) == -1 {
@@ -22,6 +23,13 @@ enum ProcessHardening {
             signal(number, SIG_DFL)
         }
         signal(SIGPIPE, SIG_IGN)
+        // Job-control stops, for a helper run in a terminal's own process
+        // group (where setsid fails, below): a stopped helper would hold its
+        // record's locks. SIGSTOP itself cannot be ignored; the lock waits'
+        // deadlines are what bound that.
+        signal(SIGTSTP, SIG_IGN)
+        signal(SIGTTIN, SIG_IGN)
+        signal(SIGTTOU, SIG_IGN)
         // A caller's RLIMIT_FSIZE (`ulimit -f 0`) must turn the in-place slot
         // write into an EFBIG error answer, not a silent death by SIGXFSZ.
         signal(SIGXFSZ, SIG_IGN)
@@ -32,5 +40,19 @@ enum ProcessHardening {
         var noCore = rlimit(rlim_cur: 0, rlim_max: 0)
         setrlimit(CInt(RLIMIT_CORE.rawValue), &noCore)
         _ = cpingate_disable_core_dumps()
+    }
+
+    /// A new session, so the caller's terminal cannot stop or interrupt a
+    /// verification half-way. The terminal sends Ctrl-Z (SIGTSTP), Ctrl-C
+    /// (SIGINT) and Ctrl-\ (SIGQUIT) to its foreground process group, which
+    /// the helper inherits from sudo or a locker; a helper stopped while it
+    /// holds a record's lock, or with its verification in flight, makes every
+    /// later request for that user wait. In its own session it has no
+    /// controlling terminal and belongs to no job. setsid fails only for a
+    /// process-group leader (a helper a shell ran as a job by itself, never
+    /// one the PAM module forked); then it keeps a group of its own, and the
+    /// ignored SIGTSTP/SIGTTIN/SIGTTOU in `apply` cover the stops.
+    private static func leaveCallersJobControl() {
+        if setsid() == -1 { _ = setpgid(0, 0) }
     }
 }

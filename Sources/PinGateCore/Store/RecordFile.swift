@@ -108,11 +108,16 @@ public final class RecordFile {
         currentSequence += 1
     }
 
-    /// Takes the writer lock (flock). Returns false if, meanwhile, root
-    /// replaced or removed the record: the caller reopens it.
-    public func lock() throws -> Bool {
+    /// Takes the writer lock (flock), waiting at most until `deadline`.
+    /// Returns false if, meanwhile, root replaced or removed the record: the
+    /// caller reopens it. Throws `StoreError.recordBusy`, naming the holder,
+    /// if the lock is still held at the deadline.
+    public func lock(until deadline: Deadline = LockWait.deadline()) throws -> Bool {
         do {
-            try descriptor.lockExclusive()
+            guard try descriptor.lockExclusive(until: deadline) else {
+                let holder = LockHolder.holders(of: try descriptor.status(), kind: .flock).first
+                throw StoreError.recordBusy(path: path, holder: holder)
+            }
             var linked = stat()
             let mine = try descriptor.status()
             let found = fstatat(directory.rawValue, name, &linked, AT_SYMLINK_NOFOLLOW) == 0
@@ -129,9 +134,14 @@ public final class RecordFile {
     public func unlock() { descriptor.unlock() }
 
     /// Marks this process's verification as in flight until `endVerification`.
+    /// The marks are shared locks, and nobody takes the byte exclusively (see
+    /// `waitForVerificationsInFlight`), so this does not wait in practice;
+    /// it is bounded all the same.
     func beginVerification() throws {
         do {
-            try descriptor.lockByte(RecordFile.inFlightByte, shared: true, wait: true)
+            guard try LockWait.deadline().retry({ try descriptor.tryLockByte(RecordFile.inFlightByte, shared: true) }) else {
+                throw StoreError.recordBusy(path: path, holder: nil)
+            }
         } catch let error as Errno {
             throw StoreError.systemError(path: path, operation: "lock", errno: error)
         }
@@ -144,11 +154,11 @@ public final class RecordFile {
         (try? descriptor.isByteLockedByOthers(RecordFile.inFlightByte)) ?? false
     }
 
-    /// Waits until no verification of this record is in flight.
-    func waitForVerificationsInFlight() {
-        if (try? descriptor.lockByte(RecordFile.inFlightByte, shared: false, wait: true)) == true {
-            descriptor.unlockByte(RecordFile.inFlightByte)
-        }
+    /// Waits at most until `deadline` for the verifications of this record
+    /// in flight to end. Returns false if some were still in flight then: one
+    /// may be stopped (SIGSTOP) with its mark held for good.
+    func waitForVerificationsInFlight(until deadline: Deadline) -> Bool {
+        (try? descriptor.waitUntilByteUnlockedByOthers(RecordFile.inFlightByte, until: deadline)) ?? true
     }
 }
 

@@ -7,6 +7,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     case recordCorrupt(path: String)
     case recordForAnotherUser(path: String, uid: UInt32)
     case recordExists(path: String)
+    /// Another process held the record's lock past `LockWait` (nil: unknown).
+    case recordBusy(path: String, holder: LockHolder?)
     case keyMissing(path: String)
     case keyUnsafe(path: String, problem: String)
     case systemError(path: String, operation: String, errno: Errno)
@@ -26,6 +28,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
             return "record \(path) belongs to uid \(uid); refusing to use it"
         case let .recordExists(path):
             return "record \(path) already exists"
+        case let .recordBusy(path, holder):
+            let what = holder?.isStopped == true ? "kill it or try again" : "try again"
+            return "record \(path) is busy: held by \(holder?.description ?? "another process"); \(what)"
         case let .keyMissing(path):
             return "machine key \(path) is missing; run 'pingate doctor' (re-enrolment is needed after a new key)"
         case let .keyUnsafe(path, problem):

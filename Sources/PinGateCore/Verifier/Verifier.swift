@@ -18,6 +18,12 @@
 /// instead of answering at once — one of them may be a correct PIN that
 /// clears the lockout. So 64 parallel correct PINs all succeed, while 64
 /// parallel wrong ones still get exactly 5 verifications.
+///
+/// Nothing waits forever (a user may SIGSTOP their own helper while it holds
+/// a lock): every lock wait before the count shares one `LockWait` deadline.
+/// A writer lock still held then is a store error naming the holder, and
+/// verifications still in flight then leave the lockout to answer `locked`.
+/// Either way nothing is counted.
 public struct Verifier: Sendable {
     public let store: Store
     public let policy: Policy
@@ -108,15 +114,18 @@ public struct Verifier: Sendable {
         var record: UserRecord
         let credential: Credential
         let now: ClockReading
+        let deadline = LockWait.deadline()
         while true {
-            guard try file.lock() else { return nil }
+            guard try file.lock(until: deadline) else { return nil }
             record = try file.read()
             faultHook?(.locked)
             let moment = clock.reading()
             if let block = policy.lockout.block(for: record, now: moment) {
-                if file.verificationsInFlight() {
+                // Past the deadline the lockout answers even with verifications
+                // still in flight: one of them may be stopped for good.
+                if !deadline.hasPassed, file.verificationsInFlight() {
                     file.unlock()
-                    file.waitForVerificationsInFlight()
+                    _ = file.waitForVerificationsInFlight(until: deadline)
                     continue
                 }
                 defer { file.unlock() }

@@ -1,3 +1,5 @@
+import PinGateCore
+
 /// The exit statuses of `pingate`, listed in docs/design.md and documented in pingate(8).
 enum ExitStatus: Int32 {
     case ok = 0
@@ -36,5 +38,7 @@ struct CLIError: Error {
 
     static func failed(_ message: String) -> CLIError { CLIError(status: .failed, message: message) }
     static func notFound(_ message: String) -> CLIError { CLIError(status: .notFound, message: message) }
-    static func store(_ error: Error) -> CLIError { CLIError(status: .storeOrConfig, message: String(describing: error)) }
+    static func store(_ error: Error) -> CLIError {
+        CLIError(status: .storeOrConfig, message: (error as? StoreError)?.localized ?? String(describing: error))
+    }
 }

@@ -45,3 +45,19 @@ extension WeakPINReason {
         }
     }
 }
+
+extension StoreError {
+    /// `description`, in the user's language where the CLI has a translation:
+    /// a busy record, which an admin meets and must act on. The rest stay as
+    /// PinGateCore wrote them.
+    var localized: String {
+        guard case let .recordBusy(path, holder) = self else { return description }
+        guard let holder, let processID = holder.processID else {
+            return L("record %s is busy: held by another process; try again", path)
+        }
+        let command = holder.command ?? "?"
+        return holder.isStopped
+            ? L("record %s is busy: held by process %d (%s), stopped; kill it or try again", path, processID, command)
+            : L("record %s is busy: held by process %d (%s); try again", path, processID, command)
+    }
+}
