@@ -96,7 +96,7 @@ struct LockDeadlineTests {
         defer { holder.close() }
         #expect(try holder.tryLockExclusive())
         let start = monotonicNanoseconds()
-        #expect(store.verifier.status(uid: 1000) == .enrolled(kind: .pin, gridSize: 0, failures: 0))
+        #expect(store.verifier.status(uid: 1000) == .enrolled(kind: .pin, gridSize: 0, pinLength: 4, failures: 0))
         #expect(milliseconds(since: start) < 200)
     }
 

@@ -12,6 +12,8 @@ public enum CredentialError: Error, Equatable, CustomStringConvertible, Sendable
     case patternGridMismatch(expected: Int, got: Int)
     case patternDigitsNeedSeparators(grid: Int)
     case empty
+    /// A reason the helper gave in its `malformed` answer, read back as text.
+    case reported(String)
 
     public var description: String {
         switch self {
@@ -38,6 +40,8 @@ public enum CredentialError: Error, Equatable, CustomStringConvertible, Sendable
             return "on a \(grid)×\(grid) grid, separate the cells, e.g. 1-5-12-16"
         case .empty:
             return "nothing was entered"
+        case let .reported(reason):
+            return reason
         }
     }
 }

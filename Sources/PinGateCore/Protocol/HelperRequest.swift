@@ -19,6 +19,22 @@ public struct HelperRequest: Sendable {
     public var newGridSize: Int?
     public var newSecret: SecretBytes?
 
+    /// A request to send. `service`, `tty` and `remoteHost` are for the
+    /// helper's log; a non-root sender's are logged as claims.
+    public init(operation: Operation, user: String, service: String? = nil, tty: String? = nil,
+                remoteHost: String? = nil, secret: SecretBytes? = nil, newKind: CredentialKind? = nil,
+                newGridSize: Int? = nil, newSecret: SecretBytes? = nil) {
+        self.operation = operation
+        self.user = user
+        self.service = service
+        self.tty = tty
+        self.remoteHost = remoteHost
+        self.secret = secret
+        self.newKind = newKind
+        self.newGridSize = newGridSize
+        self.newSecret = newSecret
+    }
+
     public struct ParseError: Error, Equatable, CustomStringConvertible, Sendable {
         public let description: String
     }
@@ -91,5 +107,39 @@ public struct HelperRequest: Sendable {
                 newGridSize = size
             }
         }
+    }
+}
+
+extension HelperRequest {
+    /// The request as the helper reads it: the version line, then one
+    /// `key=value` line per field, in the order pam/pingate_protocol.h lists
+    /// them. The secrets go straight from `SecretBytes` to `SecretBytes`, so
+    /// no String ever holds them. `init(parsing:)` reads this back.
+    public func encoded() -> SecretBytes {
+        var text: [(String, String)] = [("op", operation.rawValue), ("user", user)]
+        if let service { text.append(("service", service)) }
+        if let tty { text.append(("tty", tty)) }
+        if let remoteHost { text.append(("rhost", remoteHost)) }
+        if let newKind { text.append(("new_kind", newKind.description)) }
+        if let newGridSize { text.append(("new_grid", String(newGridSize))) }
+        let secrets = [("secret", secret), ("new", newSecret)].compactMap { key, value in value.map { (key, $0) } }
+        var size = HelperRequest.versionLine.utf8.count + 1
+        for (key, value) in text { size += key.utf8.count + value.utf8.count + 2 }
+        for (key, value) in secrets { size += key.utf8.count + value.count + 2 }
+        let encoded = SecretBytes(count: size)
+        encoded.withUnsafeMutableBytes { bytes in
+            var offset = 0
+            func put<Bytes: Sequence>(_ part: Bytes) where Bytes.Element == UInt8 {
+                for byte in part { bytes[offset] = byte; offset += 1 }
+            }
+            put(HelperRequest.versionLine.utf8); put([0x0A])
+            for (key, value) in text { put(key.utf8); put([0x3D]); put(value.utf8); put([0x0A]) }
+            for (key, value) in secrets {
+                put(key.utf8); put([0x3D])
+                for index in 0..<value.count { bytes[offset] = value[index]; offset += 1 }
+                put([0x0A])
+            }
+        }
+        return encoded
     }
 }

@@ -25,6 +25,13 @@ public struct Deadline: Sendable, Comparable {
 
     public var hasPassed: Bool { monotonicNanoseconds() >= nanoseconds }
 
+    /// Whole milliseconds until the deadline, rounded up; 0 once it has passed
+    /// (for poll(2)'s timeout).
+    public var millisecondsLeft: Int {
+        let now = monotonicNanoseconds()
+        return now >= nanoseconds ? 0 : Int((nanoseconds - now + 999_999) / 1_000_000)
+    }
+
     public static func < (left: Deadline, right: Deadline) -> Bool { left.nanoseconds < right.nanoseconds }
 
     /// Calls `attempt` until it returns true or this deadline passes, pausing

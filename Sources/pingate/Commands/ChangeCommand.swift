@@ -8,7 +8,7 @@ struct ChangeCommand: Command {
     static let usage = "pingate change [USER] [--pin | --pattern [--grid R]] [--stdin] [--allow-weak]"
     static var discussion: String {
         HelpText.compose(
-            HelpText.paragraph(L("A user other than root proves the current secret first, through %s (the attempt is counted like any other, so the lockout applies), then types the new one twice. Root changes any user's credential without the current one; failures and a lock are cleared. The new credential keeps the current kind unless --pin or --pattern is given. Ctrl-C, Esc or an empty entry cancels with nothing changed.", HelperClient.path)),
+            HelpText.paragraph(L("A user other than root proves the current secret first, through %s (the attempt is counted like any other, so the lockout applies), then types the new one twice. Root changes any user's credential without the current one; failures and a lock are cleared. The new credential keeps the current kind unless --pin or --pattern is given. Ctrl-C, Esc or an empty entry cancels with nothing changed.", HelperClient.installedPath)),
             HelpText.options([
                 ("--pin, --pattern", L("switch to a PIN or a pattern")),
                 ("--grid R", L("pattern grid size, 3 to 6")),
@@ -74,62 +74,46 @@ struct ChangeCommand: Command {
         let store = try locations.store()
         let uid = UInt32(user.uid)
         guard let record = try storeCall({ try store.readRecord(uid: uid) }) else {
-            throw AttemptOutcome.notEnrolled.refusal(kind: nil, user: user.name)
+            throw StatusOutcome.notEnrolled.refusal(kind: nil, user: user.name)!
         }
         let (newKind, grid) = try newShape(current: record.kind, currentGrid: record.gridSize, policy: policy)
         let credential = try dialog.askNew(kind: newKind, grid: grid, user: user.name, allowWeak: allowWeak)
         let replaced = try storeCall {
             try Administration(store: store, policy: policy).replaceCredential(uid: uid, with: credential)
         }
-        guard replaced else { throw AttemptOutcome.notEnrolled.refusal(kind: nil, user: user.name) }
+        guard replaced else { throw StatusOutcome.notEnrolled.refusal(kind: nil, user: user.name)! }
         Output.line(newKind == .pin ? L("changed the PIN of %s", user.name) : L("changed the pattern of %s", user.name))
     }
 
     private func changeOwn(_ user: SystemUser, policy: Policy, dialog: CredentialDialog) throws {
-        let helper = HelperClient()
-        let request = SecretBuffer(capacity: 256)
-        request.appendField("op", "status")
-        request.appendField("user", user.name)
-        let status = try StatusReport(user: user.name, uid: UInt32(user.uid), helperAnswer: try helper.send(request))
-        guard status.enrolled, let currentKind = status.kind else {
-            throw AttemptOutcome.notEnrolled.refusal(kind: nil, user: user.name)
-        }
-        let currentGrid = try PatternGrid(size: status.grid ?? policy.patternGrid)
-        if status.disabled { throw AttemptOutcome.disabled(failures: status.failures).refusal(kind: currentKind, user: user.name) }
-        if status.lockedSeconds > 0 {
-            throw AttemptOutcome.locked(seconds: status.lockedSeconds, failures: status.failures).refusal(kind: currentKind, user: user.name)
-        }
-        let current = try proveCurrent(user.name, kind: currentKind, grid: currentGrid, dialog: dialog)
-        let (newKind, grid) = try newShape(current: currentKind, currentGrid: currentGrid.size, policy: policy)
+        let client = HelperClient()
+        let current = try OwnCredential.readyForAttempt(user: user.name, client: client, policy: policy)
+        let proof = try proveCurrent(user.name, credential: current, client: client, dialog: dialog)
+        let (newKind, grid) = try newShape(current: current.kind, currentGrid: current.grid.size, policy: policy)
         let credential = try dialog.askNew(kind: newKind, grid: grid, user: user.name, allowWeak: false)
-        let change = SecretBuffer(capacity: HelperRequest.maximumSize)
-        change.appendField("op", "change")
-        change.appendField("user", user.name)
-        change.appendField("service", "pingate")
-        change.appendField("secret", secret: current)
-        change.appendField("new_kind", newKind.description)
-        if newKind == .pattern { change.appendField("new_grid", String(grid.size)) }
-        change.appendField("new", secret: credential.canonicalBytes())
-        if let failure = AttemptOutcome(try helper.send(change)).failure(kind: currentKind, user: user.name) { throw failure }
+        let change = HelperRequest(operation: .change, user: user.name, service: "pingate", secret: proof,
+                                   newKind: newKind, newGridSize: newKind == .pattern ? grid.size : nil,
+                                   newSecret: credential.canonicalBytes())
+        let outcome = try helperCall { () throws(HelperClientError) in try client.send(change).verifyOutcome }
+        if let failure = outcome.failure(kind: current.kind, user: user.name) { throw failure }
         Output.line(newKind == .pin ? L("changed the PIN of %s", user.name) : L("changed the pattern of %s", user.name))
     }
 
     /// Asks for the current secret. On a terminal it is checked at once (a
     /// counted attempt) so a typo is caught before the new one is typed; a
     /// wrong entry may be tried again while the policy allows free attempts.
-    private func proveCurrent(_ user: String, kind: CredentialKind, grid: PatternGrid, dialog: CredentialDialog) throws -> SecretBytes {
+    private func proveCurrent(_ user: String, credential: OwnCredential, client: HelperClient,
+                              dialog: CredentialDialog) throws -> SecretBytes {
+        let kind = credential.kind
         for attempt in 1...dialog.entry.tries {
-            let current = try dialog.askExisting(kind: kind, grid: grid,
+            let current = try dialog.askExisting(kind: kind, grid: credential.grid,
                                                  prompt: kind == .pin ? L("Current PIN for %s", user) : L("Current pattern for %s", user))
             guard dialog.entry.tries > 1 else { return current }
-            let request = SecretBuffer(capacity: HelperRequest.maximumSize)
-            request.appendField("op", "verify")
-            request.appendField("user", user)
-            request.appendField("service", "pingate")
-            request.appendField("secret", secret: current)
-            let outcome = AttemptOutcome(try HelperClient().send(request))
+            let outcome = try helperCall { () throws(HelperClientError) in
+                try client.send(.attempt(.verify, user: user, secret: current)).verifyOutcome
+            }
             guard let failure = outcome.failure(kind: kind, user: user) else { return current }
-            guard outcome.isWrong, attempt < dialog.entry.tries else { throw failure }
+            guard outcome.isWrongWithAttemptsLeft, attempt < dialog.entry.tries else { throw failure }
             dialog.entry.notice(L("%s — try again", failure.message))
         }
         throw CLIError.failed(kind == .pin ? L("the current PIN was not proven; nothing was changed")

@@ -9,7 +9,7 @@ struct Doctor {
     private(set) var findings: [Finding] = []
     private var group: SystemGroup? = nil
 
-    static let helperPath = HelperClient.path
+    static let helperPath = HelperClient.installedPath
     static let pamDirectory = "/etc/pam.d"
     static var moduleDirectory: String { "/lib/\(multiarch)/security" }
     static let polkitSandboxUnit = "/usr/lib/systemd/system/polkit-agent-helper@.service"

@@ -13,7 +13,7 @@ struct StatusCommand: Command {
     static let usage = "pingate status [USER] [--json]"
     static var discussion: String {
         HelpText.compose(
-            HelpText.paragraph(L("Shows whether USER (default: yourself) has a PIN or a pattern, the failure count, any timeout or disable, and when the credential was created, changed, last failed and last succeeded. Never the hash. Root reads the store; other users may ask only about themselves, through %s, which does not report the times (null in JSON).", HelperClient.path)),
+            HelpText.paragraph(L("Shows whether USER (default: yourself) has a PIN or a pattern, the failure count, any timeout or disable, and when the credential was created, changed, last failed and last succeeded. Never the hash. Root reads the store; other users may ask only about themselves, through %s, which does not report the times (null in JSON).", HelperClient.installedPath)),
             HelpText.options([("--json", L("one JSON object: user, uid, enrolled, kind (\"pin\", \"pattern\" or null), grid (null for a PIN), failures, attempts_left, locked_seconds, locked_until, disabled, created, changed, last_failure, last_success (Unix seconds or null), error"))]),
             HelpText.paragraph(L("Exit status: 0 enrolled (locked or not); 3 another user's status; 4 no such user or not enrolled; 5 store or configuration error.")))
     }
@@ -45,10 +45,8 @@ struct StatusCommand: Command {
                                               store: try locations.store(), policy: try locations.policy())
             if let error = report.error { throw CLIError(status: .storeOrConfig, message: error) }
         } else {
-            let request = SecretBuffer(capacity: 256)
-            request.appendField("op", "status")
-            request.appendField("user", user.name)
-            report = try StatusReport(user: user.name, uid: UInt32(user.uid), helperAnswer: try HelperClient().send(request))
+            let answer = try helperCall { () throws(HelperClientError) in try HelperClient().status(of: user.name) }
+            report = try StatusReport(user: user.name, uid: UInt32(user.uid), helperAnswer: answer)
         }
         if json.enabled {
             Output.line(report.json.text)

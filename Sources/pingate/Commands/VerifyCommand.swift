@@ -8,7 +8,7 @@ struct VerifyCommand: Command {
     static let usage = "pingate verify USER [--stdin]"
     static var discussion: String {
         HelpText.compose(
-            HelpText.paragraph(L("Asks for USER's PIN or pattern and checks it with the verifier, exactly as a login would: the attempt is counted first, a wrong one moves the user toward a timeout, a right one clears the failures. Root may check any user; other users only themselves (through %s).", HelperClient.path)),
+            HelpText.paragraph(L("Asks for USER's PIN or pattern and checks it with the verifier, exactly as a login would: the attempt is counted first, a wrong one moves the user toward a timeout, a right one clears the failures. Root may check any user; other users only themselves (through %s).", HelperClient.installedPath)),
             HelpText.options([("--stdin", L("read the secret as one line from standard input"))]),
             HelpText.paragraph(L("Exit status: 0 correct; 1 wrong, locked, disabled, or not a well-formed secret (not counted); 2 usage; 3 another user; 4 no such user or not enrolled; 5 store or configuration error; 130 cancelled.")))
     }
@@ -39,38 +39,25 @@ struct VerifyCommand: Command {
         let policy = try locations.policy()
         let entry = try SecretEntries.make(stdin: stdin, usage: usageLine(Self.usage))
         let dialog = CredentialDialog(entry: entry, policy: policy)
-        let outcome: AttemptOutcome
+        let outcome: VerifyOutcome
         let kind: CredentialKind
         if caller.isRoot {
             let store = try locations.store()
             guard let record = try storeCall({ try store.readRecord(uid: uid) }) else {
-                throw AttemptOutcome.notEnrolled.refusal(kind: nil, user: user.name)
+                throw StatusOutcome.notEnrolled.refusal(kind: nil, user: user.name)!
             }
             kind = record.kind
             let typed = try dialog.askExisting(kind: record.kind, grid: try PatternGrid(size: max(record.gridSize, 3)),
                                                prompt: Self.prompt(kind, user.name))
-            outcome = AttemptOutcome(Verifier(store: store, policy: policy).verify(uid: uid, input: typed))
+            outcome = Verifier(store: store, policy: policy).verify(uid: uid, input: typed)
         } else {
-            let helper = HelperClient()
-            let status = SecretBuffer(capacity: 256)
-            status.appendField("op", "status")
-            status.appendField("user", user.name)
-            let report = try StatusReport(user: user.name, uid: uid, helperAnswer: try helper.send(status))
-            kind = report.kind ?? .pin
-            if !report.enrolled { throw AttemptOutcome.notEnrolled.refusal(kind: report.kind, user: user.name) }
-            // Locked or disabled: say so now rather than ask for a secret the helper will refuse.
-            if report.disabled { throw AttemptOutcome.disabled(failures: report.failures).refusal(kind: kind, user: user.name) }
-            if report.lockedSeconds > 0 {
-                throw AttemptOutcome.locked(seconds: report.lockedSeconds, failures: report.failures).refusal(kind: kind, user: user.name)
+            let client = HelperClient()
+            let credential = try OwnCredential.readyForAttempt(user: user.name, client: client, policy: policy)
+            kind = credential.kind
+            let typed = try dialog.askExisting(kind: kind, grid: credential.grid, prompt: Self.prompt(kind, user.name))
+            outcome = try helperCall { () throws(HelperClientError) in
+                try client.send(.attempt(.verify, user: user.name, secret: typed)).verifyOutcome
             }
-            let typed = try dialog.askExisting(kind: kind, grid: try PatternGrid(size: report.grid ?? 3),
-                                               prompt: Self.prompt(kind, user.name))
-            let request = SecretBuffer(capacity: HelperRequest.maximumSize)
-            request.appendField("op", "verify")
-            request.appendField("user", user.name)
-            request.appendField("service", "pingate")
-            request.appendField("secret", secret: typed)
-            outcome = AttemptOutcome(try helper.send(request))
         }
         if let failure = outcome.failure(kind: kind, user: user.name) { throw failure }
         Output.line(kind == .pin ? L("correct PIN for %s", user.name) : L("correct pattern for %s", user.name))

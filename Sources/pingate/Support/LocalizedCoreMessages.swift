@@ -31,6 +31,8 @@ extension CredentialError {
             return L("on a %d×%d grid, separate the cells, e.g. 1-5-12-16", grid, grid)
         case .empty:
             return L("nothing was entered")
+        case let .reported(reason):
+            return reason  // the helper's words, as it sent them
         }
     }
 }

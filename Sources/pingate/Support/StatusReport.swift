@@ -54,20 +54,21 @@ struct StatusReport {
     }
 
     /// The helper's view (a non-root caller's own status).
-    init(user: String, uid: UInt32, helperAnswer answer: HelperClient.Answer) throws {
+    init(user: String, uid: UInt32, helperAnswer answer: DecodedAnswer) throws {
         self.init(user: user, uid: uid)
-        switch answer.word {
-        case "not-enrolled":
+        let status = answer.statusOutcome
+        switch status {
+        case .notEnrolled:
             return
-        case "enrolled", "locked", "disabled":
+        case let .storeError(message):
+            throw CLIError(status: .storeOrConfig, message: message)
+        case let .enrolled(_, _, _, count), let .locked(_, count), let .disabled(count):
             enrolled = true
-            kind = answer.fields["kind"].flatMap(CredentialKind.init(name:))
-            grid = answer.fields["grid"].flatMap { Int($0) }
-            failures = Int(answer.integer("failures"))
-            lockedSeconds = answer.word == "locked" ? answer.integer("seconds") : 0
-            disabled = answer.word == "disabled"
-        default:
-            if let failure = AttemptOutcome(answer).failure(kind: nil, user: user) { throw failure }
+            kind = answer.kind
+            grid = answer.kind == .pattern ? answer.gridSize : nil
+            failures = count
+            if case let .locked(seconds, _) = status { lockedSeconds = seconds }
+            if case .disabled = status { disabled = true }
         }
     }
 

@@ -1,0 +1,101 @@
+import Glibc
+
+/// Why a request to the helper got no usable answer.
+public enum HelperClientError: Error, Equatable, CustomStringConvertible, Sendable {
+    case cannotRun(path: String, Errno)
+    case killed(path: String, signal: Int32)
+    case timedOut(path: String, seconds: Int)
+    /// No answer line, or one that does not fit the protocol.
+    case garbled(String)
+    /// The helper refused the request itself (`refused …`, exit 7).
+    case refused(String)
+
+    public var description: String {
+        switch self {
+        case let .cannotRun(path, error): "cannot run \(path): \(error); run 'pingate doctor'"
+        case let .killed(path, signal): "\(path) was killed by signal \(signal); run 'pingate doctor'"
+        case let .timedOut(path, seconds): "\(path) did not answer within \(seconds) s (stopped or hung); it was killed"
+        case let .garbled(what): "unexpected answer from the helper: \(what)"
+        case let .refused(message): "the helper refused the request: \(message)"
+        }
+    }
+}
+
+/// Runs the setgid helper the way pam_pingate.so does (pam/pingate_protocol.h):
+/// the request on a pipe, one answer line back, an empty environment, the
+/// exit status as part of the answer, and a deadline after which the helper
+/// is killed. For callers that are not root — a user's `pingate change` or
+/// `status`, the lock screen — the helper is the only way to their record.
+public struct HelperClient: Sendable {
+    /// Where the installers put the helper (the module's PINGATE_HELPER_PATH).
+    public static let installedPath = "/usr/libexec/pingate/pingate-verify"
+
+    public var path: String
+    /// Seconds to wait for one answer, as the module's `timeout=` default.
+    public var timeoutSeconds: Int
+
+    public init(path: String = HelperClient.installedPath, timeoutSeconds: Int = 10) {
+        self.path = path
+        self.timeoutSeconds = timeoutSeconds
+    }
+
+    /// Sends `request` and reads the answer.
+    public func send(_ request: HelperRequest) throws(HelperClientError) -> DecodedAnswer {
+        let (line, status) = try exchange(request.encoded())
+        return try DecodedAnswer(line: line, exitCode: status)
+    }
+
+    /// The status of `user`'s own credential.
+    public func status(of user: String) throws(HelperClientError) -> DecodedAnswer {
+        try send(HelperRequest(operation: .status, user: user))
+    }
+
+    private func exchange(_ request: SecretBytes) throws(HelperClientError) -> (String, Int32) {
+        let deadline = Deadline.after(milliseconds: timeoutSeconds * 1000)
+        let toChild: (read: FileDescriptor, write: FileDescriptor)
+        let fromChild: (read: FileDescriptor, write: FileDescriptor)
+        let child: ChildProcess
+        do {
+            toChild = try FileDescriptor.pipe()
+            fromChild = try FileDescriptor.pipe()
+            // The whole request fits an empty pipe (PINGATE_REQUEST_MAX <=
+            // PIPE_BUF): written before the child runs, it can never block
+            // or raise SIGPIPE, however early the helper exits.
+            try request.withUnsafeBytes { try toChild.write.writeAll($0) }
+            toChild.write.close()
+            child = try ChildProcess.spawn(path, input: toChild.read, output: fromChild.write)
+        } catch let error as Errno {
+            throw .cannotRun(path: path, error)
+        } catch {
+            throw .garbled("\(error)")
+        }
+        toChild.read.close()
+        fromChild.write.close()
+        defer { fromChild.read.close() }
+        guard let line = readLine(from: fromChild.read, by: deadline),
+              let termination = child.termination(by: deadline) else {
+            child.kill()
+            throw .timedOut(path: path, seconds: timeoutSeconds)
+        }
+        switch termination {
+        case let .killed(signal): throw .killed(path: path, signal: signal)
+        case .exited(127): throw .cannotRun(path: path, Errno(rawValue: ENOENT))
+        case let .exited(status): return (line, status)
+        }
+    }
+
+    /// The first line of what the helper writes before it closes stdout;
+    /// nil if the deadline passes first.
+    private func readLine(from descriptor: FileDescriptor, by deadline: Deadline) -> String? {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: HelperAnswer.maximumSize)
+        while bytes.count <= HelperAnswer.maximumSize * 8 {
+            guard descriptor.waitReadable(until: deadline) else { return nil }
+            let count = (try? chunk.withUnsafeMutableBytes { try descriptor.read(into: $0) }) ?? 0
+            if count <= 0 { break }
+            bytes += chunk[0..<count]
+        }
+        let line = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).first ?? []
+        return String(decoding: line, as: UTF8.self)
+    }
+}

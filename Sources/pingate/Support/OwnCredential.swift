@@ -1,0 +1,27 @@
+import PinGateCore
+
+/// A non-root caller's own credential, as the helper reports it, when an
+/// attempt on it may be made now. `verify` and `change` both check this
+/// first, so a locked or disabled credential is reported before anyone
+/// types a secret the helper would refuse.
+struct OwnCredential {
+    let kind: CredentialKind
+    let grid: PatternGrid
+
+    /// The caller's credential, or the error that says why no attempt can be made.
+    static func readyForAttempt(user: String, client: HelperClient, policy: Policy) throws -> OwnCredential {
+        let answer = try helperCall { () throws(HelperClientError) in try client.status(of: user) }
+        let status = answer.statusOutcome
+        if let refusal = status.refusal(kind: answer.kind, user: user) { throw refusal }
+        let kind = answer.kind ?? .pin
+        let size = kind == .pattern ? answer.gridSize : policy.patternGrid
+        return OwnCredential(kind: kind, grid: try PatternGrid(size: size))
+    }
+}
+
+extension HelperRequest {
+    /// A counted attempt by the CLI, logged with service "pingate".
+    static func attempt(_ operation: Operation, user: String, secret: SecretBytes) -> HelperRequest {
+        HelperRequest(operation: operation, user: user, service: "pingate", secret: secret)
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+@testable import PinGateCore
+
+/// The client against stand-in helpers (small shell scripts): it reads one
+/// answer, checks it against the exit status, and never waits past its
+/// deadline for a helper that hangs or was stopped.
+@Suite("the helper client")
+struct HelperClientTests {
+    /// A stand-in helper: `body` as a shell script in a fresh directory.
+    func fakeHelper(_ body: String) throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pingate-client-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let path = directory.appendingPathComponent("helper").path
+        try ("#!/bin/sh\n" + body + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o755)
+        return path
+    }
+
+    @Test("an answer and its exit status come back decoded, and the helper saw the encoded request")
+    func answers() throws {
+        let path = try fakeHelper("cat > \"$(dirname \"$0\")/request\"; echo 'enrolled kind=pin length=6 failures=1'; exit 0")
+        let answer = try HelperClient(path: path).status(of: "alice")
+        #expect(answer.statusOutcome == .enrolled(kind: .pin, gridSize: 0, pinLength: 6, failures: 1))
+        let sent = try String(contentsOfFile: (path as NSString).deletingLastPathComponent + "/request", encoding: .utf8)
+        #expect(sent == "pingate-verify/1\nop=status\nuser=alice\n")
+    }
+
+    @Test("a helper that hangs is killed at the deadline")
+    func hangingHelper() throws {
+        let path = try fakeHelper("exec sleep 30")
+        let before = monotonicNanoseconds()
+        #expect(throws: HelperClientError.timedOut(path: path, seconds: 1)) {
+            try HelperClient(path: path, timeoutSeconds: 1).status(of: "alice")
+        }
+        let elapsed = (monotonicNanoseconds() - before) / 1_000_000
+        #expect(elapsed >= 900 && elapsed < 3000, "took \(elapsed) ms")
+    }
+
+    @Test("a helper that stops itself costs the deadline, then it is killed")
+    func stoppedHelper() throws {
+        let path = try fakeHelper("kill -STOP $$; echo ok")
+        let before = monotonicNanoseconds()
+        #expect(throws: HelperClientError.timedOut(path: path, seconds: 1)) {
+            try HelperClient(path: path, timeoutSeconds: 1).status(of: "alice")
+        }
+        let elapsed = (monotonicNanoseconds() - before) / 1_000_000
+        #expect(elapsed >= 900 && elapsed < 3000, "took \(elapsed) ms")
+    }
+
+    @Test("a word that disagrees with the exit status, a signal, a missing program: errors, never success")
+    func failures() throws {
+        #expect(throws: HelperClientError.self) { try HelperClient(path: try fakeHelper("echo ok; exit 1")).status(of: "a") }
+        #expect(throws: HelperClientError.self) { try HelperClient(path: try fakeHelper("kill -KILL $$")).status(of: "a") }
+        #expect(throws: HelperClientError.self) { try HelperClient(path: "/nonexistent/pingate-verify").status(of: "a") }
+    }
+}

@@ -1,0 +1,85 @@
+import Testing
+@testable import PinGateCore
+
+/// The protocol's Swift side both ways: a request that the client encodes is
+/// the request the helper parses, and an answer the helper writes decodes
+/// into the outcome it was made from.
+@Suite("the helper protocol round-trips")
+struct ProtocolRoundTripTests {
+    func parse(_ request: HelperRequest) throws -> HelperRequest {
+        try request.encoded().withUnsafeBytes { try HelperRequest(parsing: $0) }
+    }
+
+    @Test("a change request with every field parses back to the same fields")
+    func changeRequest() throws {
+        let sent = HelperRequest(operation: .change, user: "alice", service: "pingate", tty: "pts/3", remoteHost: "localhost",
+                                 secret: SecretBytes(Array("0427".utf8)), newKind: .pattern, newGridSize: 4,
+                                 newSecret: SecretBytes(Array("4:1-2-3-4".utf8)))
+        let read = try parse(sent)
+        #expect(read.operation == .change && read.user == "alice")
+        #expect(read.service == "pingate" && read.tty == "pts/3" && read.remoteHost == "localhost")
+        #expect(read.newKind == .pattern && read.newGridSize == 4)
+        #expect(read.secret?.constantTimeEquals(SecretBytes(Array("0427".utf8))) == true)
+        #expect(read.newSecret?.constantTimeEquals(SecretBytes(Array("4:1-2-3-4".utf8))) == true)
+    }
+
+    @Test("a status request carries no secret and starts with the version line")
+    func statusRequest() throws {
+        let encoded = HelperRequest(operation: .status, user: "bob").encoded()
+        let text = encoded.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+        #expect(text == "pingate-verify/1\nop=status\nuser=bob\n")
+        #expect(try parse(HelperRequest(operation: .status, user: "bob")).secret == nil)
+    }
+
+    static let verifyOutcomes: [VerifyOutcome] = [
+        .ok,
+        .wrong(failures: 1, attemptsLeft: 4, lockedSeconds: 0, disabled: false),
+        .wrong(failures: 5, attemptsLeft: 0, lockedSeconds: 60, disabled: false),
+        .wrong(failures: 10, attemptsLeft: 0, lockedSeconds: 0, disabled: true),
+        .locked(seconds: 42, failures: 6),
+        .disabled(failures: 10),
+        .notEnrolled,
+        .malformed(.reported("a PIN has 4 digits; got 3")),
+        .storeError("record /var/lib/pingate/1000.record is busy"),
+    ]
+
+    @Test("every verify outcome decodes from the answer it becomes", arguments: verifyOutcomes)
+    func verifyAnswers(outcome: VerifyOutcome) throws {
+        let answer = HelperAnswer(outcome)
+        let decoded = try DecodedAnswer(line: answer.line, exitCode: answer.exitCode.rawValue)
+        #expect(decoded.verifyOutcome == outcome)
+    }
+
+    static let statusOutcomes: [StatusOutcome] = [
+        .enrolled(kind: .pin, gridSize: 0, pinLength: 6, failures: 2),
+        .enrolled(kind: .pattern, gridSize: 5, pinLength: 0, failures: 0),
+        .locked(seconds: 300, failures: 6),
+        .disabled(failures: 10),
+        .notEnrolled,
+        .storeError("key /var/lib/pingate/machine.key is missing"),
+    ]
+
+    @Test("every status outcome decodes from the answer it becomes", arguments: statusOutcomes)
+    func statusAnswers(outcome: StatusOutcome) throws {
+        let answer = HelperAnswer(outcome)
+        let decoded = try DecodedAnswer(line: answer.line, exitCode: answer.exitCode.rawValue)
+        #expect(decoded.statusOutcome == outcome)
+    }
+
+    @Test("a locked answer names the kind it locks")
+    func lockedKind() throws {
+        let answer = HelperAnswer(StatusOutcome.locked(seconds: 60, failures: 5)).describingCredential(kind: .pattern, gridSize: 4)
+        let decoded = try DecodedAnswer(line: answer.line, exitCode: answer.exitCode.rawValue)
+        #expect(decoded.kind == .pattern && decoded.gridSize == 4)
+    }
+
+    @Test("a refusal is thrown, and so is a word that disagrees with its exit status")
+    func refusalsAndGarbage() {
+        #expect(throws: HelperClientError.refused("a user may only ask about their own PIN")) {
+            try DecodedAnswer(line: "refused a user may only ask about their own PIN", exitCode: 7)
+        }
+        for (line, status) in [("ok", Int32(1)), ("okay", 0), ("", 0), ("wrong failures=1", 0)] {
+            #expect(throws: HelperClientError.self) { try DecodedAnswer(line: line, exitCode: status) }
+        }
+    }
+}
