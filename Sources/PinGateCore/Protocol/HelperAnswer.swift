@@ -50,16 +50,13 @@ public struct HelperAnswer: Equatable, Sendable {
             var fields = "failures=\(failures) left=\(left)"
             if disabled { fields += " disabled" } else if lockedSeconds > 0 { fields += " locked=\(lockedSeconds)" }
             self.init(.wrong, fields)
-        case let .locked(seconds, failures):
-            self.init(.locked, "seconds=\(seconds) failures=\(failures)")
-        case let .disabled(failures):
-            self.init(.disabled, "failures=\(failures)")
-        case .notEnrolled:
-            self.init(AnswerWord.notEnrolled)
         case let .malformed(error):
             self.init(.malformed, "\(error)")
-        case let .storeError(message):
-            self.init(.error, message)
+        // The refusals a status can give too are written the same way.
+        case let .locked(seconds, failures): self.init(StatusOutcome.locked(seconds: seconds, failures: failures))
+        case let .disabled(failures): self.init(StatusOutcome.disabled(failures: failures))
+        case .notEnrolled: self.init(StatusOutcome.notEnrolled)
+        case let .storeError(message): self.init(StatusOutcome.storeError(message))
         }
     }
 
