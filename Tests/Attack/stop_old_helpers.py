@@ -1,17 +1,21 @@
 #!/usr/bin/env python3
 """stop_old_helpers.py UID SECONDS LOG — what a user can do to their own
-helpers: for SECONDS, SIGSTOP every pingate-verify process whose real uid is
-UID once it has run for more than 0.1 s (a status request ends in a few ms; a
+helpers: for SECONDS, SIGSTOP every pingate-verify process started by a PAM
+client (pam_harness) whose real uid is UID, once it has run for more than 0.1 s (a status request ends in a few ms; a
 verify with a slow KDF is then past its counting step and inside the KDF),
 and append each stopped pid to LOG."""
 import os, signal, sys, time
 
-def real_uid(pid):
+def status_field(pid, name):
     with open(f"/proc/{pid}/status") as status:
         for line in status:
-            if line.startswith("Uid:"):
-                return int(line.split()[1])
-    return -1
+            if line.startswith(name + ":"):
+                return line.split()[1]
+    return ""
+
+def comm(pid):
+    with open(f"/proc/{pid}/comm") as name:
+        return name.read().strip()
 
 def main():
     uid, seconds, log = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
@@ -28,7 +32,10 @@ def main():
                     continue
                 fields = text[text.rindex(")") + 2:].split()
                 started = int(fields[19]) / ticks
-                if fields[0] != "T" and now - started > 0.1 and real_uid(pid) == uid:
+                # Only the helpers of a PAM client (the locker under test),
+                # not those of other tests that may run meanwhile as the same uid.
+                if fields[0] != "T" and now - started > 0.1 and int(status_field(pid, "Uid")) == uid \
+                        and comm(status_field(pid, "PPid")) == "pam_harness":
                     os.kill(int(pid), signal.SIGSTOP)
                     with open(log, "a") as stopped:
                         stopped.write(pid + "\n")
