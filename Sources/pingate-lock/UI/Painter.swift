@@ -45,6 +45,11 @@ final class Painter {
         background(cr)
         let layout = scene.lock.layout
         let unit = layout.unit
+        // The password screen has no pad or grid: its rows move down to the
+        // middle, over the switch button, which stays where the tap lands.
+        let lift = scene.lock.mode == .password ? (layout.switchButton.y - layout.entry.y - layout.entry.height) / 2 : 0
+        cairo_save(cr)
+        cairo_translate(cr, 0, lift)
         text(cr, scene.clock, in: layout.clock, size: 56 * unit, color: Palette.text, weight: "Light")
         text(cr, scene.userName, in: layout.name, size: 18 * unit, color: Palette.dim)
         text(cr, scene.message, in: layout.message, size: 15 * unit,
@@ -54,6 +59,7 @@ final class Painter {
         case .pattern: patternGrid(cr, scene)
         case .password: passwordField(cr, scene)
         }
+        cairo_restore(cr)
         if let label = scene.switchLabel {
             let frame = layout.switchButton
             roundedRectangle(cr, frame, radius: frame.height / 2)
