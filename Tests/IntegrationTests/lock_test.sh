@@ -140,6 +140,7 @@ test_pin_unlocks_on_the_last_digit_without_enter() {
     enroll pgalice "$TEST_PIN" --pin
     start_lock
     assert_contains "$(cat "$LOG")" "ready: mode=pin"
+    echo "    RSS: locker $(ps -o rss= -p "$LOCK_PID" | tr -d ' ') KiB, UI $(ps -o rss= -p "$(ui_pid)" | tr -d ' ') KiB"
     xdo key 4 8 2
     wait_for_log "message:" 0
     sleep 0.3; screenshot pin-pad
@@ -349,14 +350,26 @@ test_a_crashed_ui_never_unlocks_and_comes_back() {
     assert_eq 0 "$lock_rc" "locker exit status"
 }
 
+# top_window: the id of the topmost child of the root window (xwininfo lists
+# them top first). A new window is created on top of its siblings.
+top_window() { xwininfo -root -children | grep -oE '^ +0x[0-9a-f]+' | head -n 1 | tr -d ' '; }
+
 test_the_cover_spans_the_screen_and_stays_on_top() {
     need_cli; fresh
     start_lock
-    local info
+    local info cover
     info=$(xwininfo -root -tree | grep '"pingate-lock"')
     assert_contains "$info" "1280x800+0+0"
-    # Another window mapped on top is pushed under the cover again.
-    xdo search --name pingate-lock >/dev/null || fail "the cover is not found by name"
+    cover=$(awk '{print $1}' <<< "$info")
+    # A window another client maps later is pushed under the cover again.
+    xmessage -geometry 400x100+0+0 "on top?" 2>/dev/null &
+    local intruder=$! i
+    for i in $(seq 40); do
+        xwininfo -root -tree | grep -q xmessage && [ "$(top_window)" = "$cover" ] && break
+        sleep 0.05
+    done
+    kill "$intruder" 2>/dev/null; wait "$intruder" 2>/dev/null || true
+    assert_eq "$cover" "$(top_window)" "topmost window"
     assert_locked
 }
 
@@ -405,4 +418,16 @@ test_traditional_chinese_screen() {
     sleep 0.3; screenshot zh_TW
 }
 
-run_tests
+# LOCK_UPDATE_DOCS=1: refresh the README's three screenshots (half size).
+update_docs() {
+    [ "${LOCK_UPDATE_DOCS:-}" = 1 ] || return 0
+    local name
+    for name in pin-pad pattern-mid-drag pin-locked; do
+        [ -f "$LOCK_ARTIFACTS/$name.png" ] &&
+            convert "$LOCK_ARTIFACTS/$name.png" -resize 50% -strip -colors 64 "$REPO_ROOT/docs/screenshots/$name.png"
+    done
+}
+
+run_tests; rc=$?
+update_docs
+exit $rc
