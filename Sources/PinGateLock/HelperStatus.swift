@@ -9,6 +9,16 @@ public enum HelperStatus: Equatable, Sendable {
     /// No usable answer: the helper failed, is missing, or the store is broken.
     case unavailable(reason: String)
 
+    /// The failure count the answer carried, if it named one.
+    public var failures: Int? {
+        switch self {
+        case let .pin(_, failures), let .pattern(_, failures), let .locked(_, failures, _), let .disabled(failures, _):
+            return failures
+        case .notEnrolled, .unavailable:
+            return nil
+        }
+    }
+
     /// The policy default PIN length, used until the helper's status answer
     /// carries `length=N` (the lead is adding it to the protocol).
     public static let defaultPINLength = 4

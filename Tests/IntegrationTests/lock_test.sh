@@ -63,7 +63,7 @@ free_display() {
 }
 DISPLAY_NUMBER=$(free_display)
 export DISPLAY=":$DISPLAY_NUMBER"
-Xvfb "$DISPLAY" -screen 0 1280x800x24 -ac -nolisten tcp +extension RANDR >"$SANDBOX/xvfb.log" 2>&1 &
+Xvfb "$DISPLAY" -screen 0 1280x800x24 -ac -noreset -nolisten tcp +extension RANDR >"$SANDBOX/xvfb.log" 2>&1 &
 XVFB_PID=$!
 trap 'kill "$XVFB_PID" 2>/dev/null; wait "$XVFB_PID" 2>/dev/null; rm -rf "$SANDBOX"' EXIT
 for _ in $(seq 100); do xdpyinfo >/dev/null 2>&1 && break; sleep 0.1; done
@@ -301,10 +301,41 @@ test_fifth_wrong_pin_switches_to_the_password_with_a_reason() {
     for i in 1 2 3 4; do printf '1397\n' | "$PINGATE" verify pgalice --stdin >/dev/null 2>&1 || true; done
     start_lock
     xdo key 1 3 9 7
-    wait_for_log "mode=password" 0
+    wait_for_log "mode: password" || fail "no switch to the password: $(cat "$LOG")"
     wait_for_log "message: PIN locked for" || fail "no lockout message: $(cat "$LOG")"
     assert_locked
     assert_eq 5 "$(record_failures pgalice)" "failures"
+}
+
+test_a_stack_that_never_asks_for_the_pin_falls_back_to_the_password() {
+    need_cli; store_reset   # pingate-lock is not in `services`
+    enroll pgalice "$TEST_PIN" --pin
+    start_lock
+    xdo key 4 8 2 1
+    wait_for_log "did not ask for your PIN" || fail "no fallback: $(cat "$LOG")"
+    assert_contains "$(cat "$LOG")" "mode: password"
+    assert_locked
+    assert_eq 0 "$(record_failures pgalice)" "failures"
+    xdo type --delay 20 "$TEST_PASSWORD"
+    xdo key Return
+    wait_unlocked 15
+    assert_eq 0 "$lock_rc" "locker exit status"
+}
+
+test_the_dialog_scales_with_xft_dpi_and_fits_the_screen() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    echo "Xft.dpi: 192" | xrdb -nocpp -merge
+    start_lock
+    xrdb -remove
+    assert_contains "$(cat "$LOG")" "unit=1.17"  # 2, shrunk to 800 / 680
+    local x1 x2 y0
+    read -r x1 _ <<< "$(where key1)"
+    read -r x2 _ <<< "$(where key2)"
+    read -r _ y0 <<< "$(where key0)"
+    # 88 px between keys at 96 dpi; at 192 dpi larger, but shrunk to fit 800 px.
+    [ $((x2 - x1)) -gt 95 ] || fail "keys $((x2 - x1)) px apart at 192 dpi"
+    [ "$y0" -lt 800 ] || fail "the 0 key is off the screen at y=$y0"
 }
 
 # --- the lock holds -------------------------------------------------------------------------

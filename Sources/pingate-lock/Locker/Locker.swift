@@ -31,6 +31,8 @@ final class Locker {
             return ExitStatus.wouldBeDeadEnd
         }
         signal(SIGPIPE, SIG_IGN)
+        // Closing the terminal it was started from must not unlock the screen.
+        signal(SIGHUP, SIG_IGN)
         guard let opened = XOpenDisplay(nil) else {
             Diagnostics.error(L("cannot open the X display %s — is DISPLAY set?", String(cString: getenv("DISPLAY") ?? strdup(""))))
             return ExitStatus.cannotLock
@@ -88,7 +90,8 @@ final class Locker {
             }
             var descriptors = [pollfd(fd: connection, events: Int16(POLLIN), revents: 0)]
             if let child, !child.statusClosed { descriptors.append(pollfd(fd: child.statusFD, events: Int16(POLLIN), revents: 0)) }
-            _ = poll(&descriptors, nfds_t(descriptors.count), 250)
+            // A UI that closed its status pipe is exiting: reap it promptly.
+            _ = poll(&descriptors, nfds_t(descriptors.count), child?.statusClosed == true ? 5 : 250)
             if let current = child, descriptors.count > 1, descriptors[1].revents != 0 {
                 current.readStatus()
             }

@@ -38,6 +38,10 @@ enum Texts {
         }
     }
 
+    static func notAskedByStack() -> String {
+        L("The lock screen's PAM service did not ask for your PIN or pattern (is pingate-lock in services of pingate.conf?) — use your password")
+    }
+
     static func wrong(_ mode: LockScreen.Mode) -> String {
         switch mode {
         case .pin: return L("Wrong PIN")

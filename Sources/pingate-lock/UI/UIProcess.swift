@@ -185,14 +185,25 @@ final class UIProcess {
             show(Texts.accountProblem(problem), alert: true)
             return
         }
+        var stackSkippedTheModule = false
         if mode != .password {
+            let failuresBefore = status.failures
             status = HelperQuery.status(user: userName)
             traceStatus()
-            lock.update(status: status)
+            // Nothing counted and not a word from the module: the stack never
+            // asked for the PIN (the service is not in pingate.conf's
+            // `services`, or the module is not in /etc/pam.d/pingate-lock).
+            // Offering the PIN again would be a dead end.
+            stackSkippedTheModule = result.messages.isEmpty && status.failures != nil && status.failures == failuresBefore
+            lock.update(status: stackSkippedTheModule ? .unavailable(reason: "the PAM stack did not ask for it") : status)
         }
         feedback = .wrong(progress: 0)
         wrongSince = monotonicSeconds()
-        if lock.mode != mode {
+        if lock.mode != mode { Diagnostics.trace("mode: \(lock.mode) \(geometryTrace())") }
+        if stackSkippedTheModule {
+            Diagnostics.error("PAM service \(Authenticator.service) did not ask pam_pingate.so for the PIN or pattern; offering the password")
+            show(Texts.notAskedByStack(), alert: true)
+        } else if lock.mode != mode {
             explainFallback()
         } else {
             // The module's own line ("Wrong PIN — 3 attempts left") says the most.
@@ -281,7 +292,7 @@ final class UIProcess {
     private func geometryTrace() -> String {
         let layout = lock.layout
         func at(_ point: Point) -> String { "\(Int(point.x)),\(Int(point.y))" }
-        var parts = ["switch=\(at(Point(x: layout.switchButton.midX, y: layout.switchButton.midY)))"]
+        var parts = ["unit=\((layout.unit * 100).rounded() / 100)", "switch=\(at(Point(x: layout.switchButton.midX, y: layout.switchButton.midY)))"]
         switch lock.mode {
         case .pin:
             parts += layout.padKeys.compactMap { key, frame in
