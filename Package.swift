@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "PinGateCore", targets: ["PinGateCore"]),
         .executable(name: "pingate", targets: ["pingate"]),
         .executable(name: "pingate-verify", targets: ["pingate-verify"]),
+        .executable(name: "pingate-lock", targets: ["pingate-lock"]),
     ],
     targets: [
         .systemLibrary(
@@ -21,6 +22,14 @@ let package = Package(
         .systemLibrary(name: "CPinGateSystem"),
         // gettext and wcwidth for the CLI's translations (po/).
         .systemLibrary(name: "CLocalization"),
+        // pingate-lock: Xlib + RandR, cairo + pango, libpam (the UI runs PAM as the user).
+        .systemLibrary(name: "CX11", providers: [.apt(["libx11-dev", "libxrandr-dev"])]),
+        .systemLibrary(
+            name: "CCairo",
+            pkgConfig: "pangocairo",
+            providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]
+        ),
+        .systemLibrary(name: "CPAM", providers: [.apt(["libpam0g-dev"])]),
         .target(
             name: "PinGateCore",
             dependencies: ["CSodium", "CPinGateSystem"]
@@ -33,9 +42,23 @@ let package = Package(
             name: "pingate",
             dependencies: ["PinGateCore", "CLocalization"]
         ),
+        // The lock screen's state machines (PIN pad, pattern path, password field),
+        // pure Swift so they are tested without an X server.
+        .target(
+            name: "PinGateLock",
+            dependencies: ["PinGateCore"]
+        ),
+        .executableTarget(
+            name: "pingate-lock",
+            dependencies: ["PinGateLock", "CX11", "CCairo", "CPAM", "CLocalization"]
+        ),
         .testTarget(
             name: "PinGateCoreTests",
             dependencies: ["PinGateCore"]
+        ),
+        .testTarget(
+            name: "PinGateLockTests",
+            dependencies: ["PinGateLock"]
         ),
     ],
     swiftLanguageModes: [.v5]

@@ -18,7 +18,9 @@ export PATH="/opt/swift/usr/bin:$PATH"
 APT_PACKAGES=(libpam0g-dev libsodium-dev pamtester sudo gettext valgrind openssl
               libpam-runtime libpam-modules util-linux locales fakeroot lintian
               chrpath dpkg-dev python3
-              pkexec polkitd dbus-daemon dbus-bin)   # polkit_test.sh: real pkexec, polkitd, a bus
+              pkexec polkitd dbus-daemon dbus-bin          # polkit_test.sh: real pkexec, polkitd, a bus
+              libx11-dev libxrandr-dev libcairo2-dev libpango1.0-dev fonts-noto-cjk
+              xvfb xdotool imagemagick x11-utils xss-lock)  # pingate-lock and lock_test.sh
 
 step() { printf '\n==> %s\n' "$*"; }
 
@@ -50,7 +52,7 @@ build() {
 
 check_static_runtime() {
     local binary
-    for binary in .build/release/pingate-verify .build/release/pingate; do
+    for binary in .build/release/pingate-verify .build/release/pingate .build/release/pingate-lock; do
         if ldd "$binary" | grep -q libswift; then
             echo "FAIL: $binary links the Swift runtime dynamically:" >&2
             ldd "$binary" >&2

@@ -89,8 +89,8 @@ maintainer() {
 shared_library_depends() {
     mkdir -p "$WORK/debian" "$STAGE/DEBIAN"
     printf 'Source: pingate\n\nPackage: pingate\nArchitecture: any\n' > "$WORK/debian/control"
-    local binaries=("$STAGE$PINGATE_HELPER" "$STAGE$PINGATE_CLI" "$STAGE$PINGATE_MODULE")
-    (cd "$WORK" && dpkg-shlibdeps -O -e"${binaries[0]}" -e"${binaries[1]}" -e"${binaries[2]}" 2>/dev/null) |
+    local binaries=("$STAGE$PINGATE_HELPER" "$STAGE$PINGATE_CLI" "$STAGE$PINGATE_MODULE" "$STAGE$PINGATE_LOCK")
+    (cd "$WORK" && dpkg-shlibdeps -O -e"${binaries[0]}" -e"${binaries[1]}" -e"${binaries[2]}" -e"${binaries[3]}" 2>/dev/null) |
         sed -n 's/^shlibs:Depends=//p'
     rm -rf "$WORK/debian"
 }

@@ -38,7 +38,7 @@ REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # shellcheck source=packaging/layout.sh
 . "$REPO_ROOT/packaging/layout.sh"
 
-BUILD_PACKAGES=(libpam0g-dev libsodium-dev gettext chrpath)
+BUILD_PACKAGES=(libpam0g-dev libsodium-dev gettext chrpath libx11-dev libxrandr-dev libcairo2-dev libpango1.0-dev)
 RUNTIME_PACKAGES=(libpam0g libsodium23)
 BACKUP_SUFFIX=.pingate-backup
 MARKER="# Added by PinGate's install.sh --enable; install.sh --disable or --uninstall removes it."
@@ -618,6 +618,7 @@ do_uninstall() {
     # A stack that still names the module would lose it: stop before removing anything.
     local users=()
     for file in "$ROOT"/etc/pam.d/*; do
+        [ "$file" = "$ROOT$PINGATE_LOCK_SERVICE" ] && continue  # ours: removed with the files below
         [ -f "$file" ] && [[ "$file" != *"$BACKUP_SUFFIX" ]] && uses_pingate "$file" && users+=("$file")
     done
     [ ${#users[@]} -eq 0 ] ||

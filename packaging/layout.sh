@@ -22,6 +22,8 @@ PINGATE_CONF=/etc/pingate/pingate.conf
 PINGATE_STORE=/var/lib/pingate
 PINGATE_KEY=/var/lib/pingate/machine.key
 PINGATE_PROFILE=/usr/share/pam-configs/pingate
+PINGATE_LOCK=/usr/bin/pingate-lock
+PINGATE_LOCK_SERVICE=/etc/pam.d/pingate-lock
 
 # pingate_files: one line per shipped file, fields separated by spaces:
 #   KIND DESTINATION MODE OWNER GROUP SOURCE
@@ -35,11 +37,13 @@ pingate_files() {
 elf  $PINGATE_HELPER 2755 root $PINGATE_GROUP $PINGATE_RELEASE_BIN/pingate-verify
 elf  $PINGATE_CLI 0755 root root $PINGATE_RELEASE_BIN/pingate
 elf  $PINGATE_MODULE 0644 root root $PINGATE_MODULE_BUILD
+elf  $PINGATE_LOCK 0755 root root $PINGATE_RELEASE_BIN/pingate-lock
+conf $PINGATE_LOCK_SERVICE 0644 root root $REPO_ROOT/pam/pam.d/pingate-lock
 data $PINGATE_PROFILE 0644 root root $REPO_ROOT/pam/pam-configs/pingate
 conf $PINGATE_CONF 0644 root root $REPO_ROOT/packaging/pingate.conf
 EOF
     local page section
-    for page in pam_pingate.8 pingate.conf.5 pingate.8; do
+    for page in pam_pingate.8 pingate.conf.5 pingate.8 pingate-lock.1; do
         section="${page##*.}"
         [ -f "$REPO_ROOT/packaging/man/$page" ] || continue
         echo "man  /usr/share/man/man$section/$page.gz 0644 root root $REPO_ROOT/packaging/man/$page"

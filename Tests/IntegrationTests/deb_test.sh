@@ -52,6 +52,9 @@ test_the_archive_holds_exactly_the_installed_files_with_their_modes() {
     need_deb
     local expected actual
     expected="-rw-r--r-- root/root ./etc/pingate/pingate.conf
+-rw-r--r-- root/root ./etc/pam.d/pingate-lock
+-rwxr-xr-x root/root ./usr/bin/pingate-lock
+-rw-r--r-- root/root ./usr/share/man/man1/pingate-lock.1.gz
 -rw-r--r-- root/root .$MODULE
 -rwxr-xr-x root/root ./usr/libexec/pingate/pingate-verify
 -rwxr-xr-x root/root ./usr/sbin/pingate
@@ -79,12 +82,14 @@ test_control_fields_name_only_the_runtime_libraries() {
     for package in $(echo "$depends" | tr ',' '\n' | sed 's/(.*)//; s/ //g'); do
         case "$package" in
             libc6|libpam0g|libsodium23|libstdc++6|libgcc-s1|libpam-runtime|adduser) ;;
+            # pingate-lock: Xlib, RandR, cairo, pango
+            libx11-6|libxrandr2|libcairo2|libpango-1.0-0|libpangocairo-1.0-0|libglib2.0-0|libharfbuzz0b) ;;
             *) fail "unexpected dependency $package in [$depends]" ;;
         esac
     done
     assert_contains "$depends" "libsodium23 (>= "
     assert_contains "$depends" "libpam-runtime (>= 1.0.1-6)"
-    assert_eq "/etc/pingate/pingate.conf" "$(dpkg-deb --ctrl-tarfile "$DEB" | tar -xO ./conffiles)" "conffiles"
+    assert_eq "/etc/pingate/pingate.conf"$'\n'"/etc/pam.d/pingate-lock" "$(dpkg-deb --ctrl-tarfile "$DEB" | tar -xO ./conffiles)" "conffiles"
 }
 
 test_maintainer_scripts_parse_and_use_the_agreed_commands() {

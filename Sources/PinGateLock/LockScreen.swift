@@ -1,0 +1,210 @@
+import PinGateCore
+
+/// The lock screen's state, apart from pixels (as i3lock's unlock indicator):
+/// which way in is offered, what has been entered, and what an input event
+/// does to it. The UI process draws from this and runs PAM on a submission.
+public struct LockScreen {
+    public enum Mode: Equatable, Sendable { case pin, pattern, password }
+
+    /// A finished entry to check. The caller wipes the bytes when done.
+    public enum Submission: Equatable {
+        case pin([UInt8])
+        case pattern([UInt8])
+        case password([UInt8])
+    }
+
+    public enum Reaction: Equatable {
+        case nothing
+        case redraw
+        case submit(Submission)
+    }
+
+    public private(set) var mode: Mode
+    public private(set) var pin: PINEntry?
+    public private(set) var pattern: PatternEntry?
+    public private(set) var password = PasswordEntry()
+    /// Where the pointer is while a pattern is traced (the line follows it).
+    public private(set) var pointer: Point?
+    /// False while the PIN or pattern is locked, disabled or unavailable.
+    public private(set) var credentialUsable = false
+    public var layout: DialogLayout
+
+    public init(status: HelperStatus, layout: DialogLayout) {
+        self.layout = layout
+        mode = .password
+        update(status: status)
+        showCredential()
+    }
+
+    /// Offers what `status` allows: the PIN or pattern when usable (keeping the
+    /// current choice of the password if the person made it), else the password.
+    public mutating func update(status: HelperStatus) {
+        switch status {
+        case let .pin(length, _):
+            if pin?.length != length { pin = PINEntry(length: length) }
+            pattern = nil
+            credentialUsable = true
+            if mode == .pattern { mode = .pin }
+        case let .pattern(gridSize, _):
+            if pattern?.grid.size != gridSize, let grid = try? PatternGrid(size: gridSize) {
+                pattern = PatternEntry(grid: grid)
+            }
+            pin = nil
+            credentialUsable = pattern != nil
+            if mode == .pin { mode = .pattern }
+        case .locked, .disabled, .notEnrolled, .unavailable:
+            credentialUsable = false
+            mode = .password
+        }
+    }
+
+    /// The credential's own mode, for the first screen and the switch button.
+    public var credentialMode: Mode? {
+        guard credentialUsable else { return nil }
+        return pin != nil ? .pin : (pattern != nil ? .pattern : nil)
+    }
+
+    public mutating func showCredential() {
+        if let credentialMode { switchTo(credentialMode) }
+    }
+
+    public mutating func switchTo(_ newMode: Mode) {
+        guard newMode != mode else { return }
+        guard newMode == .password || newMode == credentialMode else { return }
+        clearEntries()
+        mode = newMode
+    }
+
+    public mutating func clearEntries() {
+        pin?.clear()
+        pattern?.clear()
+        password.clear()
+        pointer = nil
+    }
+
+    public mutating func handle(_ event: InputEvent) -> Reaction {
+        switch event {
+        case let .key(keysym, character):
+            return handleKey(keysym, character)
+        case let .press(button, x, y):
+            guard button == 1 else { return .nothing }
+            return handlePress(Point(x: Double(x), y: Double(y)))
+        case let .motion(x, y):
+            return handleMotion(Point(x: Double(x), y: Double(y)))
+        case let .release(button, _, _):
+            guard button == 1, mode == .pattern, pattern?.isTracing == true else { return .nothing }
+            pointer = nil
+            guard let path = pattern?.finish() else { return .redraw }
+            return .submit(.pattern(PatternEntry.text(of: path)))
+        }
+    }
+
+    private mutating func handleKey(_ keysym: UInt32, _ character: Unicode.Scalar?) -> Reaction {
+        if keysym == Keysym.tab || keysym == Keysym.isoLeftTab {
+            guard let credentialMode else { return .nothing }
+            switchTo(mode == .password ? credentialMode : .password)
+            return .redraw
+        }
+        switch mode {
+        case .pin: return pinKey(keysym)
+        case .pattern: return patternKey(keysym)
+        case .password: return passwordKey(keysym, character)
+        }
+    }
+
+    private mutating func pinKey(_ keysym: UInt32) -> Reaction {
+        if let digit = Keysym.rowDigit(keysym) ?? Keysym.keypadDigit(keysym) {
+            return typeDigit(digit)
+        }
+        switch keysym {
+        case Keysym.backSpace: pin?.backspace()
+        case Keysym.escape: pin?.clear()
+        default: return .nothing
+        }
+        return .redraw
+    }
+
+    private mutating func typeDigit(_ digit: Int) -> Reaction {
+        guard let typed = pin?.type(digit) else { return .redraw }
+        return .submit(.pin(typed))
+    }
+
+    private mutating func patternKey(_ keysym: UInt32) -> Reaction {
+        guard var entry = pattern else { return .nothing }
+        defer { pattern = entry }
+        if entry.grid.size == 3 {
+            if let digit = Keysym.keypadDigit(keysym), let cell = PatternEntry.cellForKeypadDigit(digit) {
+                entry.join(cell)
+                return .redraw
+            }
+            if let digit = Keysym.rowDigit(keysym), digit >= 1 {
+                entry.join(digit)  // the digit keys name cells by number, as the legend does
+                return .redraw
+            }
+        }
+        switch keysym {
+        case Keysym.left: entry.moveCursor(rows: 0, columns: -1)
+        case Keysym.right: entry.moveCursor(rows: 0, columns: 1)
+        case Keysym.up: entry.moveCursor(rows: -1, columns: 0)
+        case Keysym.down: entry.moveCursor(rows: 1, columns: 0)
+        case Keysym.space, Keysym.keypadSpace: entry.join(entry.cursor)
+        case Keysym.backSpace: entry.removeLast()
+        case Keysym.escape: entry.clear()
+        case _ where Keysym.isSubmit(keysym):
+            guard let path = entry.take() else { return .nothing }
+            return .submit(.pattern(PatternEntry.text(of: path)))
+        default: return .nothing
+        }
+        return .redraw
+    }
+
+    private mutating func passwordKey(_ keysym: UInt32, _ character: Unicode.Scalar?) -> Reaction {
+        switch keysym {
+        case _ where Keysym.isSubmit(keysym):
+            guard password.characterCount > 0 else { return .nothing }
+            return .submit(.password(password.take()))
+        case Keysym.backSpace: password.backspace()
+        case Keysym.escape: password.clear()
+        default:
+            guard let character else { return .nothing }
+            password.type(character)
+        }
+        return .redraw
+    }
+
+    private mutating func handlePress(_ point: Point) -> Reaction {
+        if layout.switchButton.contains(point) {
+            if mode == .password {
+                guard let credentialMode else { return .nothing }
+                switchTo(credentialMode)
+            } else {
+                switchTo(.password)
+            }
+            return .redraw
+        }
+        switch mode {
+        case .pin:
+            switch layout.padKey(at: point) {
+            case let .digit(digit)?: return typeDigit(digit)
+            case .backspace?: pin?.backspace()
+            case .clear?: pin?.clear()
+            case nil: return .nothing
+            }
+            return .redraw
+        case .pattern:
+            guard let cell = layout.cell(at: point) else { return .nothing }
+            pattern?.begin(at: cell)
+            pointer = point
+            return .redraw
+        case .password:
+            return .nothing
+        }
+    }
+
+    private mutating func handleMotion(_ point: Point) -> Reaction {
+        guard mode == .pattern, pattern?.isTracing == true else { return .nothing }
+        pointer = point
+        if let cell = layout.cell(at: point) { pattern?.join(cell) }
+        return .redraw
+    }
+}

@@ -1,0 +1,93 @@
+import PinGateCore
+
+/// A pattern being drawn: the cells joined so far, in order, by pointer,
+/// touch or keyboard. Each new cell first brings in the unvisited cells
+/// between it and the last one — PinGateCore's gap rule (`PatternGrid.cellsBetween`),
+/// the same rule the verifier normalises with — and a visited cell is crossed,
+/// never joined twice.
+public struct PatternEntry: Sendable {
+    public let grid: PatternGrid
+    public private(set) var cells: [Int] = []
+    /// True between a press on a dot and the release.
+    public private(set) var isTracing = false
+    /// The keyboard's cursor (a cell number), moved by the arrow keys.
+    public private(set) var cursor: Int
+
+    public init(grid: PatternGrid) {
+        self.grid = grid
+        self.cursor = (grid.cellCount + 1) / 2
+    }
+
+    public var isEmpty: Bool { cells.isEmpty }
+
+    /// A press landed on `cell`: a new path starts there.
+    public mutating func begin(at cell: Int) {
+        clear()
+        isTracing = true
+        join(cell)
+    }
+
+    /// The pointer reached `cell` while tracing (or a key named it): joins it
+    /// and the cells the gap rule passes over. Returns true if the path grew.
+    @discardableResult
+    public mutating func join(_ cell: Int) -> Bool {
+        guard (1...grid.cellCount).contains(cell), !cells.contains(cell) else { return false }
+        if let last = cells.last {
+            for between in grid.cellsBetween(last, cell) where !cells.contains(between) {
+                cells.append(between)
+            }
+        }
+        cells.append(cell)
+        cursor = cell
+        return true
+    }
+
+    /// The release: tracing ends and the path is handed over (and cleared),
+    /// unless it is a lone dot — a tap, not a pattern.
+    public mutating func finish() -> [Int]? {
+        isTracing = false
+        guard cells.count >= 2 else {
+            clear()
+            return nil
+        }
+        return take()
+    }
+
+    /// Hands over the path typed on the keyboard (Enter); nil if empty.
+    public mutating func take() -> [Int]? {
+        guard !cells.isEmpty else { return nil }
+        let path = cells
+        clear()
+        return path
+    }
+
+    public mutating func removeLast() {
+        if !cells.isEmpty { cells.removeLast() }
+    }
+
+    public mutating func clear() {
+        for index in cells.indices { cells[index] = 0 }
+        cells.removeAll()
+        isTracing = false
+    }
+
+    /// Moves the keyboard cursor by whole rows or columns, stopping at the edges.
+    public mutating func moveCursor(rows: Int, columns: Int) {
+        let row = min(max((cursor - 1) / grid.size + rows, 0), grid.size - 1)
+        let column = min(max((cursor - 1) % grid.size + columns, 0), grid.size - 1)
+        cursor = row * grid.size + column + 1
+    }
+
+    /// The cell a numeric keypad key stands for on a 3×3 grid, by its place on
+    /// the keypad: 7 8 9 is the top row, 1 2 3 the bottom one.
+    public static func cellForKeypadDigit(_ digit: Int) -> Int? {
+        guard (1...9).contains(digit) else { return nil }
+        let keypadRow = (digit - 1) / 3            // 0 = bottom row (1 2 3)
+        return (2 - keypadRow) * 3 + (digit - 1) % 3 + 1
+    }
+
+    /// The text sent as the pattern: cells joined by "-", as the module expects.
+    public static func text(of path: [Int]) -> [UInt8] {
+        Array(path.map(String.init).joined(separator: "-").utf8)
+    }
+}

@@ -1,0 +1,70 @@
+import Glibc
+
+/// Lines on stderr: errors always, and with PINGATE_LOCK_DEBUG=1 a trace of
+/// what the lock screen does and shows (never what is typed), for tests and
+/// bug reports. Under xss-lock, stderr goes to the session's log.
+enum Diagnostics {
+    static let tracing = getenv("PINGATE_LOCK_DEBUG").map { String(cString: $0) == "1" } ?? false
+    static var role = "pingate-lock"
+
+    static func error(_ message: String) {
+        write(line: "\(role): \(message)\n")
+    }
+
+    static func trace(_ message: @autoclosure () -> String) {
+        guard tracing else { return }
+        write(line: "\(role): \(message())\n")
+    }
+
+    static func fail(_ message: String, status: Int32 = 1) -> Never {
+        error(message)
+        exit(status)
+    }
+
+    private static func write(line: String) {
+        var bytes = Array(line.utf8)
+        _ = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress, $0.count) }
+    }
+}
+
+/// Monotonic seconds, for animations and timeouts (a clock change moves none).
+func monotonicSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}
+
+func sleepSeconds(_ seconds: Double) {
+    var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
+    var remaining = timespec()
+    while nanosleep(&request, &remaining) == -1 && errno == EINTR { request = remaining }
+}
+
+/// Writes all of `bytes` to `fd`, retrying EINTR and short writes.
+@discardableResult
+func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+    var offset = 0
+    while offset < bytes.count {
+        let written = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        if written < 0 {
+            if errno == EINTR { continue }
+            return false
+        }
+        offset += written
+    }
+    return true
+}
+
+func setCloseOnExec(_ fd: Int32) {
+    let flags = fcntl(fd, F_GETFD)
+    if flags >= 0 { _ = fcntl(fd, F_SETFD, flags | FD_CLOEXEC) }
+}
+
+/// A pipe whose ends are close-on-exec (pipe2 needs _GNU_SOURCE, which the
+/// Glibc overlay lacks; the process is single-threaded, so no exec can race).
+func makePipe(_ ends: inout [Int32]) -> Bool {
+    guard pipe(&ends) == 0 else { return false }
+    setCloseOnExec(ends[0])
+    setCloseOnExec(ends[1])
+    return true
+}

@@ -1,0 +1,169 @@
+import CX11
+import Glibc
+import PinGateLock
+
+/// The part that holds the lock and does nothing else (xsecurelock's main.c):
+/// one override-redirect window over the whole X screen (every RandR monitor,
+/// resized when monitors come or go), the keyboard and pointer grabs, input
+/// forwarded to the UI child, and the child restarted whenever it dies.
+/// The screen unlocks only when the child has written "unlocked" on its
+/// status pipe *and* exited with status 0; a crash, a kill or any other exit
+/// starts a new UI while the cover and the grabs stay.
+final class Locker {
+    enum ExitStatus {
+        static let unlocked: Int32 = 0
+        static let cannotLock: Int32 = 1
+        static let wouldBeDeadEnd: Int32 = 3
+    }
+
+    private var display: OpaquePointer!
+    private var root: Window = 0
+    private var cover: Window = 0
+    private var cursor: Cursor = 0
+    private var randrEventBase: Int32 = -1
+    private var child: UIChild?
+    private var restartAt = 0.0
+    private var recentCrashes: [Double] = []
+
+    func run() -> Int32 {
+        if let reason = Preflight.reasonNotToLock() {
+            Diagnostics.error(reason)
+            return ExitStatus.wouldBeDeadEnd
+        }
+        signal(SIGPIPE, SIG_IGN)
+        // Closing the terminal it was started from must not unlock the screen.
+        signal(SIGHUP, SIG_IGN)
+        guard let opened = XOpenDisplay(nil) else {
+            Diagnostics.error(L("cannot open the X display %s — is DISPLAY set?", String(cString: getenv("DISPLAY") ?? strdup(""))))
+            return ExitStatus.cannotLock
+        }
+        display = opened
+        setCloseOnExec(XConnectionNumber(display))
+        XErrorLog.install()
+        createCover()
+        guard Grabs.take(display: display, window: cover, cursor: cursor) else {
+            Diagnostics.error(L("cannot grab the keyboard and pointer — another program holds them (a menu or another locker?); not locking"))
+            return ExitStatus.cannotLock
+        }
+        Diagnostics.trace("locked: cover 0x\(String(cover, radix: 16)) mapped, keyboard and pointer grabbed")
+        SleepLock.release()
+        return loop()
+    }
+
+    private func createCover() {
+        let screen = XDefaultScreen(display)
+        root = XRootWindow(display, screen)
+        var attributes = XSetWindowAttributes()
+        attributes.override_redirect = 1
+        attributes.background_pixel = XBlackPixel(display, screen)
+        attributes.event_mask = VisibilityChangeMask | StructureNotifyMask
+        cursor = XCreateFontCursor(display, UInt32(XC_left_ptr))
+        attributes.cursor = cursor
+        cover = XCreateWindow(display, root, 0, 0,
+                              UInt32(XDisplayWidth(display, screen)), UInt32(XDisplayHeight(display, screen)),
+                              0, Int32(CopyFromParent), UInt32(InputOutput), nil,
+                              UInt(CWOverrideRedirect | CWBackPixel | CWEventMask | CWCursor), &attributes)
+        XStoreName(display, cover, "pingate-lock")
+        // Monitors added or removed change the root window's size: follow it.
+        XSelectInput(display, root, StructureNotifyMask | SubstructureNotifyMask)
+        var errorBase: Int32 = 0
+        if XRRQueryExtension(display, &randrEventBase, &errorBase) != 0 {
+            XRRSelectInput(display, root, Int32(RRScreenChangeNotifyMask))
+        } else {
+            randrEventBase = -1
+        }
+        XMapRaised(display, cover)
+        XSync(display, 0)
+    }
+
+    private func loop() -> Int32 {
+        let connection = XConnectionNumber(display)
+        while true {
+            while XPending(display) > 0 {
+                var event = XEvent()
+                XNextEvent(display, &event)
+                handle(&event)
+            }
+            if child == nil, monotonicSeconds() >= restartAt {
+                child = UIChild.start(coverWindow: cover)
+                if child == nil { scheduleRestart() }
+            }
+            var descriptors = [pollfd(fd: connection, events: Int16(POLLIN), revents: 0)]
+            if let child, !child.statusClosed { descriptors.append(pollfd(fd: child.statusFD, events: Int16(POLLIN), revents: 0)) }
+            // A UI that closed its status pipe is exiting: reap it promptly.
+            _ = poll(&descriptors, nfds_t(descriptors.count), child?.statusClosed == true ? 5 : 250)
+            if let current = child, descriptors.count > 1, descriptors[1].revents != 0 {
+                current.readStatus()
+            }
+            if let current = child, let ending = current.ending() {
+                child = nil
+                if ending == .unlocked {
+                    Diagnostics.trace("unlocked by the UI")
+                    XUngrabKeyboard(display, UInt(CurrentTime))
+                    XUngrabPointer(display, UInt(CurrentTime))
+                    XDestroyWindow(display, cover)
+                    XCloseDisplay(display)
+                    return ExitStatus.unlocked
+                }
+                Diagnostics.error(L("the lock screen's UI stopped (%s); starting it again — the screen stays locked", ending.description))
+                scheduleRestart()
+            }
+        }
+    }
+
+    /// At once after a lone crash; slower when the UI keeps crashing, so a
+    /// broken UI cannot spin the CPU — the cover and grabs stay regardless.
+    private func scheduleRestart() {
+        let now = monotonicSeconds()
+        recentCrashes = recentCrashes.filter { now - $0 < 10 } + [now]
+        restartAt = now + (recentCrashes.count > 3 ? 2.0 : 0.1)
+    }
+
+    private func handle(_ event: inout XEvent) {
+        switch event.type {
+        case KeyPress:
+            var keysym: KeySym = 0
+            var text = [CChar](repeating: 0, count: 32)
+            _ = XLookupString(&event.xkey, &text, Int32(text.count - 1), &keysym, nil)
+            forward(.key(keysym: UInt32(truncatingIfNeeded: keysym), character: Keys.character(forKeysym: UInt32(truncatingIfNeeded: keysym))))
+            for index in text.indices { text[index] = 0 }
+        case ButtonPress:
+            forward(.press(button: Int(event.xbutton.button), x: Int(event.xbutton.x_root), y: Int(event.xbutton.y_root)))
+        case ButtonRelease:
+            forward(.release(button: Int(event.xbutton.button), x: Int(event.xbutton.x_root), y: Int(event.xbutton.y_root)))
+        case MotionNotify:
+            forward(.motion(x: Int(event.xmotion.x_root), y: Int(event.xmotion.y_root)))
+        case VisibilityNotify:
+            if event.xvisibility.state != VisibilityUnobscured { XRaiseWindow(display, cover) }
+        case MapNotify:
+            if event.xmap.window != cover { XRaiseWindow(display, cover) }
+        case UnmapNotify where event.xunmap.window == cover:
+            // Any client may unmap any window; map it again and take the grabs back.
+            XMapRaised(display, cover)
+            XSync(display, 0)
+            if !Grabs.take(display: display, window: cover, cursor: cursor) {
+                Diagnostics.error(L("lost the keyboard or pointer grab and could not take it back"))
+            }
+        case ConfigureNotify where event.xconfigure.window == root:
+            fitCoverToRoot(width: event.xconfigure.width, height: event.xconfigure.height)
+        default:
+            if randrEventBase >= 0, event.type == randrEventBase + RRScreenChangeNotify {
+                XRRUpdateConfiguration(&event)
+                let screen = XDefaultScreen(display)
+                fitCoverToRoot(width: XDisplayWidth(display, screen), height: XDisplayHeight(display, screen))
+            }
+        }
+    }
+
+    private func fitCoverToRoot(width: Int32, height: Int32) {
+        guard width > 0, height > 0 else { return }
+        Diagnostics.trace("screen is now \(width)x\(height): cover resized")
+        XMoveResizeWindow(display, cover, 0, 0, UInt32(width), UInt32(height))
+        XRaiseWindow(display, cover)
+        XFlush(display)
+    }
+
+    private func forward(_ event: InputEvent) {
+        child?.send(event)
+    }
+}

@@ -1,0 +1,104 @@
+import Glibc
+import PinGateLock
+
+/// One run of the UI process, seen from the locker: the input pipe it reads
+/// as stdin, the status pipe it writes on fd 3, and how it ended.
+final class UIChild {
+    enum Ending: Equatable, CustomStringConvertible {
+        case unlocked
+        case failed(String)
+        var description: String {
+            switch self {
+            case .unlocked: return "unlocked"
+            case let .failed(why): return why
+            }
+        }
+    }
+
+    let pid: pid_t
+    let statusFD: Int32
+    private let inputFD: Int32
+    private var statusText: [UInt8] = []
+    private(set) var statusClosed = false
+
+    private init(pid: pid_t, inputFD: Int32, statusFD: Int32) {
+        (self.pid, self.inputFD, self.statusFD) = (pid, inputFD, statusFD)
+    }
+
+    static func start(coverWindow: UInt) -> UIChild? {
+        var input: [Int32] = [0, 0], status: [Int32] = [0, 0]
+        guard makePipe(&input) else { return nil }
+        guard makePipe(&status) else { close(input[0]); close(input[1]); return nil }
+        // A stuck UI must never stop the locker: input it cannot take is dropped.
+        _ = fcntl(input[1], F_SETFL, fcntl(input[1], F_GETFL) | O_NONBLOCK)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        posix_spawn_file_actions_adddup2(&actions, input[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, status[1], 3)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGPIPE)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
+        let argv = ["pingate-lock", "--ui-child", String(coverWindow)]
+        var cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+        defer { cArguments.forEach { free($0) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, ownPath(), &actions, &attributes, &cArguments, environ)
+        posix_spawn_file_actions_destroy(&actions)
+        posix_spawnattr_destroy(&attributes)
+        close(input[0])
+        close(status[1])
+        guard rc == 0 else {
+            Diagnostics.error("cannot start the UI: \(String(cString: strerror(rc)))")
+            close(input[1]); close(status[0])
+            return nil
+        }
+        Diagnostics.trace("UI started: pid \(pid)")
+        return UIChild(pid: pid, inputFD: input[1], statusFD: status[0])
+    }
+
+    /// This binary's path, so the UI shows as pingate-lock in ps; /proc/self/exe
+    /// if it was replaced or removed since it started (an upgrade).
+    private static func ownPath() -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return "/proc/self/exe" }
+        let path = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return path.hasSuffix(" (deleted)") ? "/proc/self/exe" : path
+    }
+
+    func send(_ event: InputEvent) {
+        var bytes = Array(event.line.utf8)
+        _ = bytes.withUnsafeBytes { write(inputFD, $0.baseAddress, $0.count) }
+        for index in bytes.indices { bytes[index] = 0 }
+    }
+
+    func readStatus() {
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let count = buffer.withUnsafeMutableBytes { read(statusFD, $0.baseAddress, $0.count) }
+        if count > 0 {
+            if statusText.count < 64 { statusText += buffer[..<count] }
+        } else if count == 0 || (errno != EINTR && errno != EAGAIN) {
+            statusClosed = true
+        }
+    }
+
+    /// How the child ended, once it has; nil while it runs.
+    func ending() -> Ending? {
+        var status: Int32 = 0
+        let reaped = waitpid(pid, &status, WNOHANG)
+        guard reaped == pid else { return nil }
+        // The UI's descriptors are close-on-exec, so with the UI gone the pipe is at EOF.
+        while !statusClosed { readStatus() }
+        close(inputFD)
+        close(statusFD)
+        let said = statusText == Array("unlocked\n".utf8)
+        let exitedZero = (status & 0x7f) == 0 && (status >> 8) & 0xff == 0
+        if said && exitedZero { return .unlocked }
+        if status & 0x7f != 0 { return .failed("killed by signal \(status & 0x7f)") }
+        return .failed("exit status \((status >> 8) & 0xff)\(said ? "" : ", no success message")")
+    }
+}

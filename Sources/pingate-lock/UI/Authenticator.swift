@@ -1,0 +1,125 @@
+import CPAM
+import Glibc
+
+/// PAM for the lock screen: service `pingate-lock`, run as the user, one
+/// pam_authenticate + pam_acct_mgmt per submission. The conversation answers
+/// from the mode the person chose:
+///   - PIN or pattern: only pam_pingate.so's own prompt ("PIN: ", "Pattern: ")
+///     gets the secret; any other prompt (the password module's) is refused,
+///     so a PIN is never offered as a password.
+///   - password: pam_pingate.so's prompts ("PIN: ", "Pattern: ", "PIN or
+///     password: ") are refused — the module then returns PAM_CONV_ERR, which
+///     the stack ignores, and no attempt is spent — and the password module's
+///     prompt gets the password.
+/// A prompt is the module's when it reads as the module writes it, in English
+/// or in the "pingate" catalogue of the current locale.
+enum Authenticator {
+    enum Mode { case credential, password }
+
+    struct Result {
+        var succeeded = false
+        /// Info and error lines from the modules, e.g. "Wrong PIN — 3 attempts left".
+        var messages: [String] = []
+        /// Set when the secret was right but the account may not sign in now.
+        var accountProblem: String?
+    }
+
+    static let service = "pingate-lock"
+    static let modulePrompts = ["PIN: ", "Pattern: ", "PIN or password: "]
+
+    final class Conversation {
+        let mode: Mode
+        var secret: [UInt8]
+        var answered = false
+        var messages: [String] = []
+
+        init(mode: Mode, secret: [UInt8]) { (self.mode, self.secret) = (mode, secret) }
+
+        func isModulePrompt(_ text: String) -> Bool {
+            Authenticator.modulePrompts.contains { $0 == text || Localization.translation(of: $0) == text }
+        }
+
+        /// The answer to one echo-off prompt, or nil to refuse it.
+        func answer(_ prompt: String) -> UnsafeMutablePointer<CChar>? {
+            let wanted = isModulePrompt(prompt) == (mode == .credential)
+            guard wanted, !answered, let copy = malloc(secret.count + 1)?.assumingMemoryBound(to: CChar.self) else { return nil }
+            answered = true
+            let bytes = UnsafeMutableRawPointer(copy).assumingMemoryBound(to: UInt8.self)
+            for index in secret.indices { bytes[index] = secret[index] }
+            bytes[secret.count] = 0
+            return copy
+        }
+
+        func wipe() {
+            for index in secret.indices { secret[index] = 0 }
+        }
+    }
+
+    static func authenticate(user: String, secret: [UInt8], mode: Mode) -> Result {
+        let conversation = Conversation(mode: mode, secret: secret.isEmpty ? [0] : secret)
+        defer { conversation.wipe() }
+        var conv = pam_conv(conv: converse, appdata_ptr: Unmanaged.passUnretained(conversation).toOpaque())
+        var handle: OpaquePointer?
+        var result = Result()
+        var rc = pam_start(service, user, &conv, &handle)
+        guard rc == PAM_SUCCESS, let handle else {
+            result.messages.append("pam_start failed: \(rc)")
+            return result
+        }
+        if let display = getenv("DISPLAY") { pam_set_item(handle, PAM_TTY, display) }
+        rc = pam_authenticate(handle, 0)
+        if rc == PAM_SUCCESS {
+            rc = pam_acct_mgmt(handle, 0)
+            // An expired password cannot be changed on a lock screen; the
+            // session is already open, so the account check does not strand it.
+            if rc == PAM_SUCCESS || rc == PAM_NEW_AUTHTOK_REQD {
+                result.succeeded = true
+                pam_setcred(handle, Int32(PAM_REFRESH_CRED))
+            } else {
+                result.accountProblem = String(cString: pam_strerror(handle, rc))
+            }
+        }
+        result.messages = conversation.messages
+        pam_end(handle, rc)
+        Localization.rebind()
+        return result
+    }
+
+    private static let converse: @convention(c) (Int32, UnsafeMutablePointer<UnsafePointer<pam_message>?>?,
+                                                 UnsafeMutablePointer<UnsafeMutablePointer<pam_response>?>?,
+                                                 UnsafeMutableRawPointer?) -> Int32 = { count, messages, responses, appdata in
+        guard count > 0, let messages, let responses, let appdata,
+              let replies = calloc(Int(count), MemoryLayout<pam_response>.stride)?.assumingMemoryBound(to: pam_response.self)
+        else { return PAM_CONV_ERR }
+        let conversation = Unmanaged<Conversation>.fromOpaque(appdata).takeUnretainedValue()
+        for index in 0..<Int(count) {
+            guard let message = messages[index]?.pointee else { continue }
+            let text = message.msg.map { String(cString: $0) } ?? ""
+            switch message.msg_style {
+            case PAM_PROMPT_ECHO_OFF:
+                guard let answer = conversation.answer(text) else {
+                    dropReplies(replies, count: Int(count))
+                    return PAM_CONV_ERR
+                }
+                replies[index].resp = answer
+            case PAM_TEXT_INFO, PAM_ERROR_MSG:
+                if !text.isEmpty { conversation.messages.append(text) }
+            default:  // an echo-on prompt (a user name): the user is already set
+                dropReplies(replies, count: Int(count))
+                return PAM_CONV_ERR
+            }
+        }
+        responses.pointee = replies
+        return PAM_SUCCESS
+    }
+
+    private static func dropReplies(_ replies: UnsafeMutablePointer<pam_response>, count: Int) {
+        for index in 0..<count {
+            if let answer = replies[index].resp {
+                explicit_bzero(answer, strlen(answer))
+                free(answer)
+            }
+        }
+        free(replies)
+    }
+}

@@ -1,0 +1,318 @@
+import CX11
+import Glibc
+import PinGateLock
+
+/// The UI child: draws the dialog in its own window inside the locker's
+/// cover, reads the input the locker forwards on stdin, and runs PAM. It
+/// writes "unlocked" on fd 3 and exits 0 only after PAM said yes; any other
+/// end — a crash included — leaves the screen locked and the locker starts
+/// a new UI.
+final class UIProcess {
+    static let statusFD: Int32 = 3
+    private let coverWindow: Window
+    private var display: OpaquePointer!
+    private var window: Window = 0
+    private var painter: Painter!
+    private var lock: LockScreen!
+    private var status: HelperStatus = .notEnrolled
+    private let userName = Preflight.userName()
+    private var message = ""
+    private var messageIsAlert = false
+    private var feedback: Scene.Feedback = .none
+    private var wrongSince = 0.0
+    private var refusedPath: [Int] = []
+    /// When a locked PIN or pattern may be used again (monotonic seconds).
+    private var lockedUntil = 0.0
+    private var reader = InputEventReader()
+    private var lastClock = ""
+    private static let wrongDuration = 0.6
+
+    init(coverWindow: UInt) {
+        self.coverWindow = Window(coverWindow)
+        Diagnostics.role = "pingate-lock[ui]"
+    }
+
+    func run() -> Int32 {
+        setCloseOnExec(UIProcess.statusFD)  // the helper and PAM's helpers must not hold it
+        signal(SIGPIPE, SIG_IGN)
+        guard let opened = XOpenDisplay(nil) else { Diagnostics.fail("cannot open the X display") }
+        display = opened
+        setCloseOnExec(XConnectionNumber(display))
+        XErrorLog.install()
+        status = HelperQuery.status(user: userName)
+        traceStatus()
+        createWindow()
+        lock = LockScreen(status: status, layout: currentLayout())
+        explainFallback()
+        if message.isEmpty { message = Texts.prompt(for: lock.mode) }
+        redraw()
+        Diagnostics.trace("message: \(message)")
+        Diagnostics.trace("ready: mode=\(lock.mode) \(geometryTrace())")
+        return loop()
+    }
+
+    private func createWindow() {
+        var rootReturn: Window = 0
+        var x: Int32 = 0, y: Int32 = 0
+        var width: UInt32 = 0, height: UInt32 = 0, border: UInt32 = 0, depth: UInt32 = 0
+        XGetGeometry(display, coverWindow, &rootReturn, &x, &y, &width, &height, &border, &depth)
+        let screen = XDefaultScreen(display)
+        var attributes = XSetWindowAttributes()
+        attributes.background_pixel = XBlackPixel(display, screen)
+        attributes.event_mask = ExposureMask
+        window = XCreateWindow(display, coverWindow, 0, 0, max(width, 1), max(height, 1), 0, Int32(CopyFromParent),
+                               UInt32(InputOutput), nil, UInt(CWBackPixel | CWEventMask), &attributes)
+        // The cover changes size when monitors come or go: follow it.
+        XSelectInput(display, coverWindow, StructureNotifyMask)
+        XMapWindow(display, window)
+        painter = Painter(display: display, window: window, visual: XDefaultVisual(display, screen),
+                          width: Int32(width), height: Int32(height))
+        XSync(display, 0)
+    }
+
+    /// The primary RandR monitor (else the first, else the whole screen) and
+    /// the scale Xft.dpi asks for (96 dpi is 1).
+    private func currentLayout() -> DialogLayout {
+        let root = XDefaultRootWindow(display)
+        let screen = XDefaultScreen(display)
+        var monitor = Rect(x: 0, y: 0, width: Double(XDisplayWidth(display, screen)), height: Double(XDisplayHeight(display, screen)))
+        var count: Int32 = 0
+        if let monitors = XRRGetMonitors(display, root, 1, &count) {
+            let list = UnsafeBufferPointer(start: monitors, count: Int(count))
+            if let chosen = list.first(where: { $0.primary != 0 }) ?? list.first {
+                monitor = Rect(x: Double(chosen.x), y: Double(chosen.y), width: Double(chosen.width), height: Double(chosen.height))
+            }
+            XRRFreeMonitors(monitors)
+        }
+        return DialogLayout(monitor: monitor, scale: xftScale(), gridSize: gridSize)
+    }
+
+    private var gridSize: Int {
+        if case let .pattern(grid, _) = status { return grid }
+        return 3
+    }
+
+    private func xftScale() -> Double {
+        guard let resources = XResourceManagerString(display) else { return 1 }
+        for line in String(cString: resources).split(separator: "\n") where line.hasPrefix("Xft.dpi:") {
+            let value = line.dropFirst("Xft.dpi:".count).trimmingCharacters(in: " \t")
+            if let dpi = Double(value), dpi >= 48, dpi <= 480 { return dpi / 96 }
+        }
+        return 1
+    }
+
+    private func loop() -> Int32 {
+        let connection = XConnectionNumber(display)
+        while true {
+            while XPending(display) > 0 {
+                var event = XEvent()
+                XNextEvent(display, &event)
+                handleX(&event)
+            }
+            var descriptors = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0),
+                               pollfd(fd: connection, events: Int16(POLLIN), revents: 0)]
+            let animating: Bool = { if case .wrong = feedback { return true } else { return false } }()
+            _ = poll(&descriptors, 2, animating ? 16 : 250)
+            if descriptors[0].revents != 0 {
+                var buffer = [UInt8](repeating: 0, count: 512)
+                let count = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+                if count == 0 || (count < 0 && errno != EINTR) {
+                    Diagnostics.error("the locker went away; exiting")
+                    return 1
+                }
+                if count > 0 {
+                    for event in reader.feed(buffer[..<count]) { handleInput(event) }
+                }
+                for index in buffer.indices { buffer[index] = 0 }
+            }
+            tick()
+        }
+    }
+
+    private func handleX(_ event: inout XEvent) {
+        switch event.type {
+        case Expose where event.xexpose.count == 0:
+            redraw()
+        case ConfigureNotify where event.xconfigure.window == coverWindow:
+            XResizeWindow(display, window, UInt32(event.xconfigure.width), UInt32(event.xconfigure.height))
+            painter.resize(width: event.xconfigure.width, height: event.xconfigure.height)
+            lock.layout = currentLayout()
+            Diagnostics.trace("relayout: \(geometryTrace())")
+            redraw()
+        default:
+            break
+        }
+    }
+
+    private func handleInput(_ event: InputEvent) {
+        if case .wrong = feedback { finishWrongFeedback() }
+        let before = lock.mode
+        switch lock.handle(event) {
+        case .nothing:
+            return
+        case .redraw:
+            if lock.mode != before {
+                message = Texts.prompt(for: lock.mode)
+                messageIsAlert = false
+                Diagnostics.trace("mode: \(lock.mode) \(geometryTrace())")
+            }
+            redraw()
+        case let .submit(submission):
+            submit(submission)
+        }
+    }
+
+    private func submit(_ submission: LockScreen.Submission) {
+        var secret: [UInt8]
+        let mode = lock.mode
+        switch submission {
+        case let .pin(bytes), let .password(bytes): secret = bytes
+        case let .pattern(bytes):
+            secret = bytes
+            refusedPath = bytes.split(separator: UInt8(ascii: "-")).compactMap { Int(String(decoding: $0, as: UTF8.self)) }
+        }
+        feedback = .checking
+        show(Texts.checking(), alert: false)
+        XSync(display, 0)
+        let started = monotonicSeconds()
+        let result = Authenticator.authenticate(user: userName, secret: secret,
+                                                mode: mode == .password ? .password : .credential)
+        for index in secret.indices { secret[index] = 0 }
+        Diagnostics.trace("PAM answered in \(Int((monotonicSeconds() - started) * 1000)) ms: \(result.succeeded ? "success" : "failure")")
+        if result.succeeded { unlock() }
+        if let problem = result.accountProblem {
+            feedback = .none
+            show(Texts.accountProblem(problem), alert: true)
+            return
+        }
+        var stackSkippedTheModule = false
+        if mode != .password {
+            let failuresBefore = status.failures
+            status = HelperQuery.status(user: userName)
+            traceStatus()
+            // Nothing counted and not a word from the module: the stack never
+            // asked for the PIN (the service is not in pingate.conf's
+            // `services`, or the module is not in /etc/pam.d/pingate-lock).
+            // Offering the PIN again would be a dead end.
+            stackSkippedTheModule = result.messages.isEmpty && status.failures != nil && status.failures == failuresBefore
+            lock.update(status: stackSkippedTheModule ? .unavailable(reason: "the PAM stack did not ask for it") : status)
+        }
+        feedback = .wrong(progress: 0)
+        wrongSince = monotonicSeconds()
+        if lock.mode != mode { Diagnostics.trace("mode: \(lock.mode) \(geometryTrace())") }
+        if stackSkippedTheModule {
+            Diagnostics.error("PAM service \(Authenticator.service) did not ask pam_pingate.so for the PIN or pattern; offering the password")
+            show(Texts.notAskedByStack(), alert: true)
+        } else if lock.mode != mode {
+            explainFallback()
+        } else {
+            // The module's own line ("Wrong PIN — 3 attempts left") says the most.
+            show(mode == .password ? Texts.wrong(mode) : (result.messages.last ?? Texts.wrong(mode)), alert: true)
+        }
+    }
+
+    private func unlock() -> Never {
+        writeAll(UIProcess.statusFD, Array("unlocked\n".utf8))
+        close(UIProcess.statusFD)
+        XCloseDisplay(display)
+        exit(0)
+    }
+
+    /// A PIN or pattern that cannot be used: say why, with the time left.
+    private func explainFallback() {
+        if case let .locked(seconds, _, _) = status {
+            lockedUntil = monotonicSeconds() + Double(seconds)
+        }
+        if case .unavailable(let reason) = status { Diagnostics.error("PIN status unavailable: \(reason)") }
+        guard let reason = Texts.fallbackReason(status, secondsLeft: secondsLocked()) else { return }
+        show(reason, alert: true)
+    }
+
+    private func secondsLocked() -> Int { max(0, Int((lockedUntil - monotonicSeconds()).rounded(.up))) }
+
+    private func finishWrongFeedback() {
+        feedback = .none
+        refusedPath = []
+    }
+
+    /// Once per loop: the wrong-entry animation, the clock, the lockout countdown.
+    private func tick() {
+        var dirty = false
+        if case .wrong = feedback {
+            let progress = (monotonicSeconds() - wrongSince) / UIProcess.wrongDuration
+            if progress >= 1 { finishWrongFeedback() } else { feedback = .wrong(progress: progress) }
+            dirty = true
+        }
+        if case .locked = status {
+            if secondsLocked() == 0 {
+                status = HelperQuery.status(user: userName)
+                traceStatus()
+                lock.update(status: status)
+                message = lock.credentialMode != nil ? Texts.prompt(for: lock.mode) : message
+                messageIsAlert = lock.credentialMode == nil
+            }
+            if let reason = Texts.fallbackReason(status, secondsLeft: secondsLocked()), reason != message {
+                message = reason
+                dirty = true
+            }
+        }
+        if clockText() != lastClock { dirty = true }
+        if dirty { redraw() }
+    }
+
+    private func show(_ text: String, alert: Bool) {
+        message = text
+        messageIsAlert = alert
+        Diagnostics.trace("message: \(text)")
+        redraw()
+    }
+
+    private func clockText() -> String {
+        var now = time(nil)
+        var parts = tm()
+        localtime_r(&now, &parts)
+        var buffer = [CChar](repeating: 0, count: 64)
+        let count = strftime(&buffer, buffer.count, "%H:%M", &parts)
+        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    private func redraw() {
+        lastClock = clockText()
+        let scene = Scene(lock: lock, clock: lastClock, userName: userName, message: message,
+                          messageIsAlert: messageIsAlert, feedback: feedback, refusedPath: refusedPath,
+                          switchLabel: Texts.switchLabel(mode: lock.mode, credential: lock.credentialMode),
+                          passwordPlaceholder: Texts.passwordPlaceholder())
+        painter.draw(scene)
+        XFlush(display)
+    }
+
+    private func traceStatus() { Diagnostics.trace("status: \(status)") }
+
+    /// Where things are, for tests that click and drag as a person would.
+    private func geometryTrace() -> String {
+        let layout = lock.layout
+        func at(_ point: Point) -> String { "\(Int(point.x)),\(Int(point.y))" }
+        var parts = ["unit=\((layout.unit * 100).rounded() / 100)", "switch=\(at(Point(x: layout.switchButton.midX, y: layout.switchButton.midY)))"]
+        switch lock.mode {
+        case .pin:
+            parts += layout.padKeys.compactMap { key, frame in
+                if case let .digit(digit) = key { return "key\(digit)=\(at(Point(x: frame.midX, y: frame.midY)))" }
+                return nil
+            }
+        case .pattern:
+            parts += (1...(layout.gridSize * layout.gridSize)).map { "cell\($0)=\(at(layout.center(ofCell: $0)))" }
+        case .password:
+            break
+        }
+        return parts.joined(separator: " ")
+    }
+}
+
+private extension Substring {
+    func trimmingCharacters(in set: String) -> Substring {
+        var result = self
+        while let first = result.first, set.contains(first) { result = result.dropFirst() }
+        while let last = result.last, set.contains(last) { result = result.dropLast() }
+        return result
+    }
+}

@@ -1,0 +1,464 @@
+#!/bin/bash
+# lock_test.sh — pingate-lock, the X11 lock screen, driven as a person would:
+# a real Xvfb (1280x800, RandR), the release binary run as pgalice (setpriv,
+# no supplementary groups), xdotool typing, clicking and dragging, the real
+# PAM stack from pam/pam.d/pingate-lock with the real module and setgid helper,
+# and pam_unix checking pgalice's password "correct horse".
+#
+# The lock screen's trace (PINGATE_LOCK_DEBUG=1, pingate-lock(1)) tells the
+# test when the lock is up, what the UI shows and where the pad keys and the
+# pattern's dots are. Screenshots of each screen go to $LOCK_ARTIFACTS
+# (default .build/lock-test-artifacts); docs/screenshots/ holds copies of three.
+#
+# usage: bash Tests/IntegrationTests/lock_test.sh   (TEST_FILTER=word to pick; root)
+
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+. "$here/sandbox.sh"
+. "$here/stack_lib.sh"
+
+LOCK_BUILT="${PINGATE_LOCK_BIN:-$RELEASE_BIN/pingate-lock}"
+LOCK_ARTIFACTS="${LOCK_ARTIFACTS:-$REPO_ROOT/.build/lock-test-artifacts}"
+LOCALES="$REPO_ROOT/.build/test-locales"
+
+if [ "${PINGATE_IN_SANDBOX:-}" != 1 ] && [ "$(id -u)" = 0 ]; then
+    missing=""
+    for tool in Xvfb xdotool import xdpyinfo; do command -v "$tool" >/dev/null || missing+=" $tool"; done
+    if [ -n "$missing" ]; then
+        echo "skip: missing$missing (apt: xvfb xdotool imagemagick x11-utils; Tests/run-all.sh installs them)"
+        echo "0 passed, 0 failed, 1 skipped"; exit 0
+    fi
+    if [ ! -x "$LOCK_BUILT" ]; then
+        (cd "$REPO_ROOT" && swift build -c release --static-swift-stdlib --product pingate-lock) >&2 ||
+            { echo "swift build of pingate-lock failed"; echo "0 passed, 1 failed"; exit 1; }
+    fi
+    make -s -C "$REPO_ROOT/po" >/dev/null
+    mkdir -p "$LOCALES" "$LOCK_ARTIFACTS"
+    [ -d "$LOCALES/zh_TW.UTF-8" ] || localedef -i zh_TW -f UTF-8 "$LOCALES/zh_TW.UTF-8" 2>/dev/null || true
+fi
+sandbox_enter "$@"
+[ -n "${LOCK_TEST_TRACE:-}" ] && set -x
+
+# --- the installed system --------------------------------------------------------
+
+install -m 755 "$LOCK_BUILT" "$SANDBOX/pingate-lock"
+LOCK="$SANDBOX/pingate-lock"
+# The shipped service file, with the module from pam/build (the sandbox does
+# not install it under /lib/.../security).
+sed "s|pam_pingate.so|$SANDBOX/pam_pingate.so|" "$REPO_ROOT/pam/pam.d/pingate-lock" > /etc/pam.d/pingate-lock
+chmod 644 /etc/pam.d/pingate-lock
+# pingate-lock in the module's allow-list (until it is in the default list).
+allow_service() {
+    printf 'services = sudo i3lock pingate-lock\n' >> /etc/pingate/pingate.conf
+}
+
+# --- the X server -----------------------------------------------------------------
+
+free_display() {
+    local n
+    for n in $(seq 70 99); do
+        [ -e "/tmp/.X$n-lock" ] || [ -e "/tmp/.X11-unix/X$n" ] || { echo "$n"; return; }
+    done
+    echo 0
+}
+DISPLAY_NUMBER=$(free_display)
+export DISPLAY=":$DISPLAY_NUMBER"
+Xvfb "$DISPLAY" -screen 0 1280x800x24 -ac -noreset -nolisten tcp +extension RANDR >"$SANDBOX/xvfb.log" 2>&1 &
+XVFB_PID=$!
+trap 'kill "$XVFB_PID" 2>/dev/null; wait "$XVFB_PID" 2>/dev/null; rm -rf "$SANDBOX"' EXIT
+for _ in $(seq 100); do xdpyinfo >/dev/null 2>&1 && break; sleep 0.1; done
+xdpyinfo >/dev/null 2>&1 || { echo "Xvfb did not start: $(cat "$SANDBOX/xvfb.log")"; echo "0 passed, 1 failed"; exit 1; }
+
+# --- the lock screen -----------------------------------------------------------------
+
+LOG="$SANDBOX/lock.log"
+
+# start_lock [VAR=VALUE...]: pingate-lock as pgalice, traced; waits for the UI.
+start_lock() {
+    : > "$LOG"
+    setpriv --reuid=61001 --regid=61001 --clear-groups --reset-env -- \
+        env DISPLAY="$DISPLAY" HOME="$SANDBOX/home/pgalice" LANG=C.UTF-8 PATH=/usr/bin:/bin \
+        PINGATE_LOCK_DEBUG=1 "$@" "$LOCK" 2>>"$LOG" &
+    LOCK_PID=$!
+    trap 'rc=$?; stop_lock; exit $rc' EXIT
+    wait_for_log "ready:" 1 || fail "the lock screen did not come up: $(cat "$LOG")"
+}
+
+stop_lock() {
+    if [ -n "${LOCK_PID:-}" ] && kill -0 "$LOCK_PID" 2>/dev/null; then
+        local ui; ui=$(ui_pid)
+        kill -KILL "$LOCK_PID" 2>/dev/null
+        [ -n "$ui" ] && kill -KILL "$ui" 2>/dev/null
+        wait "$LOCK_PID" 2>/dev/null || true
+    fi
+    return 0
+}
+
+# wait_for_log TEXT [COUNT] [SECONDS]: until TEXT is in the trace COUNT times.
+wait_for_log() {
+    local text=$1 count=${2:-1} seconds=${3:-10} i
+    for i in $(seq $((seconds * 20))); do
+        [ "$(grep -cF -- "$text" "$LOG")" -ge "$count" ] && return 0
+        sleep 0.05
+    done
+    return 1
+}
+
+# wait_unlocked [SECONDS]: the locker exits; sets $lock_rc.
+wait_unlocked() {
+    local seconds=${1:-10} i
+    for i in $(seq $((seconds * 20))); do
+        kill -0 "$LOCK_PID" 2>/dev/null || break
+        sleep 0.05
+    done
+    kill -0 "$LOCK_PID" 2>/dev/null && fail "still locked after ${seconds} s: $(tail -5 "$LOG")"
+    wait "$LOCK_PID" && lock_rc=0 || lock_rc=$?
+}
+
+assert_locked() {
+    kill -0 "$LOCK_PID" 2>/dev/null || fail "the locker exited: $(tail -5 "$LOG")"
+}
+
+ui_pid() { pgrep -P "$LOCK_PID" -x pingate-lock | head -n 1; }
+
+# where NAME: "X Y" of a pad key or pattern cell from the last geometry trace.
+where() {
+    grep -oE "(ready|mode|relayout):.*" "$LOG" | tail -n 1 | grep -oE "\b$1=[0-9]+,[0-9]+" | cut -d= -f2 | tr , ' '
+}
+
+screenshot() { import -window root "$LOCK_ARTIFACTS/$1.png" 2>/dev/null || xwd -root | convert xwd:- "$LOCK_ARTIFACTS/$1.png"; }
+
+# xdo ARGS...: xdotool, with a moment for the locker and UI to take the events in.
+xdo() { xdotool "$@"; }
+
+fresh() { store_reset; allow_service; }
+
+# --- PIN ---------------------------------------------------------------------------
+
+test_pin_unlocks_on_the_last_digit_without_enter() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    start_lock
+    assert_contains "$(cat "$LOG")" "ready: mode=pin"
+    echo "    RSS: locker $(ps -o rss= -p "$LOCK_PID" | tr -d ' ') KiB, UI $(ps -o rss= -p "$(ui_pid)" | tr -d ' ') KiB"
+    xdo key 4 8 2
+    wait_for_log "message:" 0
+    sleep 0.3; screenshot pin-pad
+    local start; start=$(date +%s%N)
+    xdo key 1
+    wait_unlocked 10
+    local ms=$(( ($(date +%s%N) - start) / 1000000 ))
+    assert_eq 0 "$lock_rc" "locker exit status"
+    assert_contains "$(cat "$LOG")" "unlocked by the UI"
+    echo "    last digit to unlock: ${ms} ms"
+    assert_eq 0 "$(record_failures pgalice)" "failures"
+}
+
+test_wrong_pin_stays_locked_counts_and_says_so() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    start_lock
+    xdo key 1 3 9 7
+    wait_for_log "message: Wrong PIN — 4 attempts left" || fail "no wrong-PIN message: $(cat "$LOG")"
+    screenshot pin-wrong
+    assert_locked
+    assert_eq 1 "$(record_failures pgalice)" "failures"
+    sleep 0.7
+    xdo key 4 8 2 1
+    wait_unlocked
+    assert_eq 0 "$lock_rc" "locker exit status after the right PIN"
+}
+
+test_clicking_the_on_screen_pad_unlocks() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    start_lock
+    local digit
+    for digit in 4 8 2 1; do
+        # shellcheck disable=SC2046
+        xdo mousemove $(where "key$digit") click 1
+    done
+    wait_unlocked
+    assert_eq 0 "$lock_rc" "locker exit status"
+}
+
+# --- pattern -------------------------------------------------------------------------
+
+# drag CELL...: press on the first cell, move through the others in small
+# steps as a finger would, release on the last.
+drag() {
+    local first=$1; shift
+    local x y tx ty step
+    read -r x y <<< "$(where "cell$first")"
+    xdo mousemove "$x" "$y" mousedown 1
+    for cell in "$@"; do
+        read -r tx ty <<< "$(where "cell$cell")"
+        for step in 1 2 3 4; do
+            xdo mousemove $((x + (tx - x) * step / 4)) $((y + (ty - y) * step / 4))
+        done
+        x=$tx; y=$ty
+    done
+}
+
+test_pattern_drawn_with_the_mouse_unlocks() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PATTERN" --pattern --allow-weak
+    start_lock
+    assert_contains "$(cat "$LOG")" "ready: mode=pattern"
+    drag 1 5 9
+    xdo mousemove 1000 600
+    sleep 0.3; screenshot pattern-mid-drag
+    drag_release_to 6
+    wait_unlocked
+    assert_eq 0 "$lock_rc" "locker exit status"
+}
+
+drag_release_to() {
+    local x y
+    read -r x y <<< "$(where "cell$1")"
+    xdo mousemove "$x" "$y" mouseup 1
+}
+
+test_wrong_pattern_stays_locked() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PATTERN" --pattern --allow-weak
+    start_lock
+    drag 1 2 3
+    drag_release_to 6
+    wait_for_log "message: Wrong pattern" || fail "no wrong-pattern message: $(cat "$LOG")"
+    screenshot pattern-wrong
+    assert_locked
+    assert_eq 1 "$(record_failures pgalice)" "failures"
+}
+
+test_pattern_on_the_numeric_keypad_unlocks() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PATTERN" --pattern --allow-weak
+    start_lock
+    # 1-5-9-6 by position on the keypad: 7 is the top-left dot, 3 the bottom-right.
+    xdo key KP_7 KP_5 KP_3 KP_6 KP_Enter
+    wait_unlocked
+    assert_eq 0 "$lock_rc" "locker exit status"
+}
+
+# --- password ---------------------------------------------------------------------------
+
+test_password_mode_unlocks_without_spending_a_pin_attempt() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    start_lock
+    xdo key Tab
+    wait_for_log "mode: password" || fail "Tab did not switch: $(cat "$LOG")"
+    xdo type --delay 20 "$TEST_PASSWORD"
+    sleep 0.3; screenshot password
+    xdo key Return
+    wait_unlocked 15
+    assert_eq 0 "$lock_rc" "locker exit status"
+    assert_eq 0 "$(record_failures pgalice)" "failures (password mode spends no PIN attempt)"
+}
+
+test_wrong_password_stays_locked_and_spends_no_pin_attempt() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    start_lock
+    xdo key Tab
+    xdo type --delay 20 "$TEST_PIN"
+    xdo key Return
+    wait_for_log "message: Wrong password" 1 15 || fail "no wrong-password message: $(cat "$LOG")"
+    assert_locked
+    assert_eq 0 "$(record_failures pgalice)" "failures"
+}
+
+test_locked_pin_offers_the_password_with_the_time_left() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    local i
+    for i in 1 2 3 4 5; do printf '1397\n' | "$PINGATE" verify pgalice --stdin >/dev/null 2>&1 || true; done
+    start_lock
+    assert_contains "$(cat "$LOG")" "ready: mode=password"
+    assert_contains "$(cat "$LOG")" "message: PIN locked for 1 minute"
+    sleep 0.3; screenshot pin-locked
+    xdo type --delay 20 "$TEST_PASSWORD"
+    xdo key Return
+    wait_unlocked 15
+    assert_eq 0 "$lock_rc" "locker exit status"
+}
+
+test_no_pin_goes_straight_to_the_password() {
+    need_cli; fresh
+    start_lock
+    assert_contains "$(cat "$LOG")" "ready: mode=password"
+    xdo type --delay 20 "$TEST_PASSWORD"
+    xdo key Return
+    wait_unlocked 15
+    assert_eq 0 "$lock_rc" "locker exit status"
+}
+
+test_fifth_wrong_pin_switches_to_the_password_with_a_reason() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    local i
+    for i in 1 2 3 4; do printf '1397\n' | "$PINGATE" verify pgalice --stdin >/dev/null 2>&1 || true; done
+    start_lock
+    xdo key 1 3 9 7
+    wait_for_log "mode: password" || fail "no switch to the password: $(cat "$LOG")"
+    wait_for_log "message: PIN locked for" || fail "no lockout message: $(cat "$LOG")"
+    assert_locked
+    assert_eq 5 "$(record_failures pgalice)" "failures"
+}
+
+test_a_stack_that_never_asks_for_the_pin_falls_back_to_the_password() {
+    need_cli; store_reset   # pingate-lock is not in `services`
+    enroll pgalice "$TEST_PIN" --pin
+    start_lock
+    xdo key 4 8 2 1
+    wait_for_log "did not ask for your PIN" || fail "no fallback: $(cat "$LOG")"
+    assert_contains "$(cat "$LOG")" "mode: password"
+    assert_locked
+    assert_eq 0 "$(record_failures pgalice)" "failures"
+    xdo type --delay 20 "$TEST_PASSWORD"
+    xdo key Return
+    wait_unlocked 15
+    assert_eq 0 "$lock_rc" "locker exit status"
+}
+
+test_the_dialog_scales_with_xft_dpi_and_fits_the_screen() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    echo "Xft.dpi: 192" | xrdb -nocpp -merge
+    start_lock
+    xrdb -remove
+    assert_contains "$(cat "$LOG")" "unit=1.17"  # 2, shrunk to 800 / 680
+    local x1 x2 y0
+    read -r x1 _ <<< "$(where key1)"
+    read -r x2 _ <<< "$(where key2)"
+    read -r _ y0 <<< "$(where key0)"
+    # 88 px between keys at 96 dpi; at 192 dpi larger, but shrunk to fit 800 px.
+    [ $((x2 - x1)) -gt 95 ] || fail "keys $((x2 - x1)) px apart at 192 dpi"
+    [ "$y0" -lt 800 ] || fail "the 0 key is off the screen at y=$y0"
+}
+
+# --- the lock holds -------------------------------------------------------------------------
+
+# another_locker_cannot_grab: a second pingate-lock as the same user cannot take
+# the keyboard (exit 1, "cannot grab") while the first holds it.
+another_locker_cannot_grab() {
+    local out rc
+    out=$(timeout 20 setpriv --reuid=61001 --regid=61001 --clear-groups --reset-env -- \
+        env DISPLAY="$DISPLAY" LANG=C.UTF-8 "$LOCK" 2>&1) && rc=0 || rc=$?
+    assert_eq 1 "$rc" "second locker's exit status ($out)"
+    assert_contains "$out" "cannot grab"
+}
+
+crash_ui_with() {
+    local signal=$1 ui
+    ui=$(ui_pid)
+    [ -n "$ui" ] || fail "no UI process under $LOCK_PID"
+    kill -"$signal" "$ui"
+    wait_for_log "UI started" 2 || fail "the UI was not restarted after SIG$signal: $(cat "$LOG")"
+    wait_for_log "ready:" 2 || fail "the restarted UI did not come up"
+    assert_locked
+    [ "$(ui_pid)" != "$ui" ] || fail "the same UI process"
+    another_locker_cannot_grab
+}
+
+test_a_crashed_ui_never_unlocks_and_comes_back() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    start_lock
+    xdo key 4 8
+    crash_ui_with SEGV
+    assert_contains "$(cat "$LOG")" "killed by signal 11"
+    : > "$LOG.bak"; cp "$LOG" "$LOG.bak"; : > "$LOG"
+    local ui; ui=$(ui_pid); kill -KILL "$ui"
+    wait_for_log "ready:" 1 || fail "no UI after SIGKILL: $(cat "$LOG")"
+    assert_locked
+    assert_contains "$(cat "$LOG")" "killed by signal 9"
+    another_locker_cannot_grab
+    # The PIN typed before the crash is gone: the whole PIN is needed again.
+    xdo key 4 8 2 1
+    wait_unlocked
+    assert_eq 0 "$lock_rc" "locker exit status"
+}
+
+# top_window: the id of the topmost child of the root window (xwininfo lists
+# them top first). A new window is created on top of its siblings.
+top_window() { xwininfo -root -children | grep -oE '^ +0x[0-9a-f]+' | head -n 1 | tr -d ' '; }
+
+test_the_cover_spans_the_screen_and_stays_on_top() {
+    need_cli; fresh
+    start_lock
+    local info cover
+    info=$(xwininfo -root -tree | grep '"pingate-lock"')
+    assert_contains "$info" "1280x800+0+0"
+    cover=$(awk '{print $1}' <<< "$info")
+    # A window another client maps later is pushed under the cover again.
+    xmessage -geometry 400x100+0+0 "on top?" 2>/dev/null &
+    local intruder=$! i
+    for i in $(seq 40); do
+        xwininfo -root -tree | grep -q xmessage && [ "$(top_window)" = "$cover" ] && break
+        sleep 0.05
+    done
+    kill "$intruder" 2>/dev/null; wait "$intruder" 2>/dev/null || true
+    assert_eq "$cover" "$(top_window)" "topmost window"
+    assert_locked
+}
+
+test_refuses_to_lock_without_the_pam_service() {
+    mv /etc/pam.d/pingate-lock /etc/pam.d/pingate-lock.away
+    local out rc
+    out=$(setpriv --reuid=61001 --regid=61001 --clear-groups --reset-env -- \
+        env DISPLAY="$DISPLAY" LANG=C.UTF-8 "$LOCK" 2>&1) && rc=0 || rc=$?
+    mv /etc/pam.d/pingate-lock.away /etc/pam.d/pingate-lock
+    assert_eq 3 "$rc" "exit status"
+    assert_contains "$out" "not locking"
+}
+
+# --- xss-lock ------------------------------------------------------------------------------
+
+# xss-lock --transfer-sleep-lock passes a logind delay-inhibitor fd in
+# XSS_SLEEP_LOCK_FD and suspends when the locker closes it. Here the fd is
+# the write end of a FIFO: the reader sees EOF once every writer closed it.
+test_sleep_lock_fd_is_released_once_the_lock_is_up() {
+    need_cli; fresh
+    local fifo="$SANDBOX/sleep-lock"
+    rm -f "$fifo"; mkfifo -m 666 "$fifo"
+    (cat "$fifo" >/dev/null; date +%s%N > "$SANDBOX/sleep-released") &
+    local reader=$!
+    : > "$LOG"
+    setpriv --reuid=61001 --regid=61001 --clear-groups --reset-env -- \
+        env DISPLAY="$DISPLAY" LANG=C.UTF-8 PINGATE_LOCK_DEBUG=1 XSS_SLEEP_LOCK_FD=7 "$LOCK" 2>>"$LOG" 7>"$fifo" &
+    LOCK_PID=$!
+    trap 'rc=$?; stop_lock; exit $rc' EXIT
+    local i
+    for i in $(seq 100); do kill -0 "$reader" 2>/dev/null || break; sleep 0.05; done
+    kill -0 "$reader" 2>/dev/null && { kill "$reader"; fail "the sleep lock fd was never released: $(cat "$LOG")"; }
+    assert_contains "$(cat "$LOG")" "locked: cover"
+    assert_contains "$(cat "$LOG")" "sleep lock fd 7 released"
+    assert_locked
+}
+
+# --- language ------------------------------------------------------------------------------
+
+test_traditional_chinese_screen() {
+    need_cli; fresh
+    [ -d "$LOCALES/zh_TW.UTF-8" ] || skip "no zh_TW.UTF-8 locale (localedef failed)"
+    enroll pgalice "$TEST_PIN" --pin
+    start_lock LANG=zh_TW.UTF-8 LOCPATH="$LOCALES" PINGATE_LOCALEDIR="$REPO_ROOT/po/build"
+    assert_contains "$(cat "$LOG")" "message: 請輸入 PIN 碼"
+    sleep 0.3; screenshot zh_TW
+}
+
+# LOCK_UPDATE_DOCS=1: refresh the README's three screenshots (half size).
+update_docs() {
+    [ "${LOCK_UPDATE_DOCS:-}" = 1 ] || return 0
+    local name
+    for name in pin-pad pattern-mid-drag pin-locked; do
+        [ -f "$LOCK_ARTIFACTS/$name.png" ] &&
+            convert "$LOCK_ARTIFACTS/$name.png" -resize 50% -strip -colors 64 "$REPO_ROOT/docs/screenshots/$name.png"
+    done
+}
+
+run_tests; rc=$?
+update_docs
+exit $rc

@@ -1,0 +1,244 @@
+import Testing
+import PinGateCore
+@testable import PinGateLock
+
+let screen = Rect(x: 0, y: 0, width: 1280, height: 800)
+
+func key(_ keysym: UInt32, _ character: Character? = nil) -> InputEvent {
+    .key(keysym: keysym, character: character?.unicodeScalars.first)
+}
+
+func digitKey(_ digit: Int) -> InputEvent { key(Keysym.digit0 + UInt32(digit), Character(String(digit))) }
+
+func text(_ submission: LockScreen.Reaction) -> String? {
+    switch submission {
+    case let .submit(.pin(bytes)), let .submit(.pattern(bytes)), let .submit(.password(bytes)):
+        return String(decoding: bytes, as: UTF8.self)
+    default: return nil
+    }
+}
+
+@Suite("PIN pad")
+struct PINPadTests {
+    func pinScreen(length: Int = 4) -> LockScreen {
+        LockScreen(status: .pin(length: length, failures: 0), layout: DialogLayout(monitor: screen, scale: 1, gridSize: 3))
+    }
+
+    @Test("the last digit submits at once, no Enter")
+    func lastDigitSubmits() {
+        var lock = pinScreen()
+        #expect(lock.mode == .pin)
+        for digit in [4, 8, 2] { #expect(lock.handle(digitKey(digit)) == .redraw) }
+        #expect(lock.pin?.digits.count == 3)
+        #expect(text(lock.handle(digitKey(1))) == "4821")
+        #expect(lock.pin?.digits.isEmpty == true)
+    }
+
+    @Test("keypad digits count, with Num Lock on or off")
+    func keypadDigits() {
+        var lock = pinScreen()
+        _ = lock.handle(key(Keysym.keypad0 + 4))
+        _ = lock.handle(key(0xff97))  // KP_Up is 8
+        _ = lock.handle(key(Keysym.keypad0 + 2))
+        #expect(text(lock.handle(key(0xff9c))) == "4821")  // KP_End is 1
+    }
+
+    @Test("Backspace removes a digit, Esc clears")
+    func backspaceAndEscape() {
+        var lock = pinScreen()
+        _ = lock.handle(digitKey(1)); _ = lock.handle(digitKey(2))
+        _ = lock.handle(key(Keysym.backSpace))
+        #expect(lock.pin?.digits == [UInt8(ascii: "1")])
+        _ = lock.handle(key(Keysym.escape))
+        #expect(lock.pin?.digits.isEmpty == true)
+    }
+
+    @Test("clicking the on-screen pad types digits")
+    func clickingThePad() {
+        var lock = pinScreen(length: 4)
+        var result: LockScreen.Reaction = .nothing
+        for digit in [4, 8, 2, 1] {
+            let frame = lock.layout.padKeys.first { $0.key == .digit(digit) }!.frame
+            result = lock.handle(.press(button: 1, x: Int(frame.midX), y: Int(frame.midY)))
+        }
+        #expect(text(result) == "4821")
+    }
+
+    @Test("a PIN length from the helper sets the number of dots")
+    func lengthFromStatus() {
+        var lock = pinScreen(length: 6)
+        for digit in 1...5 { _ = lock.handle(digitKey(digit)) }
+        #expect(text(lock.handle(digitKey(9))) == "123459")
+    }
+
+    @Test("Tab switches to the password and back")
+    func tabSwitches() {
+        var lock = pinScreen()
+        _ = lock.handle(digitKey(1))
+        _ = lock.handle(key(Keysym.tab))
+        #expect(lock.mode == .password)
+        #expect(lock.pin?.digits.isEmpty == true)
+        _ = lock.handle(key(Keysym.tab))
+        #expect(lock.mode == .pin)
+    }
+
+    @Test("the Use password button switches")
+    func buttonSwitches() {
+        var lock = pinScreen()
+        let button = lock.layout.switchButton
+        _ = lock.handle(.press(button: 1, x: Int(button.midX), y: Int(button.midY)))
+        #expect(lock.mode == .password)
+    }
+}
+
+@Suite("Password field and fallback")
+struct PasswordTests {
+    @Test("typed characters are submitted on Enter, one symbol each")
+    func typeAndSubmit() {
+        var lock = LockScreen(status: .notEnrolled, layout: DialogLayout(monitor: screen, scale: 1, gridSize: 3))
+        #expect(lock.mode == .password)
+        for character in "pé 密" { _ = lock.handle(key(0x1000000, character)) }
+        #expect(lock.password.characterCount == 4)
+        _ = lock.handle(key(Keysym.backSpace))
+        #expect(lock.password.characterCount == 3)
+        #expect(text(lock.handle(key(Keysym.return))) == "pé ")
+        #expect(lock.password.characterCount == 0)
+    }
+
+    @Test("Enter on an empty field submits nothing")
+    func emptyIsNotSubmitted() {
+        var lock = LockScreen(status: .notEnrolled, layout: DialogLayout(monitor: screen, scale: 1, gridSize: 3))
+        #expect(lock.handle(key(Keysym.return)) == .nothing)
+    }
+
+    @Test("a locked, disabled or unavailable PIN leaves only the password")
+    func fallback() {
+        for status: HelperStatus in [.locked(seconds: 60, failures: 5, isPattern: false), .disabled(failures: 10, isPattern: false),
+                                     .unavailable(reason: "x"), .notEnrolled] {
+            var lock = LockScreen(status: .pin(length: 4, failures: 0), layout: DialogLayout(monitor: screen, scale: 1, gridSize: 3))
+            lock.update(status: status)
+            #expect(lock.mode == .password)
+            #expect(lock.credentialMode == nil)
+            _ = lock.handle(key(Keysym.tab))
+            #expect(lock.mode == .password)
+        }
+    }
+}
+
+@Suite("Pattern drawing")
+struct PatternDrawingTests {
+    func patternScreen(grid: Int = 3) -> LockScreen {
+        LockScreen(status: .pattern(grid: grid, failures: 0), layout: DialogLayout(monitor: screen, scale: 1, gridSize: grid))
+    }
+
+    func at(_ lock: LockScreen, _ cell: Int) -> (Int, Int) {
+        let point = lock.layout.center(ofCell: cell)
+        return (Int(point.x), Int(point.y))
+    }
+
+    @Test("press, drag through dots, release submits the path")
+    func drag() {
+        var lock = patternScreen()
+        var (x, y) = at(lock, 1)
+        _ = lock.handle(.press(button: 1, x: x, y: y))
+        #expect(lock.pattern?.isTracing == true)
+        for cell in [5, 9, 6] {
+            (x, y) = at(lock, cell)
+            _ = lock.handle(.motion(x: x - 3, y: y + 2))
+        }
+        #expect(lock.pointer != nil)
+        #expect(text(lock.handle(.release(button: 1, x: x, y: y))) == "1-5-9-6")
+    }
+
+    @Test("a jump over a dot joins it by the gap rule")
+    func gapRule() {
+        var lock = patternScreen()
+        var (x, y) = at(lock, 1)
+        _ = lock.handle(.press(button: 1, x: x, y: y))
+        (x, y) = at(lock, 3); _ = lock.handle(.motion(x: x, y: y))
+        (x, y) = at(lock, 9); _ = lock.handle(.motion(x: x, y: y))
+        (x, y) = at(lock, 7); _ = lock.handle(.motion(x: x, y: y))
+        #expect(text(lock.handle(.release(button: 1, x: x, y: y))) == "1-2-3-6-9-8-7")
+    }
+
+    @Test("a visited dot is crossed, not joined again")
+    func crossing() {
+        var entry = PatternEntry(grid: try! PatternGrid(size: 3))
+        entry.begin(at: 2)
+        entry.join(5); entry.join(4); entry.join(6)  // 4 → 6 crosses the visited 5
+        #expect(entry.cells == [2, 5, 4, 6])
+    }
+
+    @Test("a tap on one dot is not a pattern")
+    func tap() {
+        var lock = patternScreen()
+        let (x, y) = at(lock, 5)
+        _ = lock.handle(.press(button: 1, x: x, y: y))
+        #expect(lock.handle(.release(button: 1, x: x, y: y)) == .redraw)
+        #expect(lock.pattern?.isEmpty == true)
+    }
+
+    @Test("the numeric keypad is the 3×3 grid by position; Enter submits")
+    func keypad() {
+        var lock = patternScreen()
+        for digit in [7, 5, 3, 6] { _ = lock.handle(key(Keysym.keypad0 + UInt32(digit))) }
+        #expect(text(lock.handle(key(Keysym.keypadEnter))) == "1-5-9-6")
+    }
+
+    @Test("arrow keys and Space draw on bigger grids, with the gap rule")
+    func arrows() {
+        var lock = patternScreen(grid: 4)
+        // cursor starts at cell 8 (rounded middle); go to the top-left corner
+        for _ in 0..<3 { _ = lock.handle(key(Keysym.up)); _ = lock.handle(key(Keysym.left)) }
+        _ = lock.handle(key(Keysym.space))
+        for _ in 0..<3 { _ = lock.handle(key(Keysym.right)) }
+        _ = lock.handle(key(Keysym.space))            // 1 → 4 passes 2 and 3? no: gcd(0,3)=3 → yes
+        _ = lock.handle(key(Keysym.down))
+        _ = lock.handle(key(Keysym.space))
+        #expect(text(lock.handle(key(Keysym.return))) == "1-2-3-4-8")
+    }
+
+    @Test("every grid size from 3 to 6 maps each dot centre back to its cell")
+    func hitTesting() {
+        for size in 3...6 {
+            let layout = DialogLayout(monitor: screen, scale: 1, gridSize: size)
+            for cell in 1...(size * size) { #expect(layout.cell(at: layout.center(ofCell: cell)) == cell) }
+        }
+    }
+}
+
+@Suite("Helper status and forwarded input")
+struct ProtocolTests {
+    @Test("status answers parse; a PIN without length= is 4 digits")
+    func statusAnswers() {
+        #expect(HelperStatus(answer: "enrolled kind=pin failures=2", exitStatus: 0) == .pin(length: 4, failures: 2))
+        #expect(HelperStatus(answer: "enrolled kind=pin length=6 failures=0", exitStatus: 0) == .pin(length: 6, failures: 0))
+        #expect(HelperStatus(answer: "enrolled kind=pattern grid=4 failures=1", exitStatus: 0) == .pattern(grid: 4, failures: 1))
+        #expect(HelperStatus(answer: "locked seconds=60 failures=5 kind=pin", exitStatus: 2) == .locked(seconds: 60, failures: 5, isPattern: false))
+        #expect(HelperStatus(answer: "disabled failures=10 kind=pattern grid=3", exitStatus: 3) == .disabled(failures: 10, isPattern: true))
+        #expect(HelperStatus(answer: "not-enrolled", exitStatus: 4) == .notEnrolled)
+        if case .unavailable = HelperStatus(answer: "error store broken", exitStatus: 6) {} else { Issue.record("error answer") }
+        if case .unavailable = HelperStatus(answer: "enrolled kind=pin failures=0", exitStatus: 6) {} else { Issue.record("exit mismatch") }
+    }
+
+    @Test("events survive the line protocol, split across reads")
+    func eventLines() {
+        let events: [InputEvent] = [.key(keysym: 0x61, character: "a"), .key(keysym: Keysym.return, character: nil),
+                                    .press(button: 1, x: 10, y: 20), .motion(x: 11, y: 21), .release(button: 1, x: 12, y: 22)]
+        let bytes = Array(events.map(\.line).joined().utf8)
+        var reader = InputEventReader()
+        let first = reader.feed(bytes[..<7])
+        let rest = reader.feed(bytes[7...])
+        #expect(first + rest == events)
+        #expect(reader.feed(Array("garbage\nk x y\n".utf8)).isEmpty)
+    }
+
+    @Test("the dialog shrinks to fit a small screen and grows with the DPI")
+    func scaling() {
+        let small = DialogLayout(monitor: Rect(x: 0, y: 0, width: 640, height: 480), scale: 1, gridSize: 3)
+        #expect(small.unit < 1)
+        #expect(small.switchButton.y + small.switchButton.height <= 480)
+        let hidpi = DialogLayout(monitor: Rect(x: 0, y: 0, width: 3840, height: 2160), scale: 2, gridSize: 3)
+        #expect(hidpi.unit == 2)
+    }
+}
