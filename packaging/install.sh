@@ -561,7 +561,7 @@ services_enabled_here() {
 
 # --- actions -------------------------------------------------------------------
 
-PINGATE_DEFAULT_SERVICES="sudo login polkit-1 i3lock swaylock xscreensaver gdm-password lightdm sddm kde cinnamon-screensaver gnome-screensaver hyprlock"
+PINGATE_DEFAULT_SERVICES="sudo login polkit-1 i3lock swaylock xscreensaver gdm-password lightdm sddm kde cinnamon-screensaver gnome-screensaver hyprlock pingate-lock"
 
 do_install() {
     refuse_weakening_enables

@@ -76,7 +76,7 @@
  * a PIN only to the caller's own account.
  */
 #define PINGATE_DEFAULT_SERVICES "sudo login polkit-1 i3lock swaylock xscreensaver " \
-	"gdm-password lightdm sddm kde cinnamon-screensaver gnome-screensaver hyprlock"
+	"gdm-password lightdm sddm kde cinnamon-screensaver gnome-screensaver hyprlock pingate-lock"
 
 #define PINGATE_EXIT_OK           0
 #define PINGATE_EXIT_WRONG        1

@@ -1,3 +1,5 @@
+import PinGateCore
+
 /// The user's own PinGate state, from the helper's `status` answer
 /// (pam/pingate_protocol.h): what to offer on the lock screen.
 public enum HelperStatus: Equatable, Sendable {
@@ -19,48 +21,39 @@ public enum HelperStatus: Equatable, Sendable {
         }
     }
 
-    /// The policy default PIN length, used until the helper's status answer
-    /// carries `length=N` (the lead is adding it to the protocol).
+    /// The policy's default PIN length, for a PIN enrolled before records
+    /// kept their length (the status answer then has no `length=`).
     public static let defaultPINLength = 4
 
-    /// Parses one answer line and the helper's exit status.
-    public init(answer: String, exitStatus: Int32) {
-        let words = answer.split(separator: " ")
-        var fields: [Substring: Substring] = [:]
-        var flags: Set<Substring> = []
-        for word in words.dropFirst() {
-            if let equals = word.firstIndex(of: "=") {
-                fields[word[..<equals]] = word[word.index(after: equals)...]
+    /// What to offer for the helper's decoded status answer.
+    public init(_ answer: DecodedAnswer) {
+        let isPattern = answer.kind == .pattern
+        switch answer.statusOutcome {
+        case let .enrolled(kind, grid, length, failures):
+            if kind == .pattern {
+                self = PatternGrid.supportedSizes.contains(grid)
+                    ? .pattern(grid: grid, failures: failures)
+                    : .unavailable(reason: "status without a valid grid: grid=\(grid)")
             } else {
-                flags.insert(word)
+                self = .pin(length: length > 0 ? length : HelperStatus.defaultPINLength, failures: failures)
             }
-        }
-        func number(_ key: Substring) -> Int? { fields[key].flatMap { Int($0) } }
-        let failures = number("failures") ?? 0
-        let isPattern = fields["kind"] == "pattern"
-        switch (words.first, exitStatus) {
-        case ("enrolled", 0):
-            if fields["kind"] == "pattern" {
-                guard let grid = number("grid"), (3...6).contains(grid) else {
-                    self = .unavailable(reason: "status without a valid grid: \(answer)")
-                    return
-                }
-                self = .pattern(grid: grid, failures: failures)
-            } else if fields["kind"] == "pin" {
-                let length = number("length").flatMap { (1...64).contains($0) ? $0 : nil }
-                self = .pin(length: length ?? HelperStatus.defaultPINLength, failures: failures)
-            } else {
-                self = .unavailable(reason: "status of an unknown kind: \(answer)")
-            }
-        case ("locked", 2):
-            self = .locked(seconds: max(1, number("seconds") ?? 1), failures: failures, isPattern: isPattern)
-        case ("disabled", 3):
+        case let .locked(seconds, failures):
+            self = .locked(seconds: max(1, Int(seconds)), failures: failures, isPattern: isPattern)
+        case let .disabled(failures):
             self = .disabled(failures: failures, isPattern: isPattern)
-        case ("not-enrolled", 4):
+        case .notEnrolled:
             self = .notEnrolled
-        default:
-            let text = answer.isEmpty ? "no answer (exit status \(exitStatus))" : answer
-            self = .unavailable(reason: text)
+        case let .storeError(message):
+            self = .unavailable(reason: message)
+        }
+    }
+
+    /// Reads one answer line and the helper's exit status (see `DecodedAnswer`).
+    public init(answer: String, exitStatus: Int32) {
+        do {
+            self.init(try DecodedAnswer(line: answer, exitCode: exitStatus))
+        } catch {
+            self = .unavailable(reason: error.description)
         }
     }
 }

@@ -47,10 +47,6 @@ LOCK="$SANDBOX/pingate-lock"
 # not install it under /lib/.../security).
 sed "s|pam_pingate.so|$SANDBOX/pam_pingate.so|" "$REPO_ROOT/pam/pam.d/pingate-lock" > /etc/pam.d/pingate-lock
 chmod 644 /etc/pam.d/pingate-lock
-# pingate-lock in the module's allow-list (until it is in the default list).
-allow_service() {
-    printf 'services = sudo i3lock pingate-lock\n' >> /etc/pingate/pingate.conf
-}
 
 # --- the X server -----------------------------------------------------------------
 
@@ -131,7 +127,7 @@ screenshot() { import -window root "$LOCK_ARTIFACTS/$1.png" 2>/dev/null || xwd -
 # xdo ARGS...: xdotool, with a moment for the locker and UI to take the events in.
 xdo() { xdotool "$@"; }
 
-fresh() { store_reset; allow_service; }
+fresh() { store_reset; }
 
 # --- PIN ---------------------------------------------------------------------------
 
@@ -308,7 +304,9 @@ test_fifth_wrong_pin_switches_to_the_password_with_a_reason() {
 }
 
 test_a_stack_that_never_asks_for_the_pin_falls_back_to_the_password() {
-    need_cli; store_reset   # pingate-lock is not in `services`
+    need_cli; store_reset
+    # An admin's list without pingate-lock: the module stays out of the stack.
+    printf 'services = sudo i3lock\n' >> /etc/pingate/pingate.conf
     enroll pgalice "$TEST_PIN" --pin
     start_lock
     xdo key 4 8 2 1

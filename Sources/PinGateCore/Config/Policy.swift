@@ -15,7 +15,7 @@ public struct Policy: Equatable, Sendable {
     public static let defaultServices = [
         "sudo", "login", "polkit-1", "i3lock", "swaylock", "xscreensaver",
         "gdm-password", "lightdm", "sddm", "kde", "cinnamon-screensaver",
-        "gnome-screensaver", "hyprlock",
+        "gnome-screensaver", "hyprlock", "pingate-lock",
     ]
 
     public static let defaultPath = "/etc/pingate/pingate.conf"
