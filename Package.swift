@@ -29,13 +29,23 @@ let package = Package(
             name: "pingate-verify",
             dependencies: ["PinGateCore", "CPinGateSystem"]
         ),
+        // The admin CLI's commands, argument parsing and terminal pads, as a
+        // library so that they have unit tests; `pingate` only calls it.
+        .target(
+            name: "PinGateCLI",
+            dependencies: ["PinGateCore", "CLocalization"]
+        ),
         .executableTarget(
             name: "pingate",
-            dependencies: ["PinGateCore", "CLocalization"]
+            dependencies: ["PinGateCLI"]
         ),
         .testTarget(
             name: "PinGateCoreTests",
             dependencies: ["PinGateCore"]
+        ),
+        .testTarget(
+            name: "PinGateCLITests",
+            dependencies: ["PinGateCLI", "PinGateCore"]
         ),
     ],
     swiftLanguageModes: [.v5]

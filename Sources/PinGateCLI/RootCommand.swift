@@ -1,5 +1,5 @@
 /// `pingate`: parses the global options and dispatches to a subcommand.
-enum RootCommand {
+public enum RootCommand {
     static let version = "0.1.0"
 
     static let commands: [any Command.Type] = [
@@ -38,7 +38,7 @@ enum RootCommand {
         commands.first { $0.name == name }
     }
 
-    static func main(_ arguments: [String]) -> ExitStatus {
+    public static func main(_ arguments: [String]) -> ExitStatus {
         // Global options may come before the subcommand; they are handed on to it.
         var leading: [String] = []
         var remaining = arguments[...]
