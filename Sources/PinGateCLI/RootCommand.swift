@@ -8,8 +8,17 @@ public enum RootCommand {
         DoctorCommand.self, HelpCommand.self,
     ]
 
+    /// What `pingate` alone takes before a command.
+    struct Arguments: ArgumentGroup {
+        let locations = StoreOptions()
+        let help = Flag("-h", "--help", help: L("show help (also: pingate help COMMAND, pingate COMMAND --help)"))
+        let version = Flag("--version", help: L("print the version"))
+    }
+
+    static let arguments = Arguments()
+
     static var usage: String {
-        usageLine("pingate COMMAND [ARGUMENTS] [--store DIR] [--config FILE]  " + L("(pingate --help for the commands)"))
+        usageLine("pingate COMMAND [ARGUMENTS] \(arguments.locations.usage)  " + L("(pingate --help for the commands)"))
     }
 
     static var helpText: String {
@@ -25,10 +34,7 @@ public enum RootCommand {
         \(L("Commands:"))
         \(list)
 
-        \(L("Global options:"))
-        \(StoreOptions.helpText)
-          -h, --help       \(L("show help (also: pingate help COMMAND, pingate COMMAND --help)"))
-          --version        \(L("print the version"))
+        \(HelpText.globalOptions(arguments.helpRows))
 
         \(L("Exit status: 0 ok; 1 verification failed, locked, disabled, or a new secret\nrefused; 2 usage; 3 permission; 4 no such user or not enrolled; 5 store or\nconfiguration error; 130 cancelled at a prompt."))
         """
@@ -38,46 +44,61 @@ public enum RootCommand {
         commands.first { $0.name == name }
     }
 
-    public static func main(_ arguments: [String]) -> ExitStatus {
+    /// What the arguments ask for: text for stdout (help, the version), or a
+    /// command with its parsed arguments. Usage errors are thrown.
+    enum Invocation {
+        case output(String)
+        case command(any Command, ParsedArguments)
+    }
+
+    static func invocation(_ arguments: [String]) throws -> Invocation {
         // Global options may come before the subcommand; they are handed on to it.
         var leading: [String] = []
         var remaining = arguments[...]
         while let first = remaining.first, first.hasPrefix("-") {
             remaining.removeFirst()
-            switch first {
-            case "--help", "-h":
-                Output.line(helpText)
-                return .ok
-            case "--version":
-                Output.line("pingate \(version)")
-                return .ok
-            case "--store", "--config":
-                guard let value = remaining.popFirst() else { return usageError(L("%s needs a value", first), usage) }
-                leading += [first, value]
-            case _ where first.hasPrefix("--store=") || first.hasPrefix("--config="):
-                leading.append(first)
-            default:
-                return usageError(L("unknown option '%s'", first.prefix(60)), usage)
+            let name = String(first.prefix { $0 != "=" })
+            if self.arguments.help.declaration.matches(first) { return .output(helpText) }
+            if self.arguments.version.declaration.matches(first) { return .output("pingate \(version)") }
+            guard self.arguments.locations.declarations.contains(where: { $0.matches(name) }) else {
+                throw CLIError.usage(L("unknown option '%s'", first.prefix(60)), usage)
+            }
+            leading.append(first)
+            if name == first {
+                guard let value = remaining.popFirst() else { throw CLIError.usage(L("%s needs a value", first), usage) }
+                leading.append(value)
             }
         }
-        guard let name = remaining.popFirst() else { return usageError(L("a command is needed"), usage) }
+        guard let name = remaining.popFirst() else { throw CLIError.usage(L("a command is needed"), usage) }
         guard let type = command(named: name) else {
-            return usageError(L("unknown command '%s'", name.prefix(40)), usage)
+            throw CLIError.usage(L("unknown command '%s'", name.prefix(40)), usage)
         }
-        return run(type, arguments: Array(remaining) + leading)
+        let parsed = try type.parse(Array(remaining) + leading)
+        if parsed.wantsHelp { return .output(type.helpText) }
+        return .command(try type.init(parsed), parsed)
     }
 
-    static func run(_ type: any Command.Type, arguments: [String]) -> ExitStatus {
-        let caller = Caller.current()
+    /// The checks every command shares, before its own validate(): a root-only
+    /// command, then root-only options.
+    static func authorize(_ command: any Command, _ parsed: ParsedArguments, caller: Caller) throws {
+        let type = type(of: command)
+        if type.requiresRoot { try caller.requireRoot(type.name) }
+        try parsed.refuseRootOnly(caller: caller,
+                                  except: type.locationsForAnyone ? GlobalOptions.arguments.locations.declarations : [])
+        try command.validate(caller: caller)
+    }
+
+    public static func main(_ arguments: [String]) -> ExitStatus {
         do {
-            let parsed = try ParsedArguments(arguments, spec: type.spec + StoreOptions.spec, usage: usageLine(type.usage))
-            if parsed.wantsHelp {
-                Output.line(type.helpText)
+            switch try invocation(arguments) {
+            case let .output(text):
+                Output.line(text)
                 return .ok
+            case let .command(command, parsed):
+                let caller = Caller.current()
+                try authorize(command, parsed, caller: caller)
+                return try command.run(caller: caller)
             }
-            let command = try type.init(parsed)
-            try command.validate(caller: caller)
-            return try command.run(caller: caller)
         } catch let error as CLIError {
             Output.error(error.message)
             if let usageLine = error.usageLine { Output.rawError(usageLine) }
@@ -86,11 +107,5 @@ public enum RootCommand {
             Output.error(String(describing: error))
             return .storeOrConfig
         }
-    }
-
-    private static func usageError(_ message: String, _ usageLine: String) -> ExitStatus {
-        Output.error(message)
-        Output.rawError(usageLine)
-        return .usage
     }
 }

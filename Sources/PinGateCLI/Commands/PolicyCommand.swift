@@ -13,47 +13,80 @@ import PinGateCore
 struct PolicyCommand: Command {
     static let name = "policy"
     static var abstract: String { L("show, check or calibrate the policy in pingate.conf") }
-    static let usage = "pingate policy [--json] | pingate policy check | pingate policy calibrate [--target-ms N]"
     static var discussion: String {
-        HelpText.compose(
-            HelpText.options([
-                ("policy", L("prints the effective settings (the file over the defaults) as pingate.conf lines; --json as one object with typed values (durations in seconds, sizes in bytes)")),
-                ("policy check", L("validates pingate.conf; an error names the line")),
-                ("policy calibrate", L("measures Argon2id here, raising memory then passes, and prints kdf_operations and kdf_memory lines that take about --target-ms milliseconds (default %d) per attempt; paste them into pingate.conf", PolicyCalibration.defaultTargetMilliseconds)),
-            ], heading: L("Commands:")),
-            HelpText.paragraph(L("Exit status: 0 ok; 2 usage; 5 the configuration has an error.")))
+        HelpText.options(Action.allCases.map { HelpRow(names: $0.words, description: $0.help) }, heading: L("Commands:"))
     }
-    static let spec = ArgumentSpec(options: ["--target-ms"], positionals: 1) + JSONOption.spec
+    static var exitStatuses: String? {
+        HelpText.paragraph(L("Exit status: 0 ok; 2 usage; 5 the configuration has an error."))
+    }
+    /// Each action's line, with the options it takes.
+    static var usage: String {
+        Action.allCases.map { action in
+            ([action.invocation] + action.options.map(\.usage)).joined(separator: " ")
+        }.joined(separator: " | ")
+    }
 
-    enum Action: String { case show, check, calibrate }
+    struct Arguments: ArgumentGroup {
+        let action = Positional("ACTION")
+        let json = JSONOption()
+        let targetMilliseconds = Option("--target-ms", value: "N", in: 1...60_000)
+    }
+    static let arguments = Arguments()
+    /// Anyone may show or check a configuration file of their choosing.
+    static let locationsForAnyone = true
+
+    enum Action: String, CaseIterable {
+        case show, check, calibrate
+
+        /// "policy", "policy check", …
+        var words: String { self == .show ? PolicyCommand.name : "\(PolicyCommand.name) \(rawValue)" }
+        var invocation: String { "pingate " + words }
+
+        /// The options this action takes; the others are refused with it.
+        var options: [ArgumentDeclaration] {
+            switch self {
+            case .show: return PolicyCommand.arguments.json.declarations
+            case .check: return []
+            case .calibrate: return PolicyCommand.arguments.targetMilliseconds.declarations
+            }
+        }
+
+        var help: String {
+            switch self {
+            case .show: return L("prints the effective settings (the file over the defaults) as pingate.conf lines; --json as one object with typed values (durations in seconds, sizes in bytes)")
+            case .check: return L("validates pingate.conf; an error names the line")
+            case .calibrate: return L("measures Argon2id here, raising memory then passes, and prints kdf_operations and kdf_memory lines that take about --target-ms milliseconds (default %d) per attempt; paste them into pingate.conf", PolicyCalibration.defaultTargetMilliseconds)
+            }
+        }
+    }
 
     let action: Action
-    let json: JSONOption
+    let json: Bool
     let targetMilliseconds: Int?
-    let locations: StoreOptions
+    let locations: Locations
 
     init(_ arguments: ParsedArguments) throws {
-        let usage = usageLine(Self.usage)
-        guard let action = Action(rawValue: arguments.positional(0) ?? "show") else {
-            throw CLIError.usage(L("unknown policy action '%s' (check or calibrate)", String(arguments.positional(0)?.prefix(40) ?? "")), usage)
+        let declared = Self.arguments
+        let word = arguments[declared.action]
+        guard let action = Action(rawValue: word ?? "show") else {
+            throw CLIError.usage(L("unknown policy action '%s' (check or calibrate)", String(word?.prefix(40) ?? "")), arguments.usage)
         }
         self.action = action
-        json = JSONOption(arguments)
-        targetMilliseconds = try arguments.integer("--target-ms", in: 1...60_000, usage: usage)
-        locations = StoreOptions(arguments)
-        guard !json.enabled || action == .show else { throw CLIError.usage(L("--json is for 'pingate policy' only"), usage) }
-        guard targetMilliseconds == nil || action == .calibrate else {
-            throw CLIError.usage(L("--target-ms is for 'pingate policy calibrate' only"), usage)
+        json = arguments[declared.json.flag]
+        targetMilliseconds = try arguments.value(declared.targetMilliseconds)
+        let ownOptions = declared.json.declarations + declared.targetMilliseconds.declarations
+        if let misplaced = ownOptions.first(where: { arguments.isGiven($0) && !action.options.map(\.name).contains($0.name) }) {
+            let takers = Action.allCases.filter { $0.options.map(\.name).contains(misplaced.name) }.map(\.invocation)
+            throw CLIError.usage(L("%s is for '%s' only", misplaced.name, takers.joined(separator: "', '")), arguments.usage)
         }
+        locations = Locations(arguments)
     }
-
-    func validate(caller: Caller) throws {}
 
     func run(caller: Caller) throws -> ExitStatus {
         switch action {
         case .show:
             let policy = try locations.policy()
-            if json.enabled {
+            if json {
                 Output.line(PolicyCommand.json(policy, path: locations.configPath).text)
             } else {
                 Output.line(configExists(locations.configPath)
