@@ -19,6 +19,8 @@ struct ArgumentDeclaration {
     let help: String?
     /// Only root may pass it: refused for anyone else (exit 3) before validate().
     let rootOnly: Bool
+    /// A required positional's usage error when it is missing, if not "missing NAME".
+    var missing: String? = nil
 
     /// The name errors use: the long one.
     var name: String { names[names.count - 1] }
@@ -117,8 +119,14 @@ extension Option where Value == Int {
 struct Positional: DeclaredArgument {
     let declaration: ArgumentDeclaration
 
-    init(_ valueName: String, required: Bool = false, help: String? = nil) {
-        declaration = ArgumentDeclaration(names: [valueName], kind: .positional(required: required), help: help, rootOnly: false)
+    init(_ valueName: String, required: Bool = false, help: String? = nil, missing: String? = nil) {
+        declaration = ArgumentDeclaration(names: [valueName], kind: .positional(required: required), help: help,
+                                          rootOnly: false, missing: missing)
+    }
+
+    /// `USER`: a user name or uid. Its "missing USER" says in other languages what USER means.
+    static func user(required: Bool) -> Positional {
+        Positional("USER", required: required, missing: L("missing USER"))
     }
 }
 

@@ -49,7 +49,7 @@ struct ParsedArguments {
             }
         }
         if !wantsHelp, let missing = positionalSlots.first(where: { $0.kind == .positional(required: true) && positionals[$0.name] == nil }) {
-            throw CLIError.usage(L("missing %s", missing.name), usage)
+            throw CLIError.usage(missing.missing ?? L("missing %s", missing.name), usage)
         }
     }
 

@@ -13,7 +13,7 @@ struct ChangeCommand: Command {
     }
 
     struct Arguments: ArgumentGroup {
-        let user = Positional("USER")
+        let user = Positional.user(required: false)
         let kind = CredentialKindOptions(either: L("switch to a PIN or a pattern"), grid: L("pattern grid size, 3 to 6"))
         let stdin = StdinOption(help: L("read secrets as lines: the current one (not for root), then the new one twice"))
         let allowWeak = Flag("--allow-weak", rootOnly: true, help: L("root only: accept an easily guessed PIN"))

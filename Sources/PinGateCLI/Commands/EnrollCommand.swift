@@ -13,7 +13,7 @@ struct EnrollCommand: Command {
     static let requiresRoot = true
 
     struct Arguments: ArgumentGroup {
-        let user = Positional("USER", required: true)
+        let user = Positional.user(required: true)
         let kind = CredentialKindOptions(pin: L("enrol a PIN (the default)"), pattern: L("enrol a pattern"),
                                          grid: L("pattern grid size, 3 to 6 (default: pattern_grid)"))
         let stdin = StdinOption(help: L("read the new secret twice, one per line, from stdin"))

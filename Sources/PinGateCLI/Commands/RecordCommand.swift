@@ -17,7 +17,7 @@ protocol RecordCommand: Command where Arguments == RecordCommandArguments {
 
 /// `USER`, required.
 struct RecordCommandArguments: ArgumentGroup {
-    let user = Positional("USER", required: true)
+    let user = Positional.user(required: true)
 }
 
 extension RecordCommand {

@@ -18,7 +18,7 @@ struct StatusCommand: Command {
     }
 
     struct Arguments: ArgumentGroup {
-        let user = Positional("USER")
+        let user = Positional.user(required: false)
         let json = JSONOption(help: L("one JSON object: user, uid, enrolled, kind (\"pin\", \"pattern\" or null), grid (null for a PIN), failures, attempts_left, locked_seconds, locked_until, disabled, created, changed, last_failure, last_success (Unix seconds or null), error"))
     }
     static let arguments = Arguments()

@@ -13,7 +13,7 @@ struct VerifyCommand: Command {
     }
 
     struct Arguments: ArgumentGroup {
-        let user = Positional("USER", required: true)
+        let user = Positional.user(required: true)
         let stdin = StdinOption(help: L("read the secret as one line from standard input"))
     }
     static let arguments = Arguments()
