@@ -38,9 +38,15 @@ let package = Package(
             name: "pingate-verify",
             dependencies: ["PinGateCore", "CPinGateSystem"]
         ),
+        // The admin CLI's commands, argument parsing and terminal pads, as a
+        // library so that they have unit tests; `pingate` only calls it.
+        .target(
+            name: "PinGateCLI",
+            dependencies: ["PinGateCore", "CLocalization"]
+        ),
         .executableTarget(
             name: "pingate",
-            dependencies: ["PinGateCore", "CLocalization"]
+            dependencies: ["PinGateCLI"]
         ),
         // The lock screen's state machines (PIN pad, pattern path, password field),
         // pure Swift so they are tested without an X server.
@@ -59,6 +65,10 @@ let package = Package(
         .testTarget(
             name: "PinGateLockTests",
             dependencies: ["PinGateLock"]
+        ),
+        .testTarget(
+            name: "PinGateCLITests",
+            dependencies: ["PinGateCLI", "PinGateCore"]
         ),
     ],
     swiftLanguageModes: [.v5]

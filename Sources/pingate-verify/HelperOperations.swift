@@ -35,7 +35,7 @@ struct HelperOperations {
             let replacement: Credential
             do {
                 replacement = try Credential(parsing: new, kind: kind, gridSize: request.newGridSize ?? policy.patternGrid, policy: policy)
-                if case let .pin(pin) = replacement, let weakness = pin.weakness() {
+                if let weakness = replacement.weakness() {
                     return HelperAnswer(line: "malformed the new PIN is too easy to guess: \(weakness)", exitCode: .malformed)
                 }
             } catch {

@@ -111,8 +111,8 @@ test_the_profile_is_installed_but_not_enabled() {
 
 test_doctor_finds_no_problem_after_install() {
     install_pingate > /dev/null
-    grep -rqs 'doctor' "$REPO_ROOT/Sources/pingate" --include=*.swift ||
-        skip "pingate doctor is not implemented yet (Sources/pingate has no doctor command)"
+    grep -rqs 'doctor' "$REPO_ROOT/Sources/PinGateCLI" --include=*.swift ||
+        skip "pingate doctor is not implemented yet (Sources/PinGateCLI has no doctor command)"
     local out rc=0
     out="$(/usr/sbin/pingate doctor 2>&1)" || rc=$?
     # An older build of the CLI without the command answers "not yet" or a usage error (2).

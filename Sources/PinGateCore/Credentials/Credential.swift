@@ -40,6 +40,14 @@ public enum Credential: Sendable {
         return 0
     }
 
+    /// Why this is too easy to guess as a new credential (a PIN's weakness;
+    /// patterns have none), or nil. Enrolment and change refuse it unless
+    /// root allows weak ones; verification never asks.
+    public func weakness() -> WeakPINReason? {
+        if case let .pin(pin) = self { return pin.weakness() }
+        return nil
+    }
+
     /// The bytes that are hashed: the PIN's digits, or the pattern's `R:c1-c2-…`.
     public func canonicalBytes() -> SecretBytes {
         switch self {

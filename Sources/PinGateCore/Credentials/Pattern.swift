@@ -10,35 +10,31 @@ public struct Pattern: Sendable {
     /// unvisited cells on the segment between them (visited ones are crossed),
     /// then b, which must not have been visited.
     public init(grid: PatternGrid, typedCells: [Int], minimumCells: Int) throws {
-        var visited = [Bool](repeating: false, count: grid.cellCount + 1)
-        var path: [UInt8] = []
+        var path: [Int] = []
         path.reserveCapacity(grid.cellCount)
         defer { for index in path.indices { path[index] = 0 } }
         for cell in typedCells {
-            guard (1...grid.cellCount).contains(cell) else {
-                throw CredentialError.patternCellOutsideGrid(cell: cell, grid: grid.size)
-            }
-            if let previous = path.last {
-                for between in grid.cellsBetween(Int(previous), cell) where !visited[between] {
-                    visited[between] = true
-                    path.append(UInt8(between))
-                }
-            }
-            guard !visited[cell] else { throw CredentialError.patternCellRepeated(cell: cell) }
-            visited[cell] = true
-            path.append(UInt8(cell))
+            path += try grid.cellsAdded(taking: cell, after: path)
         }
         guard path.count >= minimumCells else {
             throw CredentialError.patternTooShort(minimum: minimumCells, got: path.count)
         }
         self.grid = grid
-        self.cells = SecretBytes(path)
+        self.cells = SecretBytes(path.map { UInt8($0) })
     }
 
     /// Parses typed text on a grid of `expectedGrid` cells per side:
     /// `1-5-9-6`, `1 5 9 6`, `1,5,9,6`, `1596` (only when R² ≤ 9), or the
     /// canonical `R:1-5-9-6` (whose R must match).
     public init(parsing input: SecretBytes, expectedGrid: PatternGrid, minimumCells: Int) throws {
+        var cells = try Pattern.typedCells(parsing: input, expectedGrid: expectedGrid)
+        defer { for index in cells.indices { cells[index] = 0 } }
+        try self.init(grid: expectedGrid, typedCells: cells, minimumCells: minimumCells)
+    }
+
+    /// The cell numbers of typed text, as written (before the gap rule):
+    /// the forms `init(parsing:)` takes. A terminal pad draws them as typed.
+    public static func typedCells(parsing input: SecretBytes, expectedGrid: PatternGrid) throws -> [Int] {
         let text = input.trimmingWhitespace()
         guard !text.isEmpty else { throw CredentialError.empty }
         // Split into runs of digits; a run longer than 3 digits can only be the
@@ -105,9 +101,8 @@ public struct Pattern: Sendable {
                 return digits.reduce(0) { $0 * 10 + $1 }
             }
         }
-        defer { for index in cells.indices { cells[index] = 0 } }
         guard cells.count <= expectedGrid.cellCount else { throw CredentialError.patternTooLong(grid: expectedGrid.size) }
-        try self.init(grid: expectedGrid, typedCells: cells, minimumCells: minimumCells)
+        return cells
     }
 
     /// The canonical text `R:c1-c2-…`, the form that is hashed.

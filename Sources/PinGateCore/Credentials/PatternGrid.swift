@@ -30,6 +30,16 @@ public struct PatternGrid: Equatable, Sendable {
         }
     }
 
+    /// The gap rule for one step: the cells taking `cell` adds after `path`,
+    /// which are the unvisited cells between the path's last cell and `cell`,
+    /// then `cell`. Throws if `cell` is outside the grid or already in `path`.
+    public func cellsAdded(taking cell: Int, after path: [Int]) throws(CredentialError) -> [Int] {
+        guard (1...cellCount).contains(cell) else { throw .patternCellOutsideGrid(cell: cell, grid: size) }
+        guard !path.contains(cell) else { throw .patternCellRepeated(cell: cell) }
+        guard let last = path.last else { return [cell] }
+        return cellsBetween(last, cell).filter { !path.contains($0) } + [cell]
+    }
+
     /// The legend shown before a pattern prompt: the cell numbers laid out.
     public func legend() -> [String] {
         let width = String(cellCount).count

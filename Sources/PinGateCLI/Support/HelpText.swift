@@ -16,7 +16,7 @@ enum HelpText {
 
     /// "Options:" (or `heading`) then one row per option: the names in a
     /// column, each description wrapped beside them with a hanging indent.
-    static func options(_ rows: [(names: String, description: String)], heading: String? = nil) -> String {
+    static func options(_ rows: [HelpRow], heading: String? = nil) -> String {
         let nameWidth = rows.map { Localization.displayWidth($0.names) }.max() ?? 0
         let indent = String(repeating: " ", count: 2 + nameWidth + 3)
         let lines = rows.map { row in
@@ -25,5 +25,13 @@ enum HelpText {
                 + description.joined(separator: "\n" + indent)
         }
         return ([heading ?? L("Options:")] + lines).joined(separator: "\n")
+    }
+
+    /// "Global options:" (the same after every command's help): short rows,
+    /// not wrapped, descriptions four columns after the longest names.
+    static func globalOptions(_ rows: [HelpRow]) -> String {
+        let nameWidth = rows.map { Localization.displayWidth($0.names) }.max() ?? 0
+        let lines = rows.map { "  " + Localization.padded($0.names, to: nameWidth + 4) + $0.description }
+        return ([L("Global options:")] + lines).joined(separator: "\n")
     }
 }

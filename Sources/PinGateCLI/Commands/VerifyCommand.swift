@@ -5,36 +5,35 @@ import PinGateCore
 struct VerifyCommand: Command {
     static let name = "verify"
     static var abstract: String { L("check a PIN or pattern (a counted attempt)") }
-    static let usage = "pingate verify USER [--stdin]"
     static var discussion: String {
-        HelpText.compose(
-            HelpText.paragraph(L("Asks for USER's PIN or pattern and checks it with the verifier, exactly as a login would: the attempt is counted first, a wrong one moves the user toward a timeout, a right one clears the failures. Root may check any user; other users only themselves (through %s).", HelperClient.installedPath)),
-            HelpText.options([("--stdin", L("read the secret as one line from standard input"))]),
-            HelpText.paragraph(L("Exit status: 0 correct; 1 wrong, locked, disabled, or not a well-formed secret (not counted); 2 usage; 3 another user; 4 no such user or not enrolled; 5 store or configuration error; 130 cancelled.")))
+        HelpText.paragraph(L("Asks for USER's PIN or pattern and checks it with the verifier, exactly as a login would: the attempt is counted first, a wrong one moves the user toward a timeout, a right one clears the failures. Root may check any user; other users only themselves (through %s).", HelperClient.installedPath))
     }
-    static let spec = ArgumentSpec(positionals: 1) + StdinOption.spec
+    static var exitStatuses: String? {
+        HelpText.paragraph(L("Exit status: 0 correct; 1 wrong, locked, disabled, or not a well-formed secret (not counted); 2 usage; 3 another user; 4 no such user or not enrolled; 5 store or configuration error; 130 cancelled."))
+    }
 
-    let userName: String?
-    let stdin: StdinOption
-    let locations: StoreOptions
+    struct Arguments: ArgumentGroup {
+        let user = Positional.user(required: true)
+        let stdin = StdinOption(help: L("read the secret as one line from standard input"))
+    }
+    static let arguments = Arguments()
+
+    let userName: String
+    let stdin: Bool
+    let locations: Locations
 
     init(_ arguments: ParsedArguments) throws {
-        userName = arguments.positional(0)
-        stdin = StdinOption(arguments)
-        locations = StoreOptions(arguments)
+        userName = arguments[Self.arguments.user] ?? ""
+        stdin = arguments[Self.arguments.stdin.flag]
+        locations = Locations(arguments)
     }
 
     func validate(caller: Caller) throws {
-        guard let userName else { throw CLIError.usage(L("missing USER"), usageLine(Self.usage)) }
-        guard !caller.isRoot else { return }
-        if try lookUpUser(userName).uid != caller.uid {
-            throw CLIError.mustBeRoot("verify of another user")
-        }
-        if locations.isOverridden { throw CLIError(status: .permission, message: "--store and --config are for root only") }
+        try caller.requireSelfOrRoot(userName) { L("checking another user's credential must be run as root (try: sudo pingate verify %s)", $0) }
     }
 
     func run(caller: Caller) throws -> ExitStatus {
-        let user = try lookUpUser(userName ?? "")
+        let user = try lookUpUser(userName)
         let uid = UInt32(user.uid)
         let policy = try locations.policy()
         let entry = try SecretEntries.make(stdin: stdin, usage: usageLine(Self.usage))

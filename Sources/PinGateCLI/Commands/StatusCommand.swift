@@ -10,31 +10,31 @@ import PinGateCore
 struct StatusCommand: Command {
     static let name = "status"
     static var abstract: String { L("show a user's credential and lockout state") }
-    static let usage = "pingate status [USER] [--json]"
     static var discussion: String {
-        HelpText.compose(
-            HelpText.paragraph(L("Shows whether USER (default: yourself) has a PIN or a pattern, the failure count, any timeout or disable, and when the credential was created, changed, last failed and last succeeded. Never the hash. Root reads the store; other users may ask only about themselves, through %s, which does not report the times (null in JSON).", HelperClient.installedPath)),
-            HelpText.options([("--json", L("one JSON object: user, uid, enrolled, kind (\"pin\", \"pattern\" or null), grid (null for a PIN), failures, attempts_left, locked_seconds, locked_until, disabled, created, changed, last_failure, last_success (Unix seconds or null), error"))]),
-            HelpText.paragraph(L("Exit status: 0 enrolled (locked or not); 3 another user's status; 4 no such user or not enrolled; 5 store or configuration error.")))
+        HelpText.paragraph(L("Shows whether USER (default: yourself) has a PIN or a pattern, the failure count, any timeout or disable, and when the credential was created, changed, last failed and last succeeded. Never the hash. Root reads the store; other users may ask only about themselves, through %s, which does not report the times (null in JSON).", HelperClient.installedPath))
     }
-    static let spec = ArgumentSpec(positionals: 1) + JSONOption.spec
+    static var exitStatuses: String? {
+        HelpText.paragraph(L("Exit status: 0 enrolled (locked or not); 3 another user's status; 4 no such user or not enrolled; 5 store or configuration error."))
+    }
+
+    struct Arguments: ArgumentGroup {
+        let user = Positional.user(required: false)
+        let json = JSONOption(help: L("one JSON object: user, uid, enrolled, kind (\"pin\", \"pattern\" or null), grid (null for a PIN), failures, attempts_left, locked_seconds, locked_until, disabled, created, changed, last_failure, last_success (Unix seconds or null), error"))
+    }
+    static let arguments = Arguments()
 
     let userName: String?
-    let json: JSONOption
-    let locations: StoreOptions
+    let json: Bool
+    let locations: Locations
 
     init(_ arguments: ParsedArguments) throws {
-        userName = arguments.positional(0)
-        json = JSONOption(arguments)
-        locations = StoreOptions(arguments)
+        userName = arguments[Self.arguments.user]
+        json = arguments[Self.arguments.json.flag]
+        locations = Locations(arguments)
     }
 
     func validate(caller: Caller) throws {
-        guard !caller.isRoot else { return }
-        if let userName, try lookUpUser(userName).uid != caller.uid {
-            throw CLIError(status: .permission, message: "only root can see another user's status (try: sudo pingate status \(userName))")
-        }
-        if locations.isOverridden { throw CLIError(status: .permission, message: "--store and --config are for root only") }
+        try caller.requireSelfOrRoot(userName) { L("only root can see another user's status (try: sudo pingate status %s)", $0) }
     }
 
     func run(caller: Caller) throws -> ExitStatus {
@@ -48,7 +48,7 @@ struct StatusCommand: Command {
             let answer = try helperCall { () throws(HelperClientError) in try HelperClient().status(of: user.name) }
             report = try StatusReport(user: user.name, uid: UInt32(user.uid), helperAnswer: answer)
         }
-        if json.enabled {
+        if json {
             Output.line(report.json.text)
         } else {
             report.lines.forEach(Output.line)

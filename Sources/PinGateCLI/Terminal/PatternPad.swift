@@ -46,7 +46,10 @@ struct PatternPad {
                         terminal.bell()
                         continue
                     }
-                    let text = state.typed.isEmpty ? canonicalText(path.cells) : state.typed.bytes()
+                    // A drawn path is already normalised: the core writes its canonical text.
+                    let text = try state.typed.isEmpty
+                        ? Pattern(grid: grid, typedCells: path.cells, minimumCells: minimumCells).canonicalText()
+                        : state.typed.bytes()
                     finish(replacing: shown, note: L("pattern entered"))
                     return text
                 case let key:
@@ -75,16 +78,6 @@ struct PatternPad {
         var text = "\u{1B}[\(previous)A\r\u{1B}[J"
         text += "    (\(note))\n\u{1B}[?25h"
         terminal.write(text)
-    }
-
-    private func canonicalText(_ cells: [Int]) -> SecretBytes {
-        let buffer = SecretBuffer(capacity: 4 + 3 * grid.cellCount)
-        buffer.append("\(grid.size):")
-        for (index, cell) in cells.enumerated() {
-            if index > 0 { buffer.append(UInt8(ascii: "-")) }
-            buffer.append(String(cell))
-        }
-        return buffer.bytes()
     }
 
     /// The pad's state between keys.

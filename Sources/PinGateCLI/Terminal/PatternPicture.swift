@@ -51,9 +51,9 @@ struct PatternPicture {
     }
 }
 
-/// A path being drawn, with the gap rule applied as it grows: taking b after a
-/// first takes the unvisited cells between them (PatternGrid.cellsBetween),
-/// exactly as `Pattern` normalises typed cells.
+/// A path being drawn, with the core's gap rule applied as it grows
+/// (`PatternGrid.cellsAdded`): taking b after a first takes the unvisited
+/// cells between them, exactly as `Pattern` normalises typed cells.
 struct PatternPath {
     let grid: PatternGrid
     private(set) var cells: [Int] = []
@@ -64,13 +64,9 @@ struct PatternPath {
 
     /// Takes `cell`; false (and no change) if it is outside or already used.
     mutating func take(_ cell: Int) -> Bool {
-        guard (1...grid.cellCount).contains(cell), !cells.contains(cell) else { return false }
-        let before = cells.count
-        if let last = cells.last {
-            cells += grid.cellsBetween(last, cell).filter { !cells.contains($0) }
-        }
-        cells.append(cell)
-        takes.append(cells.count - before)
+        guard let added = try? grid.cellsAdded(taking: cell, after: cells) else { return false }
+        cells += added
+        takes.append(added.count)
         return true
     }
 
@@ -85,29 +81,20 @@ struct PatternPath {
         takes = []
     }
 
-    /// Cells from typed text such as "1-5-9-6", "1,5" or, on grids of at most
-    /// 9 cells, "1596". Stops at the first cell that cannot be taken.
+    /// The path of text being typed, read by the core's parser (`Pattern.typedCells`)
+    /// with a trailing separator still to be followed by a cell. Not valid
+    /// when the text does not parse or a cell cannot be taken; the path then
+    /// stops before it.
     static func fromTyped(_ text: SecretBuffer, grid: PatternGrid) -> (path: PatternPath, valid: Bool) {
         var path = PatternPath(grid: grid)
-        var number = 0
-        var digits = 0
-        var valid = true
-        func finish() {
-            if digits > 0, valid { valid = path.take(number) }
-            number = 0; digits = 0
-        }
-        for index in 0..<text.count {
-            let byte = text[index]
-            if (0x30...0x39).contains(byte) {
-                if grid.cellCount <= 9, digits == 1 { finish() }
-                number = number * 10 + Int(byte - 0x30)
-                digits += 1
-            } else {
-                finish()
-            }
-        }
-        finish()
-        number = 0
-        return (path, valid)
+        var end = text.count
+        while end > 0, [UInt8(ascii: "-"), UInt8(ascii: ",")].contains(text[end - 1]) { end -= 1 }
+        guard end > 0 else { return (path, true) }
+        let typed = text.bytes()
+        let complete = typed.withUnsafeBytes { SecretBytes(copying: UnsafeRawBufferPointer(rebasing: $0[0..<end])) }
+        guard var cells = try? Pattern.typedCells(parsing: complete, expectedGrid: grid) else { return (path, false) }
+        defer { for index in cells.indices { cells[index] = 0 } }
+        for cell in cells where !path.take(cell) { return (path, false) }
+        return (path, true)
     }
 }

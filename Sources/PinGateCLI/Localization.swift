@@ -9,14 +9,14 @@ import Glibc
 /// `%s` or `%d` where a value goes (a translation may reorder them as
 /// `%2$s`). po/Makefile extracts those literals with xgettext as C, which
 /// is why they hold no interpolation and span one line.
-enum Localization {
+public enum Localization {
     static let domain = "pingate"
     static let defaultDirectory = "/usr/share/locale"
 
     /// Once, first thing: the user's locale, and the catalogues in the system
     /// directory or in PINGATE_LOCALEDIR (for tests; pingate is not set-id,
     /// and `format` never hands a catalogue's text to printf).
-    static func start() {
+    public static func start() {
         setlocale(LC_ALL, "")
         var directory = defaultDirectory
         if let override = getenv("PINGATE_LOCALEDIR"), override.pointee != 0 {

@@ -7,25 +7,25 @@ import PinGateCore
 struct ListCommand: Command {
     static let name = "list"
     static var abstract: String { L("list enrolled users (root)") }
-    static let usage = "pingate list [--json]"
     static var discussion: String {
-        HelpText.compose(
-            HelpText.paragraph(L("Lists every user with a record in the store: name, uid, kind, failures and state (active, locked, disabled, or error for a record that cannot be read — 'pingate doctor' says how to fix it).")),
-            HelpText.options([("--json", L("an array of the objects 'pingate status --json' prints"))]),
-            HelpText.paragraph(L("Exit status: 0 listed (even if empty); 3 not root; 5 store or configuration error, or an unreadable record.")))
+        HelpText.paragraph(L("Lists every user with a record in the store: name, uid, kind, failures and state (active, locked, disabled, or error for a record that cannot be read — 'pingate doctor' says how to fix it)."))
     }
-    static let spec = JSONOption.spec
+    static var exitStatuses: String? {
+        HelpText.paragraph(L("Exit status: 0 listed (even if empty); 3 not root; 5 store or configuration error, or an unreadable record."))
+    }
+    static let requiresRoot = true
 
-    let json: JSONOption
-    let locations: StoreOptions
+    struct Arguments: ArgumentGroup {
+        let json = JSONOption(help: L("an array of the objects 'pingate status --json' prints"))
+    }
+    static let arguments = Arguments()
+
+    let json: Bool
+    let locations: Locations
 
     init(_ arguments: ParsedArguments) throws {
-        json = JSONOption(arguments)
-        locations = StoreOptions(arguments)
-    }
-
-    func validate(caller: Caller) throws {
-        try caller.requireRoot(Self.name)
+        json = arguments[Self.arguments.json.flag]
+        locations = Locations(arguments)
     }
 
     func run(caller: Caller) throws -> ExitStatus {
@@ -37,7 +37,7 @@ struct ListCommand: Command {
         let reports = try records.map { uid, result in
             try StatusCommand.report(uid: uid, user: names[uid], reading: result, store: store, policy: policy)
         }
-        if json.enabled {
+        if json {
             Output.line(JSON.array(reports.map(\.json)).text)
         } else if reports.isEmpty {
             Output.line(L("no users are enrolled"))

@@ -25,7 +25,7 @@ struct CredentialDialog {
                 try refuse(isPIN ? L("not a well-formed PIN: %s", reason) : L("not a well-formed pattern: %s", reason), last: last)
                 continue
             }
-            if !allowWeak, case let .pin(pin) = credential, let weakness = pin.weakness() {
+            if !allowWeak, let weakness = credential.weakness() {
                 try refuse(L("this PIN is too easy to guess: %s; choose another (root may pass --allow-weak)", weakness.localized), last: last)
                 continue
             }

@@ -2,16 +2,19 @@
 struct HelpCommand: Command {
     static let name = "help"
     static var abstract: String { L("show help for pingate or one of its commands") }
-    static let usage = "pingate help [COMMAND]"
     static var discussion: String {
         HelpText.paragraph(L("Prints the help of COMMAND (as 'pingate COMMAND --help' does), or the list of commands."))
     }
-    static let spec = ArgumentSpec(positionals: 1)
+
+    struct Arguments: ArgumentGroup {
+        let topic = Positional("COMMAND")
+    }
+    static let arguments = Arguments()
 
     let topic: String?
 
     init(_ arguments: ParsedArguments) throws {
-        topic = arguments.positional(0)
+        topic = arguments[Self.arguments.topic]
     }
 
     func validate(caller: Caller) throws {

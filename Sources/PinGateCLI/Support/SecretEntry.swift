@@ -27,9 +27,9 @@ enum SecretEntries {
     /// The terminal pads when stdin and stdout are terminals and TERM can draw;
     /// plain echo-off prompts when only stdin is a terminal; stdin lines for
     /// `--stdin` (echo off if that stdin happens to be a terminal).
-    static func make(stdin: StdinOption, usage: String) throws -> any SecretEntry {
+    static func make(stdin: Bool, usage: String) throws -> any SecretEntry {
         let stdinIsTerminal = isatty(0) == 1
-        if stdin.enabled { return stdinIsTerminal ? EchoOffEntry() : LineEntry() }
+        if stdin { return stdinIsTerminal ? EchoOffEntry() : LineEntry() }
         if TerminalIO.isInteractive { return TerminalEntry(terminal: .standard) }
         if stdinIsTerminal { return EchoOffEntry() }
         throw CLIError.usage(L("standard input is not a terminal; pass --stdin to read the secrets from it"), usage)

@@ -5,49 +5,43 @@ import PinGateCore
 struct ChangeCommand: Command {
     static let name = "change"
     static var abstract: String { L("change your own PIN or pattern (root: anyone's)") }
-    static let usage = "pingate change [USER] [--pin | --pattern [--grid R]] [--stdin] [--allow-weak]"
     static var discussion: String {
-        HelpText.compose(
-            HelpText.paragraph(L("A user other than root proves the current secret first, through %s (the attempt is counted like any other, so the lockout applies), then types the new one twice. Root changes any user's credential without the current one; failures and a lock are cleared. The new credential keeps the current kind unless --pin or --pattern is given. Ctrl-C, Esc or an empty entry cancels with nothing changed.", HelperClient.installedPath)),
-            HelpText.options([
-                ("--pin, --pattern", L("switch to a PIN or a pattern")),
-                ("--grid R", L("pattern grid size, 3 to 6")),
-                ("--stdin", L("read secrets as lines: the current one (not for root), then the new one twice")),
-                ("--allow-weak", L("root only: accept an easily guessed PIN")),
-            ]),
-            HelpText.paragraph(L("Exit status: 0 changed; 1 wrong current secret, locked, disabled, or the new secret refused; 2 usage; 3 another user's credential, or a root-only option; 4 not enrolled; 5 store error; 130 cancelled.")))
+        HelpText.paragraph(L("A user other than root proves the current secret first, through %s (the attempt is counted like any other, so the lockout applies), then types the new one twice. Root changes any user's credential without the current one; failures and a lock are cleared. The new credential keeps the current kind unless --pin or --pattern is given. Ctrl-C, Esc or an empty entry cancels with nothing changed.", HelperClient.installedPath))
     }
-    static let spec = ArgumentSpec(flags: ["--pin", "--pattern", "--allow-weak"], options: ["--grid"], positionals: 1)
-        + StdinOption.spec
+    static var exitStatuses: String? {
+        HelpText.paragraph(L("Exit status: 0 changed; 1 wrong current secret, locked, disabled, or the new secret refused; 2 usage; 3 another user's credential, or a root-only option; 4 not enrolled; 5 store error; 130 cancelled."))
+    }
+
+    struct Arguments: ArgumentGroup {
+        let user = Positional.user(required: false)
+        let kind = CredentialKindOptions(either: L("switch to a PIN or a pattern"), grid: L("pattern grid size, 3 to 6"))
+        let stdin = StdinOption(help: L("read secrets as lines: the current one (not for root), then the new one twice"))
+        let allowWeak = Flag("--allow-weak", rootOnly: true, help: L("root only: accept an easily guessed PIN"))
+    }
+    static let arguments = Arguments()
 
     let userName: String?
     let kind: CredentialKind?
     let gridSize: Int?
     let allowWeak: Bool
-    let stdin: StdinOption
-    let locations: StoreOptions
+    let stdin: Bool
+    let locations: Locations
 
     init(_ arguments: ParsedArguments) throws {
-        let usage = usageLine(Self.usage)
-        userName = arguments.positional(0)
-        guard !(arguments.has("--pin") && arguments.has("--pattern")) else {
-            throw CLIError.usage(L("--pin and --pattern cannot be used together"), usage)
+        let declared = Self.arguments
+        userName = arguments[declared.user]
+        kind = try arguments.choice(declared.kind.kind)
+        gridSize = try arguments.value(declared.kind.grid)
+        guard gridSize == nil || kind != .pin else {
+            throw CLIError.usage(L("%s is for patterns, not with %s", declared.kind.grid.declaration.name, "--pin"), arguments.usage)
         }
-        kind = arguments.has("--pattern") ? .pattern : arguments.has("--pin") ? .pin : nil
-        gridSize = try arguments.integer("--grid", in: PatternGrid.supportedSizes, usage: usage)
-        guard gridSize == nil || kind != .pin else { throw CLIError.usage(L("--grid is for patterns, not with --pin"), usage) }
-        allowWeak = arguments.has("--allow-weak")
-        stdin = StdinOption(arguments)
-        locations = StoreOptions(arguments)
+        allowWeak = arguments[declared.allowWeak]
+        stdin = arguments[declared.stdin.flag]
+        locations = Locations(arguments)
     }
 
     func validate(caller: Caller) throws {
-        guard !caller.isRoot else { return }
-        if let userName, try lookUpUser(userName).uid != caller.uid {
-            throw CLIError(status: .permission, message: "only root can change another user's credential (try: sudo pingate change \(userName))")
-        }
-        if allowWeak { throw CLIError(status: .permission, message: "--allow-weak is for root only") }
-        if locations.isOverridden { throw CLIError(status: .permission, message: "--store and --config are for root only") }
+        try caller.requireSelfOrRoot(userName) { L("only root can change another user's credential (try: sudo pingate change %s)", $0) }
     }
 
     func run(caller: Caller) throws -> ExitStatus {

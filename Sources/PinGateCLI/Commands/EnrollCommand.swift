@@ -4,52 +4,48 @@ import PinGateCore
 struct EnrollCommand: Command {
     static let name = "enroll"
     static var abstract: String { L("give a user a PIN or a pattern (root)") }
-    static let usage = "pingate enroll USER [--pin | --pattern [--grid R]] [--stdin] [--force] [--allow-weak]"
     static var discussion: String {
-        HelpText.compose(
-            HelpText.paragraph(L("Asks for the new secret twice and stores its hash in the user's record. On a terminal a PIN is typed on a pad that shows one ● per digit, and a pattern is drawn on a grid (or typed as 1-5-9-6) and shown for confirmation; Esc or Ctrl-C cancels with nothing changed (exit 130).")),
-            HelpText.options([
-                ("--pin", L("enrol a PIN (the default)")),
-                ("--pattern", L("enrol a pattern")),
-                ("--grid R", L("pattern grid size, 3 to 6 (default: pattern_grid)")),
-                ("--stdin", L("read the new secret twice, one per line, from stdin")),
-                ("--force", L("replace the user's existing credential")),
-                ("--allow-weak", L("accept a PIN that is easy to guess (1111, 1234, …)")),
-            ]),
-            HelpText.paragraph(L("Exit status: 0 enrolled; 1 the secret was refused (malformed, weak, the two entries differ); 2 usage, or already enrolled without --force; 3 not root; 4 no such user; 5 store or configuration error; 130 cancelled.")))
+        HelpText.paragraph(L("Asks for the new secret twice and stores its hash in the user's record. On a terminal a PIN is typed on a pad that shows one ● per digit, and a pattern is drawn on a grid (or typed as 1-5-9-6) and shown for confirmation; Esc or Ctrl-C cancels with nothing changed (exit 130)."))
     }
-    static let spec = ArgumentSpec(flags: ["--pin", "--pattern", "--force", "--allow-weak"], options: ["--grid"], positionals: 1)
-        + StdinOption.spec
+    static var exitStatuses: String? {
+        HelpText.paragraph(L("Exit status: 0 enrolled; 1 the secret was refused (malformed, weak, the two entries differ); 2 usage, or already enrolled without --force; 3 not root; 4 no such user; 5 store or configuration error; 130 cancelled."))
+    }
+    static let requiresRoot = true
 
-    let user: UserOperand
+    struct Arguments: ArgumentGroup {
+        let user = Positional.user(required: true)
+        let kind = CredentialKindOptions(pin: L("enrol a PIN (the default)"), pattern: L("enrol a pattern"),
+                                         grid: L("pattern grid size, 3 to 6 (default: pattern_grid)"))
+        let stdin = StdinOption(help: L("read the new secret twice, one per line, from stdin"))
+        let force = Flag("--force", help: L("replace the user's existing credential"))
+        let allowWeak = Flag("--allow-weak", help: L("accept a PIN that is easy to guess (1111, 1234, …)"))
+    }
+    static let arguments = Arguments()
+
+    let userName: String
     let kind: CredentialKind
     let gridSize: Int?
     let force: Bool
     let allowWeak: Bool
-    let stdin: StdinOption
-    let locations: StoreOptions
+    let stdin: Bool
+    let locations: Locations
 
     init(_ arguments: ParsedArguments) throws {
-        let usage = usageLine(Self.usage)
-        user = UserOperand(arguments)
-        guard !(arguments.has("--pin") && arguments.has("--pattern")) else {
-            throw CLIError.usage(L("--pin and --pattern cannot be used together"), usage)
+        let declared = Self.arguments
+        userName = arguments[declared.user] ?? ""
+        kind = try arguments.choice(declared.kind.kind) ?? .pin
+        gridSize = try arguments.value(declared.kind.grid)
+        guard gridSize == nil || kind == .pattern else {
+            throw CLIError.usage(L("%s needs %s", declared.kind.grid.declaration.name, "--pattern"), arguments.usage)
         }
-        kind = arguments.has("--pattern") ? .pattern : .pin
-        gridSize = try arguments.integer("--grid", in: PatternGrid.supportedSizes, usage: usage)
-        guard gridSize == nil || kind == .pattern else { throw CLIError.usage(L("--grid needs --pattern"), usage) }
-        force = arguments.has("--force")
-        allowWeak = arguments.has("--allow-weak")
-        stdin = StdinOption(arguments)
-        locations = StoreOptions(arguments)
-    }
-
-    func validate(caller: Caller) throws {
-        try user.validate(caller: caller, command: Self.name, usage: Self.usage)
+        force = arguments[declared.force]
+        allowWeak = arguments[declared.allowWeak]
+        stdin = arguments[declared.stdin.flag]
+        locations = Locations(arguments)
     }
 
     func run(caller: Caller) throws -> ExitStatus {
-        let user = try self.user.lookUp()
+        let user = try lookUpUser(userName)
         let policy = try locations.policy()
         let store = try locations.store()
         let uid = UInt32(user.uid)

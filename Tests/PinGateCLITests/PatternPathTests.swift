@@ -1,0 +1,44 @@
+@testable import PinGateCLI
+import PinGateCore
+import Testing
+
+/// The pattern pad's path follows the core's gap rule and typed-text parser.
+@Suite struct PatternPathTests {
+    let grid = try! PatternGrid(size: 3)
+
+    func typed(_ text: String) -> (cells: [Int], valid: Bool) {
+        let buffer = SecretBuffer(capacity: 64)
+        buffer.append(text)
+        let result = PatternPath.fromTyped(buffer, grid: grid)
+        return (result.path.cells, result.valid)
+    }
+
+    @Test func drawingAcrossACellTakesItFirst() {
+        var path = PatternPath(grid: grid)
+        #expect(path.take(1) && path.take(3))
+        #expect(path.cells == [1, 2, 3])
+        path.undo()
+        #expect(path.cells == [1])
+    }
+
+    @Test func aTakenCellCannotBeTakenAgain() {
+        var path = PatternPath(grid: grid)
+        #expect(path.take(5) && !path.take(5) && !path.take(10))
+    }
+
+    @Test func typedTextIsReadAsTheCoreReadsIt() {
+        #expect(typed("1-9").cells == [1, 5, 9])
+        #expect(typed("159").cells == [1, 5, 9])
+        #expect(typed("1,5-").cells == [1, 5])
+        #expect(typed("1-5-1").valid == false)
+        #expect(typed("1-5-1").cells == [1, 5])
+        #expect(typed("1--5").valid == false)
+    }
+
+    @Test func aDrawnPathHasTheCanonicalTextOfThePattern() throws {
+        var path = PatternPath(grid: grid)
+        _ = path.take(1); _ = path.take(9); _ = path.take(6)
+        let pattern = try Pattern(grid: grid, typedCells: path.cells, minimumCells: 4)
+        #expect(String(decoding: (0..<pattern.canonicalText().count).map { pattern.canonicalText()[$0] }, as: UTF8.self) == "3:1-5-9-6")
+    }
+}
