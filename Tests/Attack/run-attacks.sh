@@ -29,6 +29,7 @@ source "$ATTACK_DIR/scenarios/store.sh"
 source "$ATTACK_DIR/scenarios/process.sh"
 source "$ATTACK_DIR/scenarios/input.sh"
 source "$ATTACK_DIR/scenarios/pam.sh"
+source "$ATTACK_DIR/scenarios/deadlines.sh"
 
 SCALE="${ATTACK_SCALE:-ci}"
 case "$SCALE" in ci|full) ;; *) echo "ATTACK_SCALE must be ci or full" >&2; exit 2 ;; esac
@@ -39,7 +40,7 @@ SCENARIOS=(
     attack_parallel_wrong_guesses attack_sigkill_at_random_moments attack_clock_rollback_and_reboot
     attack_store_tampering attack_user_rewrites_own_record attack_disk_full attack_hostile_environment
     attack_hostile_limits attack_bad_input attack_other_users_record attack_pam_module_asan
-    attack_pam_module_valgrind
+    attack_pam_module_valgrind attack_stopped_helper
 )
 for scenario in "${SCENARIOS[@]}"; do
     if [ $# -gt 0 ]; then
