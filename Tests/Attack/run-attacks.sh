@@ -32,18 +32,22 @@ source "$ATTACK_DIR/scenarios/pam.sh"
 source "$ATTACK_DIR/../IntegrationTests/session_lib.sh"
 source "$ATTACK_DIR/scenarios/owner.sh"
 source "$ATTACK_DIR/scenarios/stacks.sh"
+source "$ATTACK_DIR/scenarios/deadlines.sh"
 
 SCALE="${ATTACK_SCALE:-ci}"
 case "$SCALE" in ci|full) ;; *) echo "ATTACK_SCALE must be ci or full" >&2; exit 2 ;; esac
 
 attack_preflight || exit 1
-# Every scenario function is named attack_*, in the order of DESIGN.md's threats.
+# Every scenario function is named attack_*, grouped by threat: the lockout's
+# counting, the store, the process, the input, the module, then who may spend
+# a PIN, from where, and what waits.
 SCENARIOS=(
     attack_parallel_wrong_guesses attack_sigkill_at_random_moments attack_clock_rollback_and_reboot
     attack_wall_clock_set_forward attack_store_tampering attack_user_rewrites_own_record attack_disk_full attack_hostile_environment
     attack_hostile_limits attack_bad_input attack_other_users_record attack_pam_module_asan
     attack_pam_module_valgrind attack_other_user_spends_the_pin attack_pin_passed_on_as_password
-    attack_remote_session_without_rhost attack_user_stops_the_lockers_helper attack_enable_skips_a_second_factor
+    attack_remote_session_without_rhost attack_stopped_helper attack_user_stops_the_lockers_helper
+    attack_enable_skips_a_second_factor
 )
 for scenario in "${SCENARIOS[@]}"; do
     if [ $# -gt 0 ]; then

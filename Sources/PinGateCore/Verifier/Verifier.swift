@@ -23,7 +23,8 @@
 /// a lock): every lock wait before the count shares one `LockWait` deadline.
 /// A writer lock still held then is a store error naming the holder, and
 /// verifications still in flight then leave the lockout to answer `locked`.
-/// Either way nothing is counted.
+/// Either way nothing is counted. (The clear after a success has a deadline
+/// of its own; if it passes, the attempt stays counted: fail closed.)
 public struct Verifier: Sendable {
     public let store: Store
     public let policy: Policy
