@@ -10,7 +10,12 @@
 # so a regression fails here instead of hanging the suite.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/sandbox.sh"
+source "$(dirname "$0")/stack_lib.sh"
 sandbox_enter "$@"
+
+private_sudo_rundir
+sudo_stack
+write_service "$SANDBOX/locker-conf" i3lock "$(module_line)" "$(next_line)"
 
 DEBUG_HELPER="$DEBUG_BIN/pingate-verify"
 LOCK_WAIT_MS=2000
@@ -89,6 +94,44 @@ test_a_helper_stopped_holding_the_lock_costs_a_later_verify_the_deadline_and_cou
         timed_verify 0427
         assert_eq ok "$ANSWER" "a verify once the stopped helper is gone (stopped at $step)"
     done
+}
+
+# The callers people use: sudo (the module as root) and a user-run locker
+# (the module as the user). Behind a helper stopped holding the lock, the PIN
+# path answers within the lock wait and the password still works.
+test_sudo_behind_a_stopped_helper_goes_on_to_the_password_within_the_deadline() {
+    [ -x "$DEBUG_HELPER" ] || fail "no debug helper"
+    command -v sudo >/dev/null || fail "sudo is not installed"
+    trap kill_stopped_helpers EXIT
+    enroll_pin pgalice 0427
+    local pid start err rc=0
+    pid="$(stop_helper_at locked 1111)"
+    start="$(now_ms)"
+    err=$(printf '0427\n%s\n' "$TEST_PASSWORD" | timeout 20 setpriv --reuid=61001 --regid=61001 --clear-groups \
+        --reset-env -- sudo -S -k true 2>&1 >/dev/null) || rc=$?
+    MS=$(( $(now_ms) - start ))
+    end_helper "$pid"
+    assert_eq 0 "$rc" "sudo exit status (stderr: $err)"
+    assert_contains "$err" "PIN: " "sudo's prompts"
+    assert_contains "$err" "password for pgalice" "sudo's prompts"
+    assert_within_deadline "sudo behind a helper stopped holding the lock"
+    assert_eq 0 "$(failures pgalice)" "failures"
+}
+
+test_a_user_run_locker_behind_a_stopped_helper_answers_within_the_deadline() {
+    [ -x "$DEBUG_HELPER" ] || fail "no debug helper"
+    trap kill_stopped_helpers EXIT
+    enroll_pin pgalice 0427
+    local pid start
+    pid="$(stop_helper_at counted 1111)"
+    start="$(now_ms)"
+    out=$(printf '0427\n' | timeout 20 setpriv --reuid=61001 --regid=61001 --clear-groups --reset-env -- \
+        "$HARNESS" --confdir "$SANDBOX/locker-conf" --service i3lock --user pgalice) || true
+    MS=$(( $(now_ms) - start ))
+    end_helper "$pid"
+    assert_eq PAM_AUTHINFO_UNAVAIL "$(result)" "the locker's result (transcript: $out)"
+    assert_within_deadline "a locker behind a helper stopped holding the lock"
+    assert_eq 1 "$(failures pgalice)" "failures (the stopped helper's own attempt, counted before it stopped)"
 }
 
 test_status_never_waits_for_a_stopped_helper() {
