@@ -2,11 +2,11 @@
 public enum RootCommand {
     static let version = "0.1.0"
 
-    static let commands: [any Command.Type] = [
+    static var commands: [any Command.Type] { [
         EnrollCommand.self, ChangeCommand.self, RemoveCommand.self, StatusCommand.self,
         UnlockCommand.self, ListCommand.self, VerifyCommand.self, PolicyCommand.self,
         DoctorCommand.self, HelpCommand.self,
-    ]
+    ] }
 
     /// What `pingate` alone takes before a command.
     struct Arguments: ArgumentGroup {

@@ -5,7 +5,8 @@ import Glibc
 /// bug reports. Under xss-lock, stderr goes to the session's log.
 enum Diagnostics {
     static let tracing = getenv("PINGATE_LOCK_DEBUG").map { String(cString: $0) == "1" } ?? false
-    static var role = "pingate-lock"
+    /// Which of the two processes speaks: the UI child is started with --ui-child.
+    static let role = CommandLine.arguments.contains("--ui-child") ? "pingate-lock[ui]" : "pingate-lock"
 
     static func error(_ message: String) {
         write(line: "\(role): \(message)\n")
@@ -67,4 +68,9 @@ func makePipe(_ ends: inout [Int32]) -> Bool {
     setCloseOnExec(ends[0])
     setCloseOnExec(ends[1])
     return true
+}
+
+/// One line on stdout, unbuffered (help and version).
+func printLine(_ text: String) {
+    _ = writeAll(1, Array((text + "\n").utf8))
 }

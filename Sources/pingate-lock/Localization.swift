@@ -8,16 +8,17 @@ import Glibc
 /// extract it as C.
 enum Localization {
     static let domain = "pingate"
-    static var directory = "/usr/share/locale"
+    /// The catalogues: the system directory, or PINGATE_LOCALEDIR
+    /// (pingate-lock runs as the user and is not set-id, so the environment
+    /// may choose).
+    static let directory: String = {
+        if let override = getenv("PINGATE_LOCALEDIR"), override.pointee != 0 { return String(cString: override) }
+        return "/usr/share/locale"
+    }()
 
-    /// Once, first thing: the user's locale, and the catalogues in the system
-    /// directory or in PINGATE_LOCALEDIR (pingate-lock runs as the user and is
-    /// not set-id, so the environment may choose).
+    /// Once, first thing: the user's locale and the catalogues.
     static func start() {
         setlocale(LC_ALL, "")
-        if let override = getenv("PINGATE_LOCALEDIR"), override.pointee != 0 {
-            directory = String(cString: override)
-        }
         rebind()
     }
 

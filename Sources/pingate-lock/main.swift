@@ -20,12 +20,12 @@ case "--ui-child"?:
     }
     exit(UIProcess(coverWindow: window).run())
 case "-h"?, "--help"?:
-    print(L("usage: pingate-lock [--help] [--version]"))
-    print(L("Locks the X11 session until you enter your PinGate PIN or pattern, or your password."))
-    print(L("Use it with xss-lock to lock on idle and before suspend: xss-lock --transfer-sleep-lock -- pingate-lock"))
+    printLine(L("usage: pingate-lock [--help] [--version]"))
+    printLine(L("Locks the X11 session until you enter your PinGate PIN or pattern, or your password."))
+    printLine(L("Use it with xss-lock to lock on idle and before suspend: xss-lock --transfer-sleep-lock -- pingate-lock"))
     exit(0)
 case "--version"?:
-    print("pingate-lock 0.1.0")
+    printLine("pingate-lock 0.1.0")
     exit(0)
 case nil:
     exit(Locker().run())

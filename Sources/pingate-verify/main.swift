@@ -3,13 +3,12 @@
 // why it exists (a screen locker runs PAM as the user, who cannot read the
 // store). It is small on purpose: harden, read, check the caller, verify.
 import Glibc
+import PinGateCore
 
 let testSeams = TestSeams.captureBeforeHardening()
 ProcessHardening.apply()
 let answer = HelperMain.run(arguments: Array(CommandLine.arguments.dropFirst()), seams: testSeams)
-answer.line.utf8CString.withUnsafeBufferPointer { line in
-    _ = fputs(line.baseAddress!, stdout)
-}
-fputs("\n", stdout)
-fflush(stdout)
+// One write(2) of the whole line: no stdio buffer, and a caller that closed
+// the pipe costs only this answer (SIGPIPE is ignored).
+try? FileDescriptor.standardOutput.writeAll(Array((answer.line + "\n").utf8))
 exit(answer.exitCode.rawValue)

@@ -84,13 +84,13 @@ struct Flag: DeclaredArgument {
 /// when the text does not fit.
 struct Option<Value>: DeclaredArgument {
     let declaration: ArgumentDeclaration
-    let convert: (String) -> Value?
+    let convert: @Sendable (String) -> Value?
     /// The usage error for a value `convert` refused.
-    let refusal: (_ name: String, _ text: String) -> String
+    let refusal: @Sendable (_ name: String, _ text: String) -> String
 
     init(_ name: String, value valueName: String, rootOnly: Bool = false, help: String? = nil,
-         convert: @escaping (String) -> Value?,
-         refusal: @escaping (_ name: String, _ text: String) -> String) {
+         convert: @escaping @Sendable (String) -> Value?,
+         refusal: @escaping @Sendable (_ name: String, _ text: String) -> String) {
         declaration = ArgumentDeclaration(names: [name], kind: .option(valueName: valueName), help: help, rootOnly: rootOnly)
         self.convert = convert
         self.refusal = refusal
@@ -168,3 +168,7 @@ extension ArgumentGroup {
 
 /// A command without arguments of its own.
 struct NoArguments: ArgumentGroup {}
+
+// Declarations are built once, as `static let` members of the commands.
+extension Option: Sendable {}
+extension FlagChoice: Sendable where Value: Sendable {}

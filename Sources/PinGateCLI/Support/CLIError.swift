@@ -1,7 +1,7 @@
 import PinGateCore
 
 /// The exit statuses of `pingate`, listed in docs/design.md and documented in pingate(8).
-public enum ExitStatus: Int32 {
+public enum ExitStatus: Int32, Sendable {
     case ok = 0
     /// Verification failed, locked, disabled, or a new credential was refused
     /// (mismatch, weak, malformed).

@@ -1,20 +1,32 @@
 import Glibc
+import PinGateCore
 
-/// Where the CLI writes: results to stdout, errors and prompts-without-a-tty to stderr.
+/// Where the CLI writes: results to stdout, errors and prompts-without-a-tty
+/// to stderr. Every write is a write(2) of whole text on the descriptor — no
+/// stdio buffers, so stdout and stderr interleave in the order written.
 enum Output {
     static func line(_ text: String) {
-        print(text)
+        write(text + "\n", to: .standardOutput)
     }
 
     static func error(_ text: String) {
-        fflush(stdout)
-        fputs("pingate: \(text)\n", stderr)
+        write("pingate: \(text)\n", to: .standardError)
     }
 
     /// Text for stderr without the "pingate: " prefix (usage lines).
     static func rawError(_ text: String) {
-        fflush(stdout)
-        fputs(text + "\n", stderr)
+        write(text + "\n", to: .standardError)
+    }
+
+    /// `text` as it is (a prompt, a picture) on stderr, where prompts go when
+    /// stdout may be a pipe.
+    static func prompt(_ text: String) {
+        write(text, to: .standardError)
+    }
+
+    /// A closed or full descriptor loses the text, not the command.
+    static func write(_ text: String, to descriptor: FileDescriptor) {
+        try? descriptor.writeAll(Array(text.utf8))
     }
 
     /// Unix seconds as local "YYYY-MM-DD HH:MM:SS", or "never" for 0.

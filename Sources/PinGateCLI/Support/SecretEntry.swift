@@ -58,19 +58,19 @@ struct EchoOffEntry: SecretEntry {
 
     func read(_ prompt: SecretPrompt) throws -> SecretBytes? {
         if prompt.kind == .pattern {
-            fputs(L("Cells are numbered:") + "\n" + prompt.grid.legend().map { "    " + $0 + "\n" }.joined(), stderr)
+            Output.prompt(L("Cells are numbered:") + "\n" + prompt.grid.legend().map { "    " + $0 + "\n" }.joined())
         }
-        fputs(prompt.text + ": ", stderr)
+        Output.prompt(prompt.text + ": ")
         let line = try TerminalMode.echoOff.with(descriptor: 0) { readSecretLine(from: 0) }
         guard let line, !line.trimmingWhitespace().isEmpty else { return nil }
         return line
     }
 
-    func notice(_ text: String) { fputs(text + "\n", stderr) }
+    func notice(_ text: String) { Output.prompt(text + "\n") }
 
     func confirm(_ pattern: Pattern) throws -> Bool {
         let picture = PatternPicture(grid: pattern.grid, path: pattern.cellNumbers)
-        fputs(L("Your pattern:") + "\n" + picture.lines().joined(separator: "\n") + "\n" + L("Save it? [y/N] "), stderr)
+        Output.prompt(L("Your pattern:") + "\n" + picture.lines().joined(separator: "\n") + "\n" + L("Save it? [y/N] "))
         let answer = readSecretLine(from: 0)
         guard let answer, answer.count > 0 else { return false }
         return answer[0] == UInt8(ascii: "y") || answer[0] == UInt8(ascii: "Y")

@@ -76,7 +76,6 @@ struct TerminalIO {
     }
 
     func write(_ text: String) {
-        fflush(stdout)
         var bytes = Array(text.utf8)
         var done = 0
         while done < bytes.count {

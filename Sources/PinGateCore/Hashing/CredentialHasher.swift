@@ -30,7 +30,8 @@ public struct CredentialHasher: Sendable {
                 UInt64(secret.count), parameters.operations, parameters.memoryBytes)
         }
         guard status == 0 else { throw HashingError.outOfMemory(bytes: parameters.memoryBytes) }
-        return String(cString: output)
+        let length = output.firstIndex(of: 0) ?? output.count
+        return String(decoding: output[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// True when `credential` matches `hash`, false when it does not (or the

@@ -29,7 +29,6 @@ final class UIProcess {
 
     init(coverWindow: UInt) {
         self.coverWindow = Window(coverWindow)
-        Diagnostics.role = "pingate-lock[ui]"
     }
 
     func run() -> Int32 {
