@@ -133,6 +133,15 @@ public final class RecordFile {
 
     public func unlock() { descriptor.unlock() }
 
+    /// Runs `body` holding the writer lock, and releases it on every way out.
+    /// Returns nil, without running `body`, if root replaced or removed the
+    /// record meanwhile (see `lock(until:)`).
+    public func withLock<Result>(until deadline: Deadline = LockWait.deadline(), _ body: () throws -> Result) throws -> Result? {
+        guard try lock(until: deadline) else { return nil }
+        defer { unlock() }
+        return try body()
+    }
+
     /// Marks this process's verification as in flight until `endVerification`.
     /// The marks are shared locks, and nobody takes the byte exclusively (see
     /// `waitForVerificationsInFlight`), so this does not wait in practice;

@@ -143,12 +143,15 @@ public struct Store: Sendable {
         for _ in 0..<3 {
             let outcome: UserRecord?? = try withRecord(uid: uid, writable: true) { file in
                 guard let file else { return .some(nil) }
-                guard try file.lock() else { return nil }
-                defer { file.unlock() }
-                var record = try file.read()
-                try change(&record)
-                try file.write(record)
-                return .some(record)
+                let updated = try file.withLock {
+                    var record = try file.read()
+                    try change(&record)
+                    try file.write(record)
+                    return record
+                }
+                // nil: replaced meanwhile, open it again.
+                guard let updated else { return nil }
+                return .some(updated)
             }
             if let outcome { return outcome }
         }

@@ -9,6 +9,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     case recordExists(path: String)
     /// Another process held the record's lock past `LockWait` (nil: unknown).
     case recordBusy(path: String, holder: LockHolder?)
+    /// Root replaced the record under the verifier: again and again before the
+    /// attempt was counted, or once while it was being verified.
+    case recordReplaced(path: String, duringVerification: Bool)
     case keyMissing(path: String)
     case keyUnsafe(path: String, problem: String)
     case systemError(path: String, operation: String, errno: Errno)
@@ -31,6 +34,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
         case let .recordBusy(path, holder):
             let what = holder?.isStopped == true ? "kill it or try again" : "try again"
             return "record \(path) is busy: held by \(holder?.description ?? "another process"); \(what)"
+        case let .recordReplaced(path, duringVerification):
+            return "record \(path) \(duringVerification ? "was replaced during verification" : "keeps being replaced"); try again"
         case let .keyMissing(path):
             return "machine key \(path) is missing; run 'pingate doctor' (re-enrolment is needed after a new key)"
         case let .keyUnsafe(path, problem):
