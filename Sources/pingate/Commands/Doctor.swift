@@ -109,8 +109,12 @@ struct Doctor {
     /// The directory and the key, by the core's own rule (what the store
     /// would refuse, and nothing else). True if the directory is usable.
     private mutating func checkStore(_ location: StoreLocation) -> Bool {
-        let directoryUsable = report(.directory, what: L("store"), location.inspect(.directory), location: location)
-        if directoryUsable { _ = report(.key, what: L("machine key"), location.inspect(.key), location: location) }
+        let problems = location.inspect(.directory)
+        let directoryUsable = report(.directory, what: L("store"), problems, location: location)
+        // A key in a directory with a wrong mode can be checked (and fixed) in the same pass.
+        if problems.allSatisfy(\.violation.isRepairableInPlace) {
+            _ = report(.key, what: L("machine key"), location.inspect(.key), location: location)
+        }
         return directoryUsable
     }
 
