@@ -202,29 +202,24 @@ install_file() {
     say "$verb" "$destination"
 }
 
-# ensure_machine_key: 32 random bytes, made once. The key is written to a
-# temporary name and linked into place: link(2) fails rather than replace an
-# existing key, whoever made it.
+# ensure_machine_key: the key is made by the CLI just installed (`pingate
+# init`), so install.sh, the .deb and doctor's fix make it the one way the core
+# checks it: 32 bytes from libsodium, root:pingate 0640, linked into place so an
+# existing key is never replaced; a wrong owner or mode is set right. The gid is
+# passed because with --root the group is the one in DIR/etc/group, which this
+# host's pingate cannot look up.
 ensure_machine_key() {
-    local target="$ROOT$PINGATE_KEY" ids="0:$PINGATE_GID" staging
-    if [ -L "$target" ] || { [ -e "$target" ] && [ ! -f "$target" ]; }; then
-        die "$target is not a regular file: move it away (records need the key they were made with)"
+    local target="$ROOT$PINGATE_KEY" before=missing
+    if [ -e "$target" ] || [ -L "$target" ]; then
+        if [ -f "$target" ] && [ ! -L "$target" ] && has_owner_and_mode "$target" "0:$PINGATE_GID" 0640; then before=right; else before=wrong; fi
     fi
-    if [ -e "$target" ]; then
-        if has_owner_and_mode "$target" "$ids" 0640; then say unchanged "$PINGATE_KEY"
-        else chown "$ids" "$target"; chmod 0640 "$target"; say fixed "$PINGATE_KEY (now root:$PINGATE_GROUP 0640)"; fi
-        [ "$(stat -c %s "$target")" = 32 ] || echo "warning: $target is not 32 bytes long" >&2
-        return
-    fi
-    staging="$(mktemp "$ROOT$PINGATE_STORE/.machine.key.XXXXXX")"
-    chown "$ids" "$staging"
-    chmod 0640 "$staging"
-    head -c 32 /dev/urandom > "$staging"
-    [ "$(stat -c %s "$staging")" = 32 ] || { rm -f "$staging"; die "could not read 32 bytes from /dev/urandom"; }
-    sync "$staging" 2>/dev/null || true
-    if ln -T "$staging" "$target" 2>/dev/null; then say created "$PINGATE_KEY"
-    else say unchanged "$PINGATE_KEY (made meanwhile by someone else)"; fi
-    rm -f "$staging"
+    LC_ALL=C "$ROOT$PINGATE_CLI" init --store "$ROOT$PINGATE_STORE" --group-id "$PINGATE_GID" > /dev/null ||
+        die "pingate init could not set up $ROOT$PINGATE_STORE (the reason and its fix are above)"
+    case "$before" in
+        missing) say created "$PINGATE_KEY" ;;
+        right) say unchanged "$PINGATE_KEY" ;;
+        wrong) say fixed "$PINGATE_KEY (now root:$PINGATE_GROUP 0640)" ;;
+    esac
 }
 
 # ensure_packages PACKAGE...: apt-get install the ones that are missing.

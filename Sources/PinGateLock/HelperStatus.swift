@@ -44,7 +44,7 @@ public enum HelperStatus: Equatable, Sendable {
         case .notEnrolled:
             self = .notEnrolled
         case let .storeError(message):
-            self = .unavailable(reason: message)
+            self = .unavailable(reason: message.description)
         }
     }
 

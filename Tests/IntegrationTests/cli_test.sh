@@ -37,7 +37,7 @@ test_version_prints_0_1_0() {
 test_help_goes_to_stdout_for_every_command() {
     run "$PINGATE" --help
     assert_eq 0 "$rc"; assert_contains "$out" "enroll"; assert_eq "" "$err" "stderr"
-    for command in enroll change remove status unlock list verify policy doctor help; do
+    for command in enroll change remove status unlock list verify policy doctor init help; do
         run "$PINGATE" "$command" --help
         assert_eq 0 "$rc" "$command --help exit"; assert_contains "$out" "usage: pingate $command"
         run "$PINGATE" help "$command"
@@ -433,12 +433,76 @@ test_doctor_prints_each_problem_with_its_fix() {
 test_doctor_finds_a_damaged_record_and_a_missing_module() {
     store_reset
     enroll_pin pgalice "$PIN"
-    chmod 0640 /var/lib/pingate/61001.record
+    chown root:root /var/lib/pingate/61001.record; chmod 0640 /var/lib/pingate/61001.record
     mountpoint -q /lib/x86_64-linux-gnu/security && umount /lib/x86_64-linux-gnu/security
     run "$PINGATE" doctor
     assert_eq 5 "$rc"
     assert_contains "$out" "fix: chown root:pingate /var/lib/pingate/61001.record && chmod 0660"
     [ -e /lib/x86_64-linux-gnu/security/pam_pingate.so ] || assert_contains "$out" "PAM module /lib/x86_64-linux-gnu/security/pam_pingate.so is missing"
+}
+
+test_doctor_names_a_0600_key_as_the_core_refuses_it() {
+    store_reset
+    enroll_pin pgalice "$PIN"
+    chmod 0600 /var/lib/pingate/machine.key
+    run "$PINGATE" doctor
+    assert_eq 5 "$rc"; assert_contains "$out" "fix: chmod 0640 /var/lib/pingate/machine.key"
+    run "$PINGATE" verify pgalice --stdin <<< "$PIN"
+    assert_eq 5 "$rc" "the core refuses the key doctor names: $err"; assert_contains "$err" "has mode 0600, expected 0640"
+}
+
+test_doctor_prints_pingate_init_for_a_missing_key() {
+    store_reset
+    rm /var/lib/pingate/machine.key
+    run "$PINGATE" doctor
+    assert_eq 5 "$rc"; assert_contains "$out" "fix: pingate init"
+}
+
+# --- pingate init -------------------------------------------------------------
+
+test_init_creates_a_missing_store_and_key_and_is_idempotent() {
+    local dir="$SANDBOX/init-store"
+    rm -rf "$dir"
+    run "$PINGATE" init --store "$dir"
+    assert_eq 0 "$rc" "init: $err"
+    assert_contains "$out" "created the store $dir"; assert_contains "$out" "created the machine key $dir/machine.key"
+    assert_eq "root:pingate 750" "$(stat -c '%U:%G %a' "$dir")" "store"
+    assert_eq "root:pingate 640 32" "$(stat -c '%U:%G %a %s' "$dir/machine.key")" "key"
+    local key; key="$(sha256sum < "$dir/machine.key")"
+    run "$PINGATE" init --store "$dir"
+    assert_eq 0 "$rc"; assert_contains "$out" "is in place"; assert_not_contains "$out" "created"
+    assert_eq "$key" "$(sha256sum < "$dir/machine.key")" "the key after a second init"
+}
+
+test_init_never_replaces_a_key_but_sets_its_mode_right() {
+    store_reset
+    enroll_pin pgalice "$PIN"
+    local key; key="$(sha256sum < /var/lib/pingate/machine.key)"
+    chmod 0600 /var/lib/pingate/machine.key; chgrp root /var/lib/pingate/machine.key
+    run "$PINGATE" init
+    assert_eq 0 "$rc" "init: $err"; assert_contains "$out" "repaired /var/lib/pingate/machine.key"
+    assert_eq "$key" "$(sha256sum < /var/lib/pingate/machine.key)" "key"
+    assert_eq "root:pingate 640" "$(stat -c '%U:%G %a' /var/lib/pingate/machine.key)"
+    verify pgalice "$PIN" || fail "the PIN still works with the kept key"
+    truncate -s 16 /var/lib/pingate/machine.key
+    run "$PINGATE" init
+    assert_eq 5 "$rc"; assert_contains "$err" "is 16 bytes, expected 32"
+    assert_eq 16 "$(stat -c %s /var/lib/pingate/machine.key)" "a key of the wrong size is left for root to move away"
+}
+
+test_init_refuses_non_root() {
+    run as_user pgalice "$PINGATE" init --store "$SANDBOX/user-store"
+    assert_eq 3 "$rc"; assert_contains "$err" "must be run as root"
+    [ ! -e "$SANDBOX/user-store" ] || fail "a non-root init created a store"
+}
+
+test_init_takes_the_group_id_for_a_staged_root() {
+    local dir="$SANDBOX/staged-store"
+    rm -rf "$dir"
+    run "$PINGATE" init --store "$dir" --group-id 4242
+    assert_eq 0 "$rc" "init: $err"
+    assert_eq "0:4242 640" "$(stat -c '%u:%g %a' "$dir/machine.key")"
+    run "$PINGATE" init --group-id x; assert_eq 2 "$rc"
 }
 
 test_doctor_reports_a_missing_group() {

@@ -15,7 +15,7 @@ import Testing
         (.disabled(failures: 10), .failed),
         (.notEnrolled, .notFound),
         (.malformed(.pinHasNonDigit), .failed),
-        (.storeError("record is corrupt"), .storeOrConfig),
+        (.storeError(.message("record is corrupt")), .storeOrConfig),
     ]
 
     static let statusOutcomes: [(StatusOutcome, PinGateCLI.ExitStatus)] = [
@@ -23,7 +23,7 @@ import Testing
         (.locked(seconds: 60, failures: 5), .failed),
         (.disabled(failures: 10), .failed),
         (.notEnrolled, .notFound),
-        (.storeError("store is unsafe"), .storeOrConfig),
+        (.storeError(.message("store is unsafe")), .storeOrConfig),
     ]
 
     @Test(arguments: verifyOutcomes)

@@ -69,24 +69,11 @@ struct ConcurrencyTests {
         let store = try TestStore()
         try store.enrollPIN("0427")
         for _ in 1...4 { _ = store.verifier.verify(uid: 1000, input: secret("1111")) }
-        let gate = Gate()
-        var stalling = Verifier(store: store.store, policy: store.policy, clock: SystemClock())
-        stalling.faultHook = { step in if step == .released { gate.waitUntilOpened() } }
-        let frozen = stalling
-        let result = Counter()
-        var thread = pthread_t()
-        final class Context: @unchecked Sendable { let run: () -> Void; init(_ r: @escaping () -> Void) { run = r } }
-        let context = Unmanaged.passRetained(Context {
-            result.add(frozen.verify(uid: 1000, input: secret("0427")) == .ok ? "ok" : "refused")
-        }).toOpaque()
-        pthread_create(&thread, nil, { raw in Unmanaged<Context>.fromOpaque(raw!).takeRetainedValue().run(); return nil }, context)
-        while !gate.isWaiting { usleep(1_000) }
-        // The 5th attempt is counted (a timeout is now on disk) but still in flight.
         let now = Verifier(store: store.store, policy: store.policy, clock: SystemClock())
+        let parked = ParkedAttempt(now, input: "0427", parkedAt: .released)
+        // The 5th attempt is counted (a timeout is now on disk) but still in flight.
         #expect(now.status(uid: 1000) == .enrolled(kind: .pin, gridSize: 0, pinLength: 4, failures: 5))
-        gate.open()
-        pthread_join(thread, nil)
-        #expect(result["ok"] == 1)
+        #expect(parked.finish() == .ok)
         #expect(now.status(uid: 1000) == .enrolled(kind: .pin, gridSize: 0, pinLength: 4, failures: 0))
         // With nothing in flight, the same count is a lockout.
         for _ in 1...5 { _ = now.verify(uid: 1000, input: secret("1111")) }
@@ -98,28 +85,11 @@ struct ConcurrencyTests {
         let store = try TestStore()
         try store.enrollPIN("0427", uid: 1000)
         try store.enrollPIN("3859", uid: 1001)
-        let gate = Gate()
-        var stalling = Verifier(store: store.store, policy: store.policy, clock: SystemClock())
-        stalling.faultHook = { step in if step == .released { gate.waitUntilOpened() } }
-        let frozen = stalling
-        let finished = Counter()
-        var thread = pthread_t()
-        let started = Counter()
-        final class Context: @unchecked Sendable { let run: () -> Void; init(_ r: @escaping () -> Void) { run = r } }
-        let context = Unmanaged.passRetained(Context {
-            started.add("a")
-            _ = frozen.verify(uid: 1000, input: secret("0427"))
-            finished.add("a")
-        }).toOpaque()
-        pthread_create(&thread, nil, { raw in Unmanaged<Context>.fromOpaque(raw!).takeRetainedValue().run(); return nil }, context)
-        while !gate.isWaiting { usleep(1_000) }
+        let parked = ParkedAttempt(store.verifier, input: "0427", parkedAt: .released)
         // User 1000's verification is parked between counting and its KDF.
         #expect(store.verifier.verify(uid: 1001, input: secret("3859")) == .ok)
         #expect(store.verifier.status(uid: 1000) == .enrolled(kind: .pin, gridSize: 0, pinLength: 4, failures: 1))
-        #expect(finished["a"] == 0)
-        gate.open()
-        pthread_join(thread, nil)
-        #expect(finished["a"] == 1)
+        #expect(parked.finish() == .ok)
         #expect(try store.record(1000)?.failures == 0)
     }
 }
@@ -131,20 +101,4 @@ private func format4(_ value: Int) -> String {
 
 extension VerifyOutcome {
     var isWrong: Bool { if case .wrong = self { return true } else { return false } }
-}
-
-/// A one-shot gate a thread can park on.
-final class Gate: @unchecked Sendable {
-    private var mutex = pthread_mutex_t()
-    private var condition = pthread_cond_t()
-    private var opened = false
-    private(set) var isWaiting = false
-    init() { pthread_mutex_init(&mutex, nil); pthread_cond_init(&condition, nil) }
-    func waitUntilOpened() {
-        pthread_mutex_lock(&mutex)
-        isWaiting = true
-        while !opened { pthread_cond_wait(&condition, &mutex) }
-        pthread_mutex_unlock(&mutex)
-    }
-    func open() { pthread_mutex_lock(&mutex); opened = true; pthread_cond_broadcast(&condition); pthread_mutex_unlock(&mutex) }
 }

@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 @testable import PinGateCore
 
@@ -50,6 +51,8 @@ struct HashingTests {
         let first = try hasher(key).hash(credential("0427"), uid: 1)
         let second = try hasher(key).hash(credential("0427"), uid: 1)
         #expect(first != second)
+        #expect(hasher(key).verify(try credential("0427"), uid: 1, against: first))
+        #expect(hasher(key).verify(try credential("0427"), uid: 1, against: second))
     }
 
     @Test("a changed cost parameter reports needs-rehash; the same does not")
@@ -68,14 +71,19 @@ struct HashingTests {
     }
 
     @Test("secret buffers are wiped when released")
-    func wiped() {
-        // Observe the storage after deinit through a pointer kept aside: the
-        // allocation is returned to malloc, so we check the wipe by keeping a
-        // second reference alive and calling the wiping path directly.
-        let secret = SecretBytes(Array("0427".utf8))
-        let copy = secret.trimmingWhitespace()
-        #expect(copy.constantTimeEquals(secret))
-        #expect(!copy.constantTimeEquals(SecretBytes(Array("0428".utf8))))
+    func wiped() throws {
+        var secret: SecretBytes? = SecretBytes(Array("0427".utf8))
+        let address = secret!.withUnsafeBytes { UInt(bitPattern: $0.baseAddress) }
+        let seen = Mutex<[UInt8]?>(nil)
+        // Another test's buffers may be released meanwhile: look only at ours.
+        SecretBytes.releaseObserver.withLock {
+            $0 = { storage in if UInt(bitPattern: storage.baseAddress) == address { seen.withLock { $0 = Array(storage) } } }
+        }
+        defer { SecretBytes.releaseObserver.withLock { $0 = nil } }
+        #expect(secret?[0] == UInt8(ascii: "0"))
+        secret = nil
+        let storage = try #require(seen.withLock { $0 }, "the buffer was never released")
+        #expect(storage.allSatisfy { $0 == 0 }, "left in memory: \(storage)")
     }
 }
 

@@ -44,8 +44,9 @@ final class ParkedAttempt: Sendable {
     }
 }
 
-/// Runs `body` on a new thread; join it with pthread_join.
-private func startThread(_ body: @escaping @Sendable () -> Void) -> pthread_t {
+/// Runs `body` on a new thread; join it with pthread_join. The one way the
+/// tests start a thread (`ParkedAttempt`, `runConcurrently`).
+func startThread(_ body: @escaping @Sendable () -> Void) -> pthread_t {
     final class Body: Sendable {
         let run: @Sendable () -> Void
         init(_ run: @escaping @Sendable () -> Void) { self.run = run }

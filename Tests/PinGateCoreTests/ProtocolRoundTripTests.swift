@@ -40,7 +40,7 @@ struct ProtocolRoundTripTests {
         .disabled(failures: 10),
         .notEnrolled,
         .malformed(.reported("a PIN has 4 digits; got 3")),
-        .storeError("record /var/lib/pingate/1000.record is busy"),
+        .storeError(.message("record /var/lib/pingate/1000.record is busy")),
     ]
 
     @Test("every verify outcome decodes from the answer it becomes", arguments: verifyOutcomes)
@@ -56,7 +56,7 @@ struct ProtocolRoundTripTests {
         .locked(seconds: 300, failures: 6),
         .disabled(failures: 10),
         .notEnrolled,
-        .storeError("key /var/lib/pingate/machine.key is missing"),
+        .storeError(.message("key /var/lib/pingate/machine.key is missing")),
     ]
 
     @Test("every status outcome decodes from the answer it becomes", arguments: statusOutcomes)
@@ -81,5 +81,15 @@ struct ProtocolRoundTripTests {
         for (line, status) in [("ok", Int32(1)), ("okay", 0), ("", 0), ("wrong failures=1", 0)] {
             #expect(throws: HelperClientError.self) { try DecodedAnswer(line: line, exitCode: status) }
         }
+    }
+
+    @Test("a typed failure is answered with its description: 'error …', exit 6")
+    func typedFailureOnTheWire() throws {
+        let outOfMemory = VerifyOutcome.storeError(.hashing(.outOfMemory(bytes: 64 << 20)))
+        let answer = HelperAnswer(outOfMemory)
+        #expect(answer.line == "error Argon2id could not allocate 64 MiB; lower kdf_memory in pingate.conf")
+        #expect(answer.exitCode == .error)
+        let decoded = try DecodedAnswer(line: answer.line, exitCode: answer.exitCode.rawValue)
+        #expect(decoded.verifyOutcome == .storeError(.message(String(answer.line.dropFirst("error ".count)))))
     }
 }

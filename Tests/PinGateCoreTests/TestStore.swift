@@ -59,17 +59,6 @@ final class Counter: @unchecked Sendable {
 
 /// Runs `body(i)` on `count` threads at once and waits for all of them.
 func runConcurrently(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
-    final class Box: @unchecked Sendable { let body: (Int) -> Void; let index: Int; init(_ b: @escaping (Int) -> Void, _ i: Int) { body = b; index = i } }
-    var threads: [pthread_t] = []
-    for index in 0..<count {
-        var thread = pthread_t()
-        let box = Unmanaged.passRetained(Box(body, index)).toOpaque()
-        pthread_create(&thread, nil, { raw in
-            let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
-            box.body(box.index)
-            return nil
-        }, box)
-        threads.append(thread)
-    }
+    let threads = (0..<count).map { index in startThread { body(index) } }
     for thread in threads { pthread_join(thread, nil) }
 }

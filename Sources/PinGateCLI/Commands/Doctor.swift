@@ -42,18 +42,11 @@ struct Doctor {
 
     mutating func checkAll() {
         checkGroup()
-        let storeCorrect = checkPath(storeDirectory, what: L("store"), type: S_IFDIR, mode: StoreLocation.directoryMode,
-                                    group: group, create: "install -d -o root -g \(StoreLocation.groupName) -m 0750 \(storeDirectory)")
-        let keyPath = storeDirectory + "/machine.key"
-        let keyCreate = "(umask 077 && head -c 32 /dev/urandom > \(keyPath)) && chown root:\(StoreLocation.groupName) \(keyPath) && chmod 0640 \(keyPath)  # then re-enrol every user"
-        let storeIsDirectory = fileStatus(storeDirectory).map { $0.st_mode & S_IFMT == S_IFDIR } ?? false
-        if storeIsDirectory, checkPath(keyPath, what: L("machine key"), type: S_IFREG, mode: StoreLocation.keyMode, group: group, create: keyCreate) {
-            if let status = fileStatus(keyPath), status.st_size != MachineKey.byteCount {
-                add(.problem, L("machine key %s is %d bytes, expected %d", keyPath, Int(status.st_size), MachineKey.byteCount), fix: "rm \(keyPath) && " + keyCreate)
-            }
+        // The store refuses to open a directory with a problem: the key and
+        // records wait for the fix.
+        if let group, checkStore(StoreLocation(directory: storeDirectory, owner: 0, group: group.gid)) {
+            checkRecords(group: group)
         }
-        // The store refuses to open a directory with a problem: records wait for the fix.
-        if storeCorrect, let group { checkRecords(group: group) }
         checkConfig()
         _ = checkPath(Doctor.helperPath, what: L("helper"), type: S_IFREG, mode: 0o2755, group: group,
                       create: "install -o root -g \(StoreLocation.groupName) -m 2755 .build/release/pingate-verify \(Doctor.helperPath)")
@@ -113,6 +106,59 @@ struct Doctor {
         return false
     }
 
+    /// The directory and the key, by the core's own rule (what the store
+    /// would refuse, and nothing else). True if the directory is usable.
+    private mutating func checkStore(_ location: StoreLocation) -> Bool {
+        let problems = location.inspect(.directory)
+        let directoryUsable = report(.directory, what: L("store"), problems, location: location)
+        // A key in a directory with a wrong mode can be checked (and fixed) in the same pass.
+        if problems.allSatisfy(\.violation.isRepairableInPlace) {
+            _ = report(.key, what: L("machine key"), location.inspect(.key), location: location)
+        }
+        return directoryUsable
+    }
+
+    /// One finding for `object`: ok, or its problems on one line with their fixes.
+    private mutating func report(_ object: StoreObject, what: String, _ problems: [StoreProblem], location: StoreLocation) -> Bool {
+        let path = location.path(of: object)
+        guard !problems.isEmpty else {
+            if object.isDirectory || object == .key {
+                add(.ok, L("%s %s is root:%s %s", what, path, location.expectedGroupName, octal(object.mode)))
+            }
+            return true
+        }
+        var fixes: [String] = []
+        for problem in problems where !fixes.contains(problem.fix) { fixes.append(problem.fix) }
+        add(.problem, Doctor.describe(problems, what: what, path: path, location: location), fix: fixes.joined(separator: " && "))
+        return false
+    }
+
+    /// The core's problems in the reader's language.
+    static func describe(_ problems: [StoreProblem], what: String, path: String, location: StoreLocation) -> String {
+        var phrases: [String] = []
+        for problem in problems {
+            switch problem.violation {
+            case .missing: return L("%s %s is missing", what, path)
+            case .symbolicLink: return L("%s %s is a symbolic link", what, path)
+            case .wrongType:
+                return problem.object.isDirectory ? L("%s %s is not a directory", what, path) : L("%s %s is not a regular file", what, path)
+            case .owner, .group:
+                guard let status = fileStatus(path) else { continue }
+                let owner = SystemUser.lookup(uid: status.st_uid)?.name ?? String(status.st_uid)
+                let group = SystemGroup.lookup(gid: status.st_gid)?.name ?? String(status.st_gid)
+                let phrase = L("is owned by %s:%s, expected root:%s", owner, group, location.expectedGroupName)
+                if !phrases.contains(phrase) { phrases.append(phrase) }
+            case let .mode(found):
+                phrases.append(L("has mode %s, expected %s", octal(found), octal(problem.object.mode)))
+            case let .linkCount(found):
+                phrases.append(L("has %d hard links, expected 1", found))
+            case let .size(found):
+                phrases.append(L("is %d bytes, expected %d", found, problem.object.size ?? 0))
+            }
+        }
+        return L("%s %s %s", what, path, phrases.joined(separator: L(" and ")))
+    }
+
     private mutating func checkRecords(group: SystemGroup) {
         let store = Store(location: StoreLocation(directory: storeDirectory, owner: 0, group: group.gid))
         let uids: [UInt32]
@@ -121,20 +167,13 @@ struct Doctor {
             return
         }
         var good = 0
-        let names = SystemUser.names(forUIDs: uids)
         for uid in uids {
-            let path = store.location.recordPath(forUID: uid)
-            let name = names[uid] ?? String(uid)
-            if let status = fileStatus(path), status.st_mode & S_IFMT == S_IFREG,
-               status.st_uid != 0 || status.st_gid != group.gid || status.st_mode & 0o7777 != StoreLocation.recordMode {
-                add(.problem, L("record %s (%s) is not root:%s %s", path, name, group.name, octal(StoreLocation.recordMode)),
-                    fix: "chown root:\(group.name) \(path) && chmod \(octal(StoreLocation.recordMode)) \(path)")
-                continue
-            }
+            guard report(.record(uid: uid), what: L("record"), store.location.inspect(.record(uid: uid)), location: store.location) else { continue }
             do {
                 guard try store.readRecord(uid: uid) != nil else { continue }
                 good += 1
             } catch {
+                let name = SystemUser.lookup(uid: uid_t(uid))?.name ?? String(uid)
                 add(.problem, "\(error)", fix: "pingate enroll --force \(name)   # or: pingate remove \(name)")
             }
         }

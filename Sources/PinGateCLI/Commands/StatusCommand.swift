@@ -86,14 +86,10 @@ struct StatusCommand: Command {
     /// A record that exists but cannot be used is reported, not fatal;
     /// any other store problem is.
     private static func unreadableReport(uid: UInt32, user: String?, error: StoreError) throws -> StatusReport {
-        switch error {
-        case .recordUnsafe, .recordCorrupt, .recordForAnotherUser:
-            var report = StatusReport(user: user, uid: uid)
-            report.enrolled = true
-            report.error = error.description
-            return report
-        default:
-            throw CLIError.store(error)
-        }
+        guard error.concernsOneRecord else { throw CLIError.store(error) }
+        var report = StatusReport(user: user, uid: uid)
+        report.enrolled = true
+        report.error = error.description
+        return report
     }
 }

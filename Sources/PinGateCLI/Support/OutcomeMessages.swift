@@ -33,7 +33,7 @@ extension VerifyOutcome {
             return .failed(pattern ? L("not a well-formed pattern: %s (nothing was counted)", reason.localized)
                 : L("not a well-formed PIN: %s (nothing was counted)", reason.localized))
         case let .storeError(message):
-            return CLIError(status: .storeOrConfig, message: message)
+            return CLIError(status: .storeOrConfig, message: message.description)
         }
     }
 
@@ -61,7 +61,7 @@ extension StatusOutcome {
         case .notEnrolled:
             return .notFound(L("%s has no PIN or pattern; root can enrol one with 'pingate enroll %s'", user, user))
         case let .storeError(message):
-            return CLIError(status: .storeOrConfig, message: message)
+            return CLIError(status: .storeOrConfig, message: message.description)
         }
     }
 }

@@ -61,7 +61,7 @@ struct StatusReport {
         case .notEnrolled:
             return
         case let .storeError(message):
-            throw CLIError(status: .storeOrConfig, message: message)
+            throw CLIError(status: .storeOrConfig, message: message.description)
         case let .enrolled(_, _, _, count), let .locked(_, count), let .disabled(count):
             enrolled = true
             kind = answer.kind
@@ -76,7 +76,7 @@ struct StatusReport {
         switch lock {
         case let .locked(seconds, _): lockedSeconds = seconds
         case .disabled: disabled = true
-        case let .storeError(message): error = message
+        case let .storeError(message): error = message.description
         case .enrolled, .notEnrolled: break
         }
         if !disabled, lockedSeconds == 0 { attemptsLeft = policy.lockout.attemptsLeft(afterFailures: failures) }

@@ -1,4 +1,7 @@
 import CSodium
+#if DEBUG
+import Synchronization
+#endif
 
 /// Bytes of a secret (a typed PIN or pattern, a pre-hash, the machine key).
 ///
@@ -27,8 +30,17 @@ public final class SecretBytes: @unchecked Sendable {
 
     deinit {
         sodium_memzero(storage.baseAddress, storage.count)
+        #if DEBUG
+        SecretBytes.releaseObserver.withLock { $0 }?(UnsafeRawBufferPointer(storage))
+        #endif
         storage.deallocate()
     }
+
+    #if DEBUG
+    /// Test seam (debug builds only): shown every buffer's storage as it is
+    /// after the wipe and before it is freed, so a test can see the wipe.
+    static let releaseObserver = Mutex<(@Sendable (UnsafeRawBufferPointer) -> Void)?>(nil)
+    #endif
 
     public let count: Int
     public var isEmpty: Bool { count == 0 }

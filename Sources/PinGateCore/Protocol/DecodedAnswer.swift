@@ -46,7 +46,7 @@ public struct DecodedAnswer: Sendable, Equatable {
         case .locked: return .locked(seconds: Int64(integer("seconds")), failures: integer("failures"))
         case .disabled: return .disabled(failures: integer("failures"))
         case .notEnrolled: return .notEnrolled
-        case .malformed, .error, .refused: return .storeError(message)
+        case .malformed, .error, .refused: return .storeError(.message(message))
         }
     }
 
@@ -61,7 +61,7 @@ public struct DecodedAnswer: Sendable, Equatable {
         case .disabled: return .disabled(failures: integer("failures"))
         case .notEnrolled: return .notEnrolled
         case .malformed: return .malformed(.reported(message))
-        case .error, .refused: return .storeError(message)
+        case .error, .refused: return .storeError(.message(message))
         }
     }
 }

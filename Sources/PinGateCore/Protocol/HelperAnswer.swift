@@ -37,8 +37,8 @@ public struct HelperAnswer: Equatable, Sendable {
             self.init(.disabled, "failures=\(failures)")
         case .notEnrolled:
             self.init(AnswerWord.notEnrolled)
-        case let .storeError(message):
-            self.init(.error, message)
+        case let .storeError(error):
+            self.init(.error, error.description)
         }
     }
 
@@ -56,7 +56,7 @@ public struct HelperAnswer: Equatable, Sendable {
         case let .locked(seconds, failures): self.init(StatusOutcome.locked(seconds: seconds, failures: failures))
         case let .disabled(failures): self.init(StatusOutcome.disabled(failures: failures))
         case .notEnrolled: self.init(StatusOutcome.notEnrolled)
-        case let .storeError(message): self.init(StatusOutcome.storeError(message))
+        case let .storeError(error): self.init(StatusOutcome.storeError(error))
         }
     }
 

@@ -1,8 +1,8 @@
 import Glibc
 
 extension Store {
-    /// Loads the machine key, refusing a key that is a symlink, not root's,
-    /// readable by others or not exactly 32 bytes.
+    /// Loads the machine key, refusing a key that breaks its rule
+    /// (`StoreRules.swift`): a symlink, not root:pingate 0640, not 32 bytes.
     public func loadKey() throws -> MachineKey {
         let directory = try openDirectory()
         defer { directory.close() }
@@ -12,34 +12,25 @@ extension Store {
             file = try FileDescriptor.open(StoreLocation.keyFileName, [.readOnly, .noFollow, .nonBlocking, .noControllingTerminal], relativeTo: directory)
         } catch let error as Errno {
             switch error {
-            case .noSuchFile: throw StoreError.keyMissing(path: path)
-            case .tooManySymbolicLinks: throw StoreError.keyUnsafe(path: path, problem: "is a symbolic link")
+            case .noSuchFile: throw StoreError.unsafe(keyProblem(.missing))
+            case .tooManySymbolicLinks: throw StoreError.unsafe(keyProblem(.symbolicLink))
             default: throw StoreError.systemError(path: path, operation: "open", errno: error)
             }
         }
         defer { file.close() }
         do {
-            let status = try file.status()
-            guard status.isRegularFile else { throw StoreError.keyUnsafe(path: path, problem: "is not a regular file") }
-            guard status.owner == location.owner else {
-                throw StoreError.keyUnsafe(path: path, problem: "is owned by \(location.describeOwner(status.owner)), expected \(location.describeOwner(location.owner))")
-            }
-            guard status.group == location.group else {
-                throw StoreError.keyUnsafe(path: path, problem: "has group \(status.group), expected \(location.group) (\(StoreLocation.groupName))")
-            }
-            guard status.permissions & 0o7137 == 0 else {
-                throw StoreError.keyUnsafe(path: path, problem: "has mode \(octal(status.permissions)), expected \(octal(StoreLocation.keyMode))")
-            }
-            guard status.size == MachineKey.byteCount else {
-                throw StoreError.keyUnsafe(path: path, problem: "is \(status.size) bytes, expected \(MachineKey.byteCount)")
-            }
+            if let problem = location.problems(of: .key, status: try file.status()).first { throw StoreError.unsafe(problem) }
             let bytes = SecretBytes(count: MachineKey.byteCount)
             let count = try bytes.withUnsafeMutableBytes { try file.read(fromAbsoluteOffset: 0, into: $0) }
-            guard count == MachineKey.byteCount else { throw StoreError.keyUnsafe(path: path, problem: "is shorter than \(MachineKey.byteCount) bytes") }
+            guard count == MachineKey.byteCount else { throw StoreError.unsafe(keyProblem(.size(found: count))) }
             return try MachineKey(bytes: bytes)
         } catch let error as Errno {
             throw StoreError.systemError(path: path, operation: "read", errno: error)
         }
+    }
+
+    private func keyProblem(_ violation: StoreViolation) -> StoreProblem {
+        StoreProblem(object: .key, path: location.keyPath, violation: violation, location: location)
     }
 
     /// Creates the machine key if there is none; never overwrites one (every

@@ -30,13 +30,15 @@ public final class RecordFile {
         } catch let error as Errno {
             switch error {
             case .noSuchFile: return nil
-            case .tooManySymbolicLinks: throw StoreError.recordUnsafe(path: path, problem: "is a symbolic link")
-            case Errno(rawValue: EISDIR): throw StoreError.recordUnsafe(path: path, problem: "is not a regular file")
+            case .tooManySymbolicLinks: throw StoreError.unsafe(StoreProblem(object: .record(uid: uid), path: path, violation: .symbolicLink, location: location))
+            case Errno(rawValue: EISDIR): throw StoreError.unsafe(StoreProblem(object: .record(uid: uid), path: path, violation: .wrongType, location: location))
             default: throw StoreError.systemError(path: path, operation: "open", errno: error)
             }
         }
         do {
-            try check(descriptor.status(), path: path, location: location)
+            if let problem = location.problems(of: .record(uid: uid), status: try descriptor.status()).first {
+                throw StoreError.unsafe(problem)
+            }
         } catch {
             descriptor.close()
             throw error
@@ -53,25 +55,6 @@ public final class RecordFile {
     }
 
     deinit { descriptor.close() }
-
-    static func check(_ status: FileStatus, path: String, location: StoreLocation) throws {
-        guard status.isRegularFile else { throw StoreError.recordUnsafe(path: path, problem: "is not a regular file") }
-        guard status.owner == location.owner else {
-            throw StoreError.recordUnsafe(path: path, problem: "is owned by \(location.describeOwner(status.owner)), expected \(location.describeOwner(location.owner))")
-        }
-        guard status.group == location.group else {
-            throw StoreError.recordUnsafe(path: path, problem: "has group \(status.group), expected \(location.group) (\(StoreLocation.groupName))")
-        }
-        guard status.permissions == StoreLocation.recordMode else {
-            throw StoreError.recordUnsafe(path: path, problem: "has mode \(octal(status.permissions)), expected \(octal(StoreLocation.recordMode))")
-        }
-        guard status.linkCount == 1 else {
-            throw StoreError.recordUnsafe(path: path, problem: "has \(status.linkCount) hard links, expected 1")
-        }
-        guard status.size == RecordCodec.fileSize else {
-            throw StoreError.recordUnsafe(path: path, problem: "is \(status.size) bytes, expected \(RecordCodec.fileSize)")
-        }
-    }
 
     /// Reads the current state: the valid slot with the higher sequence.
     public func read() throws -> UserRecord {
@@ -132,6 +115,15 @@ public final class RecordFile {
     }
 
     public func unlock() { descriptor.unlock() }
+
+    /// Runs `body` holding the writer lock, and releases it on every way out.
+    /// Returns nil, without running `body`, if root replaced or removed the
+    /// record meanwhile (see `lock(until:)`).
+    public func withLock<Result>(until deadline: Deadline = LockWait.deadline(), _ body: () throws -> Result) throws -> Result? {
+        guard try lock(until: deadline) else { return nil }
+        defer { unlock() }
+        return try body()
+    }
 
     /// Marks this process's verification as in flight until `endVerification`.
     /// The marks are shared locks, and nobody takes the byte exclusively (see

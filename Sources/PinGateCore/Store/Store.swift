@@ -10,8 +10,8 @@ public struct Store: Sendable {
 
     public init(location: StoreLocation) { self.location = location }
 
-    /// Opens and checks the directory: a real directory (no symlink), owned by
-    /// the expected owner and group, writable by nobody else.
+    /// Opens and checks the directory against its rule (`StoreRules.swift`):
+    /// a real directory (no symlink), root:pingate 0750.
     func openDirectory() throws -> FileDescriptor {
         let path = location.directory
         let directory: FileDescriptor
@@ -19,25 +19,17 @@ public struct Store: Sendable {
             directory = try FileDescriptor.open(path, [.readOnly, .directory, .noFollow])
         } catch let error as Errno {
             switch error.rawValue {
-            case ENOENT: throw StoreError.directoryMissing(path: path)
-            case ELOOP, ENOTDIR:
-                // O_NOFOLLOW with O_DIRECTORY reports a symlink as either.
-                var status = stat()
-                let isLink = lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFLNK
-                throw StoreError.directoryUnsafe(path: path, problem: isLink ? "is a symbolic link" : "is not a directory")
+            case ENOENT, ELOOP, ENOTDIR:
+                // O_NOFOLLOW with O_DIRECTORY reports a symlink as either;
+                // the rule's check on lstat tells which problem it is.
+                if let problem = location.inspect(.directory).first { throw StoreError.unsafe(problem) }
+                throw StoreError.systemError(path: path, operation: "open", errno: error)
             default: throw StoreError.systemError(path: path, operation: "open", errno: error)
             }
         }
         do {
-            let status = try directory.status()
-            if status.owner != location.owner {
-                throw StoreError.directoryUnsafe(path: path, problem: "is owned by \(location.describeOwner(status.owner)), expected \(location.describeOwner(location.owner))")
-            }
-            if status.permissions & 0o022 != 0 {
-                throw StoreError.directoryUnsafe(path: path, problem: "is writable by group or others (mode \(octal(status.permissions)), expected \(octal(StoreLocation.directoryMode)))")
-            }
-            if status.group != location.group {
-                throw StoreError.directoryUnsafe(path: path, problem: "has group \(status.group), expected \(location.group) (\(StoreLocation.groupName))")
+            if let problem = location.problems(of: .directory, status: try directory.status()).first {
+                throw StoreError.unsafe(problem)
             }
         } catch let error as Errno {
             directory.close()
@@ -143,16 +135,19 @@ public struct Store: Sendable {
         for _ in 0..<3 {
             let outcome: UserRecord?? = try withRecord(uid: uid, writable: true) { file in
                 guard let file else { return .some(nil) }
-                guard try file.lock() else { return nil }
-                defer { file.unlock() }
-                var record = try file.read()
-                try change(&record)
-                try file.write(record)
-                return .some(record)
+                let updated = try file.withLock {
+                    var record = try file.read()
+                    try change(&record)
+                    try file.write(record)
+                    return record
+                }
+                // nil: replaced meanwhile, open it again.
+                guard let updated else { return nil }
+                return .some(updated)
             }
             if let outcome { return outcome }
         }
-        throw StoreError.recordUnsafe(path: location.recordPath(forUID: uid), problem: "keeps being replaced")
+        throw StoreError.recordReplaced(path: location.recordPath(forUID: uid), duringVerification: false)
     }
 
     /// The uids that have a record, in ascending order.

@@ -5,7 +5,7 @@ public enum StatusOutcome: Equatable, Sendable {
     case locked(seconds: Int64, failures: Int)
     case disabled(failures: Int)
     case notEnrolled
-    case storeError(String)
+    case storeError(FailClosedError)
 }
 
 /// The answer to a verification (or a change, which verifies first).
@@ -22,6 +22,35 @@ public enum VerifyOutcome: Equatable, Sendable {
     case notEnrolled
     /// Not a well-formed credential: refused without verifying or counting.
     case malformed(CredentialError)
-    /// The store or configuration is unusable: fail closed.
-    case storeError(String)
+    /// The store, the key, the KDF or the configuration is unusable: fail closed.
+    case storeError(FailClosedError)
+}
+
+/// Why a status or an attempt failed closed. The verifier keeps the error's
+/// type (a store problem, a KDF that could not run); an answer decoded from
+/// the helper has only its text. Either way the wire carries the description
+/// (`error MESSAGE`, exit 6).
+public enum FailClosedError: Error, Equatable, Sendable, CustomStringConvertible {
+    case store(StoreError)
+    case hashing(HashingError)
+    /// Text only: decoded from a helper's answer, or an error of no known type.
+    case message(String)
+
+    /// Keeps the type of the errors the store and the hasher throw.
+    public init(_ error: any Error) {
+        switch error {
+        case let error as FailClosedError: self = error
+        case let error as StoreError: self = .store(error)
+        case let error as HashingError: self = .hashing(error)
+        default: self = .message(String(describing: error))
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case let .store(error): return error.description
+        case let .hashing(error): return error.description
+        case let .message(text): return text
+        }
+    }
 }

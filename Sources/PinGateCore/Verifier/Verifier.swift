@@ -60,7 +60,7 @@ public struct Verifier: Sendable {
                 }
             }
         } catch {
-            return .storeError(String(describing: error))
+            return .storeError(FailClosedError(error))
         }
     }
 
@@ -90,124 +90,43 @@ public struct Verifier: Sendable {
             // The key is loaded before anything is counted: a missing or unsafe
             // key fails closed without spending the user's attempts.
             let hasher = CredentialHasher(key: try store.loadKey(), parameters: policy.kdf)
-            let replacementHash = try replacement.map { try hasher.hash($0, uid: uid) }
+            let replacement = try replacement.map { Replacement(credential: $0, hash: try hasher.hash($0, uid: uid)) }
             for _ in 0..<3 {
                 let outcome: VerifyOutcome? = try store.withRecord(uid: uid, writable: true) { file in
                     guard let file else { return .notEnrolled }
                     faultHook?(.opened)
-                    return try attempt(on: file, input: input, hasher: hasher,
-                                       replacement: replacement.map { ($0, replacementHash ?? "") })
+                    return try attempt(on: file, input: input, hasher: hasher, replacement: replacement)
                 }
                 if let outcome { return outcome }
             }
-            return .storeError("record \(store.location.recordPath(forUID: uid)) keeps being replaced; try again")
+            throw StoreError.recordReplaced(path: store.location.recordPath(forUID: uid), duringVerification: false)
         } catch {
-            return .storeError(String(describing: error))
+            return .storeError(FailClosedError(error))
         }
     }
 
     /// Steps 1–5 on an open record. Returns nil if root replaced the record
     /// before it was counted (the caller reopens it).
-    private func attempt(
-        on file: RecordFile, input: SecretBytes, hasher: CredentialHasher,
-        replacement: (credential: Credential, hash: String)?
-    ) throws -> VerifyOutcome? {
-        var record: UserRecord
-        let credential: Credential
-        let now: ClockReading
-        let deadline = LockWait.deadline()
-        while true {
-            guard try file.lock(until: deadline) else { return nil }
-            record = try file.read()
-            faultHook?(.locked)
-            let moment = clock.reading()
-            if let block = policy.lockout.block(for: record, now: moment) {
-                // Past the deadline the lockout answers even with verifications
-                // still in flight: one of them may be stopped for good.
-                if !deadline.hasPassed, file.verificationsInFlight() {
-                    file.unlock()
-                    _ = file.waitForVerificationsInFlight(until: deadline)
-                    continue
-                }
-                defer { file.unlock() }
-                switch block {
-                case .disabled:
-                    return .disabled(failures: record.failures)
-                case let .timeout(remaining, restartsFromNow):
-                    if restartsFromNow {
-                        // Restart the full timeout from now, durably: neither a
-                        // reboot nor a record without a boot stamp shortens it.
-                        record.stampFailure(at: moment)
-                        try file.write(record)
-                    }
-                    return .locked(seconds: remaining, failures: record.failures)
-                }
-            }
-            do {
-                credential = try Credential(parsing: input, kind: record.kind, gridSize: record.gridSize, policy: policy)
-            } catch let error as CredentialError {
-                file.unlock()
-                return .malformed(error)
-            }
-            guard hasher.canAllocateWorkingMemory(toVerify: record.hash) else {
-                file.unlock()
-                let bytes = CredentialHasher.memoryBytes(of: record.hash) ?? hasher.parameters.memoryBytes
-                return .storeError(HashingError.outOfMemory(bytes: bytes).description)
-            }
-            now = moment
-            break
+    private func attempt(on file: RecordFile, input: SecretBytes, hasher: CredentialHasher, replacement: Replacement?) throws -> VerifyOutcome? {
+        let counted: CountedAttempt
+        switch try admit(input, on: file, hasher: hasher) {
+        case nil: return nil
+        case let .refused(outcome)?: return outcome
+        case let .counted(attempt)?: counted = attempt
         }
-
-        // Step 3: count first.
-        let serial = record.countAttempt(at: now)
-        if policy.lockout.isDisabled(afterFailures: record.failures) { record.disabled = true }
-        do {
-            try file.write(record)
-            faultHook?(.counted)
-            try file.beginVerification()
-        } catch {
-            file.unlock()
-            throw error
-        }
-        file.unlock()
-        faultHook?(.released)
         defer { file.endVerification() }
 
         // Step 4: the slow part, with no lock held.
-        let matched = try hasher.check(credential, uid: file.uid, against: record.hash)
+        let matched = try hasher.check(counted.credential, uid: file.uid, against: counted.record.hash)
         faultHook?(.verified)
-        guard matched else {
-            return .wrong(
-                failures: record.failures,
-                attemptsLeft: policy.lockout.attemptsLeft(afterFailures: record.failures),
-                lockedSeconds: policy.lockout.timeout(afterFailures: record.failures),
-                disabled: policy.lockout.isDisabled(afterFailures: record.failures))
-        }
+        guard matched else { return wrong(afterFailures: counted.record.failures) }
+        return try clear(counted, on: file, hasher: hasher, replacement: replacement)
+    }
 
-        // Step 5: clear, and upgrade the hash if the cost parameters changed.
-        let upgradedHash = replacement == nil && hasher.needsRehash(record.hash)
-            ? try? hasher.hash(credential, uid: file.uid) : nil
-        guard try file.lock() else {
-            return .storeError("record \(file.path) was replaced during verification; try again")
-        }
-        defer { file.unlock() }
-        var cleared = try file.read()
-        // Clear only what was counted up to this attempt: wrong guesses counted
-        // while it was being verified are not erased by its success.
-        cleared.failures = cleared.failuresCounted(after: serial)
-        cleared.disabled = policy.lockout.isDisabled(afterFailures: cleared.failures)
-        cleared.lastSuccess = clock.now()
-        if let replacement {
-            cleared.kind = replacement.credential.kind
-            cleared.gridSize = replacement.credential.gridSize
-            cleared.pinLength = replacement.credential.pinLength
-            cleared.hash = replacement.hash
-            cleared.changedAt = cleared.lastSuccess
-        } else if let upgradedHash {
-            cleared.hash = upgradedHash
-        }
-        try file.write(cleared)
-        faultHook?(.cleared)
-        return .ok
+    private func wrong(afterFailures failures: Int) -> VerifyOutcome {
+        .wrong(failures: failures,
+               attemptsLeft: policy.lockout.attemptsLeft(afterFailures: failures),
+               lockedSeconds: policy.lockout.timeout(afterFailures: failures),
+               disabled: policy.lockout.isDisabled(afterFailures: failures))
     }
 }

@@ -1,0 +1,48 @@
+import Glibc
+import PinGateCore
+
+/// `pingate init`: creates the store and the machine key, the one way every
+/// installer (install.sh, the .deb's postinst, doctor's fix) does it.
+struct InitCommand: Command {
+    static let name = "init"
+    static var abstract: String { L("create the store and the machine key if missing (root)") }
+    static var discussion: String {
+        HelpText.paragraph(L("Creates the store directory (root:%s 0750) and the machine key in it (root:%s 0640, 32 random bytes) when they are missing, and sets a wrong owner, group or mode right. An existing key is never replaced: every enrolled PIN and pattern depends on it. Running it again changes nothing.", StoreLocation.groupName, StoreLocation.groupName))
+    }
+    static var exitStatuses: String? {
+        HelpText.paragraph(L("Exit status: 0 the store is ready; 2 usage; 3 not root; 5 the group is missing, or the store or key is unsafe and must be moved away."))
+    }
+    static let requiresRoot = true
+
+    struct Arguments: ArgumentGroup {
+        let groupID = Option("--group-id", value: "GID", in: 0...Int(UInt32.max - 1),
+                             help: L("the group's number instead of looking 'pingate' up, for a store in a staged root whose /etc/group is not this system's"))
+    }
+    static let arguments = Arguments()
+
+    let locations: Locations
+    let groupID: Int?
+
+    init(_ arguments: ParsedArguments) throws {
+        locations = Locations(arguments)
+        groupID = try arguments.value(Self.arguments.groupID)
+    }
+
+    func run(caller: Caller) throws -> ExitStatus {
+        let store = try groupID.map { Store(location: StoreLocation(directory: locations.storeDirectory, owner: 0, group: gid_t($0))) }
+            ?? locations.store()
+        for action in try storeCall({ try store.setUp() }) { Output.line(Self.report(action)) }
+        return .ok
+    }
+
+    static func report(_ action: SetupAction) -> String {
+        switch action {
+        case let .created(.directory, path): return L("created the store %s (root:%s 0750)", path, StoreLocation.groupName)
+        case let .created(_, path): return L("created the machine key %s (root:%s 0640)", path, StoreLocation.groupName)
+        case let .repaired(object, path, _):
+            return L("repaired %s: now root:%s %s", path, StoreLocation.groupName, octal(object.mode))
+        case let .unchanged(.directory, path): return L("the store %s is in place", path)
+        case let .unchanged(_, path): return L("the machine key %s is in place (never replaced)", path)
+        }
+    }
+}

@@ -1,0 +1,130 @@
+/// An attempt that is counted and on disk (steps 1–3 of the verifier's order),
+/// with its verification marked in flight: what step 4 checks and step 5 clears.
+struct CountedAttempt {
+    /// The well-formed credential that was typed.
+    let credential: Credential
+    /// The record as counted: failures include this attempt.
+    let record: UserRecord
+    /// This attempt's place in the count: a success clears only the failures
+    /// counted up to it (`UserRecord.failuresCounted(after:)`).
+    let serial: UInt64
+}
+
+/// A credential replacing the verified one (`change`), hashed before anything is counted.
+struct Replacement {
+    let credential: Credential
+    let hash: String
+}
+
+/// What steps 1–3 make of an attempt.
+enum Admission {
+    /// Counted and in flight: run the KDF, then `endVerification()`.
+    case counted(CountedAttempt)
+    /// Refused under the lock, nothing verified and nothing counted.
+    case refused(VerifyOutcome)
+}
+
+extension Verifier {
+    /// Steps 1–3: take the writer lock, refuse if locked, disabled or
+    /// malformed, else count the attempt, fdatasync it and mark it in flight.
+    /// Every lock wait shares one `LockWait` deadline. Returns nil if root
+    /// replaced the record before it was counted (the caller reopens it).
+    func admit(_ input: SecretBytes, on file: RecordFile, hasher: CredentialHasher) throws -> Admission? {
+        let deadline = LockWait.deadline()
+        while true {
+            guard let step = try file.withLock(until: deadline, { try admitLocked(input, on: file, hasher: hasher, deadline: deadline) }) else {
+                return nil
+            }
+            switch step {
+            case let .decided(admission):
+                if case .counted = admission { faultHook?(.released) }
+                return admission
+            case .waitForVerificationsInFlight:
+                _ = file.waitForVerificationsInFlight(until: deadline)
+            }
+        }
+    }
+
+    private enum LockedStep {
+        case decided(Admission)
+        /// A lockout is in force but verifications still in flight may clear
+        /// it (one may be the right PIN): wait for them, unlocked, and look again.
+        case waitForVerificationsInFlight
+    }
+
+    /// Steps 1–3 with the writer lock held.
+    private func admitLocked(_ input: SecretBytes, on file: RecordFile, hasher: CredentialHasher, deadline: Deadline) throws -> LockedStep {
+        var record = try file.read()
+        faultHook?(.locked)
+        let now = clock.reading()
+        if let block = policy.lockout.block(for: record, now: now) {
+            // Past the deadline the lockout answers even with verifications
+            // still in flight: one of them may be stopped for good.
+            if !deadline.hasPassed, file.verificationsInFlight() { return .waitForVerificationsInFlight }
+            return .decided(.refused(try refusal(block, record: &record, now: now, file: file)))
+        }
+        let credential: Credential
+        do {
+            credential = try Credential(parsing: input, kind: record.kind, gridSize: record.gridSize, policy: policy)
+        } catch let error as CredentialError {
+            return .decided(.refused(.malformed(error)))
+        }
+        guard hasher.canAllocateWorkingMemory(toVerify: record.hash) else {
+            let bytes = CredentialHasher.memoryBytes(of: record.hash) ?? hasher.parameters.memoryBytes
+            return .decided(.refused(.storeError(.hashing(.outOfMemory(bytes: bytes)))))
+        }
+
+        // Step 3: count first.
+        let serial = record.countAttempt(at: now)
+        if policy.lockout.isDisabled(afterFailures: record.failures) { record.disabled = true }
+        try file.write(record)
+        faultHook?(.counted)
+        try file.beginVerification()
+        return .decided(.counted(CountedAttempt(credential: credential, record: record, serial: serial)))
+    }
+
+    /// The answer to an attempt made while `block` is in force.
+    private func refusal(_ block: LockoutBlock, record: inout UserRecord, now: ClockReading, file: RecordFile) throws -> VerifyOutcome {
+        switch block {
+        case .disabled:
+            return .disabled(failures: record.failures)
+        case let .timeout(remaining, restartsFromNow):
+            if restartsFromNow {
+                // Restart the full timeout from now, durably: neither a
+                // reboot nor a record without a boot stamp shortens it.
+                record.stampFailure(at: now)
+                try file.write(record)
+            }
+            return .locked(seconds: remaining, failures: record.failures)
+        }
+    }
+
+    /// Step 5, after a match: clear the failures counted up to this attempt,
+    /// set the replacement or upgrade the hash, on disk, under the lock.
+    func clear(_ attempt: CountedAttempt, on file: RecordFile, hasher: CredentialHasher, replacement: Replacement?) throws -> VerifyOutcome {
+        // Hashed before the lock is taken: the KDF is slow.
+        let upgradedHash = replacement == nil && hasher.needsRehash(attempt.record.hash)
+            ? try? hasher.hash(attempt.credential, uid: file.uid) : nil
+        let cleared: Void? = try file.withLock {
+            var record = try file.read()
+            // Wrong guesses counted while this one was being verified are
+            // not erased by its success.
+            record.failures = record.failuresCounted(after: attempt.serial)
+            record.disabled = policy.lockout.isDisabled(afterFailures: record.failures)
+            record.lastSuccess = clock.now()
+            if let replacement {
+                record.kind = replacement.credential.kind
+                record.gridSize = replacement.credential.gridSize
+                record.pinLength = replacement.credential.pinLength
+                record.hash = replacement.hash
+                record.changedAt = record.lastSuccess
+            } else if let upgradedHash {
+                record.hash = upgradedHash
+            }
+            try file.write(record)
+            faultHook?(.cleared)
+        }
+        guard cleared != nil else { throw StoreError.recordReplaced(path: file.path, duringVerification: true) }
+        return .ok
+    }
+}
