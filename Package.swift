@@ -71,5 +71,5 @@ let package = Package(
             dependencies: ["PinGateCLI", "PinGateCore"]
         ),
     ],
-    swiftLanguageModes: [.v5]
+    swiftLanguageModes: [.v6]
 )

@@ -257,4 +257,37 @@ test_ctrl_z_in_a_terminal_cannot_stop_a_helper_run_as_a_job_by_itself() {
     assert_contains "$transcript" $'ok\r\nANSWER=100' "terminal transcript"
 }
 
+test_a_stalled_system_logger_delays_each_answer_briefly_never_forever() {
+    # A logger that stops reading /dev/log: its queue (10 lines) fills, and
+    # glibc's syslog(3) would then block the helper for good. In a nested
+    # mount namespace, so the real /dev/log (if any) is untouched.
+    local out rc=0
+    out="$(timeout 60 unshare --mount --propagation private bash -c '
+        dev="$(mktemp -d "$1/dev.XXXXXX")"; chmod 755 "$dev"
+        for node in null zero urandom random tty; do touch "$dev/$node"; mount --bind "/dev/$node" "$dev/$node"; done
+        mount --bind "$dev" /dev
+        python3 -c "import socket, os, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.bind(\"/dev/log\"); os.chmod(\"/dev/log\", 0o666)
+time.sleep(60)" &
+        listener=$!
+        for _ in $(seq 50); do [ -S /dev/log ] && break; sleep 0.05; done
+        for i in $(seq 14); do
+            start=$(date +%s%N)
+            answer="$(printf "pingate-verify/1\nop=status\nuser=pgbob\n" |
+                timeout 5 setpriv --reuid=61001 --regid=61001 --clear-groups --reset-env -- "$2" | cut -d" " -f1)"
+            echo "$(( ($(date +%s%N) - start) / 1000000 )) ${answer:-none}"
+        done
+        kill "$listener"' _ "$SANDBOX" "$HELPER")" || rc=$?
+    assert_eq 0 "$rc" "the nested namespace ran"
+    local ms answer slowest=0 count=0
+    while read -r ms answer; do
+        count=$((count + 1))
+        assert_eq refused "$answer" "answer $count with the logger stalled"
+        [ "$ms" -lt 1000 ] || fail "answer $count took $ms ms with the logger stalled"
+        [ "$ms" -gt "$slowest" ] && slowest="$ms"
+    done <<<"$out"
+    assert_eq 14 "$count" "answers"
+    echo "    14 refusals with a stalled logger: slowest $slowest ms"
+}
+
 run_tests
