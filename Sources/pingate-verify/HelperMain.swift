@@ -39,17 +39,16 @@ enum HelperMain {
     /// Reads stdin to EOF; nil if it exceeds the request limit.
     private static func readRequest() -> SecretBytes? {
         let capacity = HelperRequest.maximumSize + 1
-        let buffer = SecretBytes(count: capacity)
         var total = 0
-        while total < capacity {
-            let count = try? buffer.withUnsafeMutableBytesForReading { bytes in
-                try FileDescriptor.standardInput.read(into: UnsafeMutableRawBufferPointer(rebasing: bytes[total...]))
+        let buffer = SecretBytes(count: capacity) { bytes in
+            while total < capacity {
+                let count = try? FileDescriptor.standardInput.read(into: UnsafeMutableRawBufferPointer(rebasing: bytes[total...]))
+                guard let count, count > 0 else { break }
+                total += count
             }
-            guard let count, count > 0 else { break }
-            total += count
         }
         guard total <= HelperRequest.maximumSize else { return nil }
-        return buffer.withUnsafeMutableBytesForReading { SecretBytes(copying: UnsafeRawBufferPointer(rebasing: $0[0..<total])) }
+        return buffer.prefix(total)
     }
 
     static func refuse(_ message: String, detail: String) -> HelperAnswer {

@@ -77,7 +77,7 @@ test_a_helper_stopped_holding_the_lock_costs_a_later_verify_the_deadline_and_cou
     trap kill_stopped_helpers EXIT
     local step secret pid before
     # The steps at which a helper holds the record's writer lock (flock).
-    for step in locked counted cleared; do
+    for step in lock-held counted cleared; do
         secret=1111; [ "$step" = cleared ] && secret=0427   # only a success reaches "cleared"
         enroll_pin pgalice 0427
         pid="$(stop_helper_at "$step" "$secret")"
@@ -105,7 +105,7 @@ test_sudo_behind_a_stopped_helper_goes_on_to_the_password_within_the_deadline() 
     trap kill_stopped_helpers EXIT
     enroll_pin pgalice 0427
     local pid start err rc=0
-    pid="$(stop_helper_at locked 1111)"
+    pid="$(stop_helper_at lock-held 1111)"
     start="$(now_ms)"
     err=$(printf '0427\n%s\n' "$TEST_PASSWORD" | timeout 20 setpriv --reuid=61001 --regid=61001 --clear-groups \
         --reset-env -- sudo -S -k true 2>&1 >/dev/null) || rc=$?
@@ -139,7 +139,7 @@ test_status_never_waits_for_a_stopped_helper() {
     trap kill_stopped_helpers EXIT
     enroll_pin pgalice 0427
     local pid start answer
-    pid="$(stop_helper_at locked 1111)"
+    pid="$(stop_helper_at lock-held 1111)"
     start="$(now_ms)"
     answer="$(timeout 5 bash -c 'printf "pingate-verify/1\nop=status\nuser=pgalice\n" |
         setpriv --reuid=61001 --regid=61001 --clear-groups --reset-env -- "$0"' "$HELPER")" || true
@@ -179,7 +179,7 @@ test_unlock_fails_within_the_deadline_naming_the_stopped_helper_then_succeeds_on
     enroll_pin pgalice 0427
     timed_verify 1111
     local pid start ms rc=0 err
-    pid="$(stop_helper_at locked 1111)"
+    pid="$(stop_helper_at lock-held 1111)"
     start="$(now_ms)"
     err="$(timeout 10 "$PINGATE" unlock pgalice 2>&1 >/dev/null)" || rc=$?
     ms=$(( $(now_ms) - start ))

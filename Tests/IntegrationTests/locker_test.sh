@@ -241,7 +241,7 @@ test_wrong_pin_counts_the_same_with_a_fault_variable() {
     assert_contains "$plain" $'\nexit=1' "a plain wrong answer"
     "$PINGATE" unlock pgalice >/dev/null || fail "pingate unlock failed"
     local step
-    for step in opened:kill locked:kill counted:kill released:stop verified:kill; do
+    for step in opened:kill lock-held:kill counted:kill released:stop verified:kill; do
         assert_eq "$plain" "$(ask_as pgalice PINGATE_TEST_FAULT=$step -- op=verify user=pgalice secret=1397)" \
             "wrong answer with PINGATE_TEST_FAULT=$step"
         assert_eq 1 "$(record_failures pgalice)" "failures with PINGATE_TEST_FAULT=$step"

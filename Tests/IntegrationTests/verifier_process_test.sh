@@ -51,7 +51,7 @@ test_kill_at_every_step_never_loses_a_count() {
     [ -x "$DEBUG_HELPER" ] || fail "no debug helper at $DEBUG_HELPER (swift build)"
     local step secret expected_counted before after answer rc
     for secret in 1111 0427; do
-        for step in opened locked counted released verified cleared; do
+        for step in opened lock-held counted released verified cleared; do
             enroll_pin pgalice 0427
             "$PINGATE" unlock pgalice >/dev/null
             before="$(failures pgalice)"
@@ -64,7 +64,7 @@ test_kill_at_every_step_never_loses_a_count() {
             assert_eq 137 "$rc" "exit status when killed at $step"
             assert_eq "" "$answer" "no answer may leave before the kill at $step"
             case "$step" in
-                opened|locked) expected_counted=0 ;;
+                opened|lock-held) expected_counted=0 ;;
                 counted|released|verified) expected_counted=1 ;;
                 cleared) expected_counted=0 ;;  # success already on disk
             esac

@@ -5,15 +5,22 @@ import Testing
 /// The client against stand-in helpers (small shell scripts): it reads one
 /// answer, checks it against the exit status, and never waits past its
 /// deadline for a helper that hangs or was stopped.
-@Suite("the helper client")
+///
+/// Serialized as well: a script being written while another test spawns
+/// would be inherited open for writing by that child, and exec'ing it then
+/// fails with ETXTBSY ("Text file busy").
+@Suite("the helper client", .serialized)
 struct HelperClientTests {
     /// A stand-in helper: `body` as a shell script in a fresh directory.
     func fakeHelper(_ body: String) throws -> String {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pingate-client-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let path = directory.appendingPathComponent("helper").path
-        try ("#!/bin/sh\n" + body + "\n").write(toFile: path, atomically: true, encoding: .utf8)
-        chmod(path, 0o755)
+        // Close-on-exec (FileDescriptor.open always is), so no child spawned
+        // meanwhile keeps it open for writing.
+        let file = try FileDescriptor.open(path, [.writeOnly, .create, .exclusiveCreate], permissions: 0o755)
+        defer { file.close() }
+        try file.writeAll(Array(("#!/bin/sh\n" + body + "\n").utf8))
         return path
     }
 

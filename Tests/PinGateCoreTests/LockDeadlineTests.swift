@@ -60,8 +60,9 @@ struct LockDeadlineTests {
         defer { holder.close() }
         #expect(try holder.tryLockExclusive())
 
+        let administration = store.administration
         let start = monotonicNanoseconds()
-        let outcome = within(seconds: 10) { Result { try store.administration.unlock(uid: 1000) } }
+        let outcome = within(seconds: 10) { Result { try administration.unlock(uid: 1000) } }
         let elapsed = milliseconds(since: start)
         let expected = LockHolder(processID: getpid(), command: ownCommand(), isStopped: false)
         #expect(throws: StoreError.recordBusy(path: store.path(), holder: expected)) { try #require(outcome).get() }

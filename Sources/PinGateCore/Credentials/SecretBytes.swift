@@ -9,6 +9,12 @@ import Synchronization
 /// and its storage is wiped with `sodium_memzero` when the last reference goes.
 /// Swift `String`s cannot be wiped, so secrets travel as `SecretBytes` from the
 /// moment they are read until they are hashed.
+///
+/// Sendable because its bytes never change once it is made: the only ways to
+/// write them are the initialisers (`init(count:filling:)` reads straight
+/// into the buffer). `SecretBuffer` is the growable, non-Sendable companion
+/// for secrets typed a key at a time. Unchecked only because the storage is a
+/// raw pointer, which the compiler cannot see through.
 public final class SecretBytes: @unchecked Sendable {
     private let storage: UnsafeMutableRawBufferPointer
 
@@ -16,6 +22,13 @@ public final class SecretBytes: @unchecked Sendable {
         storage = .allocate(byteCount: max(count, 1), alignment: 16)
         storage.initializeMemory(as: UInt8.self, repeating: 0)
         self.count = count
+    }
+
+    /// `count` bytes written by `body` (say, read(2) straight into the
+    /// buffer), and never changed afterwards.
+    public convenience init(count: Int, filling body: (UnsafeMutableRawBufferPointer) throws -> Void) rethrows {
+        self.init(count: count)
+        try withUnsafeMutableBytes(body)
     }
 
     public convenience init(copying bytes: UnsafeRawBufferPointer) {
@@ -54,11 +67,12 @@ public final class SecretBytes: @unchecked Sendable {
         try body(UnsafeRawBufferPointer(rebasing: storage[0..<count]))
     }
 
-    /// Mutable access, for filling the buffer straight from a read(2).
-    public func withUnsafeMutableBytesForReading<Result>(_ body: (UnsafeMutableRawBufferPointer) throws -> Result) rethrows -> Result {
-        try withUnsafeMutableBytes(body)
+    /// The first `count` bytes, as a secret of their own.
+    public func prefix(_ count: Int) -> SecretBytes {
+        withUnsafeBytes { SecretBytes(copying: UnsafeRawBufferPointer(rebasing: $0[0..<min(count, self.count)])) }
     }
 
+    /// Write access, for this module's initialisers and `SecretBuffer` only.
     func withUnsafeMutableBytes<Result>(_ body: (UnsafeMutableRawBufferPointer) throws -> Result) rethrows -> Result {
         try body(UnsafeMutableRawBufferPointer(rebasing: storage[0..<count]))
     }

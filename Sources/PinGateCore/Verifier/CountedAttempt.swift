@@ -55,7 +55,7 @@ extension Verifier {
     /// Steps 1–3 with the writer lock held.
     private func admitLocked(_ input: SecretBytes, on file: RecordFile, hasher: CredentialHasher, deadline: Deadline) throws -> LockedStep {
         var record = try file.read()
-        faultHook?(.locked)
+        faultHook?(.lockHeld)
         let now = clock.reading()
         if let block = policy.lockout.block(for: record, now: now) {
             // Past the deadline the lockout answers even with verifications

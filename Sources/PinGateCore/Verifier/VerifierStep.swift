@@ -4,8 +4,9 @@
 public enum VerifierStep: String, CaseIterable, Sendable {
     /// Record opened and checked, writer lock not yet taken.
     case opened
-    /// Writer lock held, state read, not yet counted.
-    case locked
+    /// Writer lock held, state read, not yet counted. (Not "locked": that
+    /// word means a lockout everywhere else.)
+    case lockHeld = "lock-held"
     /// The attempt is counted and on disk (fdatasync returned).
     case counted
     /// Writer lock released; the KDF is about to run.

@@ -64,7 +64,7 @@ attack_stopped_helper() {
     [ "$SCALE" = full ] && { parked_count=8; later=16; }
     local step secret parked before after wrong ok answers slowest=0 ms answer rc start attempts=0 verified=0 succeeded=0
     local summary=""
-    for step in opened locked counted released verified cleared; do
+    for step in opened lock-held counted released verified cleared; do
         secret=1111; [ "$step" = cleared ] && secret=0427   # only a success reaches "cleared"
         policy
         enroll_pin pgalice 0427
