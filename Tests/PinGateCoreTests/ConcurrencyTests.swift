@@ -58,8 +58,9 @@ struct ConcurrencyTests {
             outcomes.add(outcome == .ok ? "ok" : (outcome.isWrong ? "wrong" : "refused"))
         }
         // Every wrong answer was a verification that counted; between two
-        // successes at most 5 wrong ones can run.
-        #expect(outcomes["ok"] >= 1)
+        // successes at most 5 wrong ones can run. (Whether any right PIN gets
+        // through depends on the order the threads arrive in: five wrong ones
+        // first lock the record, as they should.)
         #expect(kdfRuns["kdf"] == outcomes["ok"] + outcomes["wrong"])
         #expect(outcomes["wrong"] <= 5 * (outcomes["ok"] + 1))
     }
