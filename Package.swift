@@ -40,9 +40,15 @@ let package = Package(
         ),
         // The admin CLI's commands, argument parsing and terminal pads, as a
         // library so that they have unit tests; `pingate` only calls it.
+        // gettext for the words people read, and the printf subset that fills
+        // them: shared by the CLI and the lock screen.
+        .target(
+            name: "PinGateText",
+            dependencies: ["CLocalization"]
+        ),
         .target(
             name: "PinGateCLI",
-            dependencies: ["PinGateCore", "CLocalization"]
+            dependencies: ["PinGateCore", "PinGateText", "CLocalization"]
         ),
         .executableTarget(
             name: "pingate",
@@ -56,7 +62,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "pingate-lock",
-            dependencies: ["PinGateLock", "CX11", "CCairo", "CPAM", "CLocalization"]
+            dependencies: ["PinGateLock", "PinGateText", "CX11", "CCairo", "CPAM", "CLocalization"]
         ),
         .testTarget(
             name: "PinGateCoreTests",
@@ -68,7 +74,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PinGateCLITests",
-            dependencies: ["PinGateCLI", "PinGateCore"]
+            dependencies: ["PinGateCLI", "PinGateCore", "PinGateText"]
         ),
     ],
     swiftLanguageModes: [.v6]

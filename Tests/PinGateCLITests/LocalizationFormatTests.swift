@@ -1,37 +1,38 @@
 @testable import PinGateCLI
 import Testing
+import PinGateText
 
-/// The printf subset that fills translated messages (`Localization.format`),
+/// The printf subset that fills translated messages (`MessageFormat.fill`),
 /// and `L`/`LP` with no catalogue loaded: the C locale, English.
 @Suite struct LocalizationFormatTests {
     @Test func fillsConversionsInOrder() {
-        #expect(Localization.format("%s has %d", ["alice", "3"]) == "alice has 3")
+        #expect(MessageFormat.fill("%s has %d", ["alice", "3"]) == "alice has 3")
     }
 
     @Test func positionalConversionsMayReorder() {
-        #expect(Localization.format("%2$s before %1$s", ["one", "two"]) == "two before one")
+        #expect(MessageFormat.fill("%2$s before %1$s", ["one", "two"]) == "two before one")
     }
 
     @Test func aPositionalConversionSetsWhereTheNextPlainOneReads() {
-        #expect(Localization.format("%2$s %s", ["a", "b", "c"]) == "b c")
+        #expect(MessageFormat.fill("%2$s %s", ["a", "b", "c"]) == "b c")
     }
 
     @Test func doublePercentIsOnePercent() {
-        #expect(Localization.format("100%% of %s", ["x"]) == "100% of x")
+        #expect(MessageFormat.fill("100%% of %s", ["x"]) == "100% of x")
     }
 
     @Test func otherConversionsAreLeftAsWritten() {
-        #expect(Localization.format("%x and %s", ["y"]) == "%x and y")
-        #expect(Localization.format("ends with %", []) == "ends with %")
+        #expect(MessageFormat.fill("%x and %s", ["y"]) == "%x and y")
+        #expect(MessageFormat.fill("ends with %", []) == "ends with %")
     }
 
     @Test func missingArgumentsBecomeEmpty() {
-        #expect(Localization.format("%s-%s", ["a"]) == "a-")
-        #expect(Localization.format("%5$s!", ["a"]) == "!")
+        #expect(MessageFormat.fill("%s-%s", ["a"]) == "a-")
+        #expect(MessageFormat.fill("%5$s!", ["a"]) == "!")
     }
 
     @Test func argumentTextIsNeverReadAsAFormat() {
-        #expect(Localization.format("%s", ["%d %s %%"]) == "%d %s %%")
+        #expect(MessageFormat.fill("%s", ["%d %s %%"]) == "%d %s %%")
     }
 
     @Test func lWithoutACatalogueFillsTheEnglish() {
