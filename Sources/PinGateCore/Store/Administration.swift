@@ -33,21 +33,13 @@ public struct Administration: Sendable {
             record.pinLength = credential.pinLength
             record.hash = hash
             record.changedAt = now
-            record.failures = 0
-            record.lastFailure = 0
-            record.lastFailureBoot = nil
-            record.disabled = false
+            record.clearLockout()
         } != nil
     }
 
     /// Clears failures, timeouts and a disable. Returns false if not enrolled.
     public func unlock(uid: UInt32) throws -> Bool {
-        try store.updateRecord(uid: uid) { record in
-            record.failures = 0
-            record.lastFailure = 0
-            record.lastFailureBoot = nil
-            record.disabled = false
-        } != nil
+        try store.updateRecord(uid: uid) { $0.clearLockout() } != nil
     }
 
     public func remove(uid: UInt32) throws -> Bool {

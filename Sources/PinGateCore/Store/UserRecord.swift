@@ -40,3 +40,14 @@ public struct UserRecord: Equatable, Sendable {
         attemptSerial = 0
     }
 }
+
+extension UserRecord {
+    /// Root's clearing (unlock, a new credential): no failures, no timeout
+    /// on either clock, not disabled. The attempt serial goes on counting.
+    public mutating func clearLockout() {
+        failures = 0
+        lastFailure = 0
+        lastFailureBoot = nil
+        disabled = false
+    }
+}

@@ -79,11 +79,7 @@ final class Locker {
     private func loop() -> Int32 {
         let connection = XConnectionNumber(display)
         while true {
-            while XPending(display) > 0 {
-                var event = XEvent()
-                XNextEvent(display, &event)
-                handle(&event)
-            }
+            forEachPendingEvent(display) { handle(&$0) }
             if child == nil, monotonicSeconds() >= restartAt {
                 child = UIChild.start(coverWindow: cover)
                 if child == nil { scheduleRestart() }

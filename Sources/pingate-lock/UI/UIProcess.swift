@@ -103,11 +103,7 @@ final class UIProcess {
     private func loop() -> Int32 {
         let connection = XConnectionNumber(display)
         while true {
-            while XPending(display) > 0 {
-                var event = XEvent()
-                XNextEvent(display, &event)
-                handleX(&event)
-            }
+            forEachPendingEvent(display) { handleX(&$0) }
             var descriptors = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0),
                                pollfd(fd: connection, events: Int16(POLLIN), revents: 0)]
             let animating: Bool = { if case .wrong = feedback { return true } else { return false } }()
