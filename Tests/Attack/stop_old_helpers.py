@@ -34,7 +34,7 @@ def main():
                 started = int(fields[19]) / ticks
                 # Only the helpers of a PAM client (the locker under test),
                 # not those of other tests that may run meanwhile as the same uid.
-                if fields[0] != "T" and now - started > 0.1 and int(status_field(pid, "Uid")) == uid \
+                if fields[0] not in ("T", "t", "Z") and now - started > 0.1 and int(status_field(pid, "Uid")) == uid \
                         and comm(status_field(pid, "PPid")) == "pam_harness":
                     os.kill(int(pid), signal.SIGSTOP)
                     with open(log, "a") as stopped:

@@ -63,6 +63,22 @@ struct ProtocolAgreementTests {
         let services = try defined("PINGATE_DEFAULT_SERVICES").split(separator: " ").map(String.init)
         #expect(services == Policy.defaultServices)
         #expect(!services.contains("su"))
+        // install.sh writes the list into pingate.conf's comment, from its own copy.
+        #expect(Self.setting("PINGATE_DEFAULT_SERVICES=", in: "packaging/install.sh") == "\"" + services.joined(separator: " ") + "\"")
+    }
+
+    /// The one line of `file` (relative to the repository) that starts with `prefix`, after it.
+    static func setting(_ prefix: String, in file: String) -> String? {
+        let root = #filePath.split(separator: "/").dropLast(3).joined(separator: "/")
+        guard let text = try? String(contentsOfFile: "/" + root + "/" + file, encoding: .utf8) else { return nil }
+        return text.split(separator: "\n").first { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
+    }
+
+    @Test("the helper's installed path is the same for the module's build, the installers and the Swift client")
+    func helperPath() {
+        #expect(Self.setting("HELPER_PATH ?= ", in: "pam/Makefile") == HelperClient.installedPath)
+        #expect(Self.setting("PINGATE_HELPER=", in: "packaging/layout.sh") == HelperClient.installedPath)
+        #expect(Self.setting("#define PINGATE_HELPER_PATH ", in: "pam/pingate_module.h") == "\"\(HelperClient.installedPath)\"")
     }
 
     @Test("an answer longer than the module reads is cut to fit")
