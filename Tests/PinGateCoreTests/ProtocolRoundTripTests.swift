@@ -73,6 +73,12 @@ struct ProtocolRoundTripTests {
         #expect(decoded.kind == .pattern && decoded.gridSize == 4)
     }
 
+    @Test("a status answer to a verification is never a success")
+    func enrolledIsNoVerification() throws {
+        let decoded = try DecodedAnswer(line: "enrolled kind=pin length=4 failures=0", exitCode: 0)
+        #expect(decoded.verifyOutcome != .ok)
+    }
+
     @Test("a refusal is thrown, and so is a word that disagrees with its exit status")
     func refusalsAndGarbage() {
         #expect(throws: HelperClientError.refused("a user may only ask about their own PIN")) {

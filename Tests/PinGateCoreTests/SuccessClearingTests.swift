@@ -30,6 +30,20 @@ struct SuccessClearingTests {
         #expect(try store.record()?.failures == 0)
     }
 
+    @Test("a PIN root replaced while it was being verified is no success and does not undo the change")
+    func credentialReplacedDuringVerification() throws {
+        let store = try TestStore()
+        try store.enrollPIN("0427")
+        let old = ParkedAttempt(store.verifier, input: "0427", parkedAt: .released)
+        let replacement = try Credential(parsing: secret("5813"), kind: .pin, gridSize: 0, policy: store.policy)
+        #expect(try store.administration.replaceCredential(uid: 1000, with: replacement))
+        let newHash = try store.record()?.hash
+        let outcome = old.finish()
+        #expect(outcome != .ok, "the old PIN answered \(outcome)")
+        #expect(try store.record()?.hash == newHash, "the new credential was overwritten")
+        #expect(store.verifier.verify(uid: 1000, input: secret("5813")) == .ok)
+    }
+
     @Test("each counted attempt takes the next attempt serial, and an admin unlock keeps it")
     func attemptSerialIsMonotonic() throws {
         let store = try TestStore()

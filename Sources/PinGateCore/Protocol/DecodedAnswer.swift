@@ -53,7 +53,10 @@ public struct DecodedAnswer: Sendable, Equatable {
     /// The answer to a verify or change request.
     public var verifyOutcome: VerifyOutcome {
         switch word {
-        case .ok, .enrolled: return .ok
+        case .ok: return .ok
+        // A status-shaped answer to a verification is no answer: never success
+        // (the module treats it the same way).
+        case .enrolled: return .storeError(.message("unexpected answer to a verification: \(word.rawValue) \(message)"))
         case .wrong:
             return .wrong(failures: integer("failures"), attemptsLeft: integer("left"),
                           lockedSeconds: Int64(integer("locked")), disabled: fields["disabled"] != nil)

@@ -107,6 +107,12 @@ extension Verifier {
             ? try? hasher.hash(attempt.credential, uid: file.uid) : nil
         let cleared: Void? = try file.withLock {
             var record = try file.read()
+            // Root may have set a new credential in place meanwhile (`pingate
+            // change USER`): this match was against the old one, so it is no
+            // success, and the count stays (fail closed).
+            guard record.hash == attempt.record.hash, record.kind == attempt.record.kind else {
+                throw StoreError.recordReplaced(path: file.path, duringVerification: true)
+            }
             // Wrong guesses counted while this one was being verified are
             // not erased by its success.
             record.failures = record.failuresCounted(after: attempt.serial)
