@@ -15,9 +15,10 @@
  *  - Local: PAM_RHOST empty or a loopback name, and, where logind runs, the
  *    caller's session not remote. sudo or pkexec inside an ssh session carry
  *    no PAM_RHOST; logind marks that session REMOTE=1 in its state file
- *    /run/systemd/sessions/ID, and the caller's cgroup path names the
- *    session's scope (…/session-ID.scope). Without logind there is no such
- *    line, and PAM_RHOST alone decides.
+ *    /run/systemd/sessions/ID, and the caller's cgroup path is the session's
+ *    scope (/user.slice/user-UID.slice/session-ID.scope). A non-root caller
+ *    outside any session scope counts as remote when the user has a remote
+ *    session. Without logind PAM_RHOST alone decides.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -36,6 +37,9 @@
 #endif
 #ifndef PINGATE_SESSIONS_DIR
 #define PINGATE_SESSIONS_DIR "/run/systemd/sessions"
+#endif
+#ifndef PINGATE_USERS_DIR
+#define PINGATE_USERS_DIR "/run/systemd/users"
 #endif
 
 #define SESSION_ID_MAX 64
@@ -80,85 +84,196 @@ static bool is_local_host(const char *rhost)
 		strcmp(rhost, "127.0.0.1") == 0 || strcmp(rhost, "::1") == 0;
 }
 
+enum scope { SCOPE_NONE, SCOPE_FOUND, SCOPE_UNREADABLE };
+
+/* True if text[0..len) is a logind session ID: letters and digits. */
+static bool is_session_id(const char *text, size_t len)
+{
+	if (len == 0 || len >= SESSION_ID_MAX)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!isalnum((unsigned char)text[i]))
+			return false;
+	return true;
+}
+
 /*
- * The ID in the first "session-ID.scope" path component of the calling
- * process's cgroup lines (any hierarchy: cgroup v2's "0::" line or v1's
- * "name=systemd" one). False if there is none: no logind session.
+ * The session ID of a cgroup path that is exactly logind's layout,
+ * "/user.slice/user-UID.slice/session-ID.scope" (then "/" or the end). A
+ * "session-N.scope" anywhere else — say under the user's own
+ * user@UID.service, where the user may create cgroups — is not a session.
  */
-static bool find_session_id(char id[SESSION_ID_MAX])
+static bool session_in_path(const char *path, char id[SESSION_ID_MAX])
+{
+	const char *p = path, *end;
+	size_t len;
+
+	if (strncmp(p, "/user.slice/user-", 17) != 0)
+		return false;
+	p += 17;
+	p += strspn(p, "0123456789");
+	if (strncmp(p, ".slice/session-", 15) != 0)
+		return false;
+	p += 15;
+	end = strstr(p, ".scope");
+	if (end == NULL || (end[6] != '/' && end[6] != '\0'))
+		return false;
+	len = (size_t)(end - p);
+	if (!is_session_id(p, len))
+		return false;
+	memcpy(id, p, len);
+	id[len] = '\0';
+	return true;
+}
+
+/*
+ * The calling process's logind session, from the line of its cgroup file
+ * that logind manages: cgroup v2's "0::PATH" or v1's "N:name=systemd:PATH".
+ * A line too long to read whole is SCOPE_UNREADABLE (treated as remote).
+ */
+static enum scope find_session_id(char id[SESSION_ID_MAX])
 {
 	char line[4096];
-	bool found = false;
+	enum scope found = SCOPE_NONE;
 	FILE *f = fopen(PINGATE_CGROUP_PATH, "re");
 
 	if (f == NULL)
-		return false;
-	while (!found && fgets(line, sizeof(line), f) != NULL) {
-		char *start = strstr(line, "/session-");
-		char *end;
-		size_t len;
+		return SCOPE_NONE;
+	while (found == SCOPE_NONE && fgets(line, sizeof(line), f) != NULL) {
+		char *path;
+		size_t len = strlen(line);
 
-		if (start == NULL)
+		if (len > 0 && line[len - 1] == '\n')
+			line[--len] = '\0';
+		else if (!feof(f)) {
+			found = SCOPE_UNREADABLE;
+			break;
+		}
+		if (strncmp(line, "0::", 3) == 0)
+			path = line + 3;
+		else if ((path = strstr(line, ":name=systemd:")) != NULL)
+			path += strlen(":name=systemd:");
+		else
 			continue;
-		start += strlen("/session-");
-		end = strstr(start, ".scope");
-		if (end == NULL || (end[6] != '/' && end[6] != '\n' && end[6] != '\0'))
-			continue;
-		len = (size_t)(end - start);
-		if (len == 0 || len >= SESSION_ID_MAX)
-			continue;
-		memcpy(id, start, len);
-		id[len] = '\0';
-		found = true;
-		for (size_t i = 0; i < len; i++)
-			if (!isalnum((unsigned char)id[i]))
-				found = false;  /* logind's IDs are alphanumeric: not a session scope */
+		if (session_in_path(path, id))
+			found = SCOPE_FOUND;
 	}
 	fclose(f);
 	return found;
 }
 
 /*
- * 1 if logind's state file for the session says REMOTE=1, 0 if it says
- * otherwise, -1 if it cannot be read (the session is then treated as
- * remote: a PIN is a convenience, the password is always there).
+ * Reads logind's state file for session `id`: *remote from REMOTE=, *uid
+ * from UID= (-1 if absent). False if the file cannot be read.
  */
-static int session_is_remote(pam_handle_t *pamh, const char *id)
+static bool read_session(const char *id, bool *remote, long *uid)
 {
 	char path[sizeof(PINGATE_SESSIONS_DIR) + SESSION_ID_MAX + 1];
 	char line[512];
-	int remote = 0;
 	FILE *f;
 
+	*remote = false;
+	*uid = -1;
 	snprintf(path, sizeof(path), "%s/%s", PINGATE_SESSIONS_DIR, id);
 	f = fopen(path, "re");
-	if (f == NULL) {
-		pam_syslog(pamh, LOG_WARNING, "cannot read logind session %s (%m): treated as remote", path);
-		return -1;
+	if (f == NULL)
+		return false;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		line[strcspn(line, "\n")] = '\0';
+		if (strcmp(line, "REMOTE=1") == 0)
+			*remote = true;
+		else if (strncmp(line, "UID=", 4) == 0)
+			*uid = strtol(line + 4, NULL, 10);
 	}
-	while (fgets(line, sizeof(line), f) != NULL)
-		if (strcmp(line, "REMOTE=1\n") == 0 || strcmp(line, "REMOTE=1") == 0)
-			remote = 1;
 	fclose(f);
+	return true;
+}
+
+/*
+ * The caller's own session decides: remote if logind says REMOTE=1, if its
+ * state cannot be read, or if it belongs to someone other than a non-root
+ * caller (a session file a user points at is not theirs).
+ */
+static bool session_is_remote(pam_handle_t *pamh, const char *id)
+{
+	uid_t caller = getuid();
+	bool remote;
+	long owner;
+
+	if (!read_session(id, &remote, &owner)) {
+		pam_syslog(pamh, LOG_WARNING, "cannot read logind session %s: treated as remote", id);
+		return true;
+	}
+	if (caller != 0 && owner != (long)caller) {
+		pam_syslog(pamh, LOG_WARNING, "logind session %s is not the caller's: treated as remote", id);
+		return true;
+	}
 	return remote;
+}
+
+/*
+ * A non-root caller outside any session scope, on a system where logind
+ * runs: a process started through the user's own service manager
+ * (`systemd-run --user sudo …` from an ssh shell) sits under user@UID.service,
+ * not in the ssh session's scope. It is treated as remote when any of the
+ * user's sessions (/run/systemd/users/UID, SESSIONS=) is remote. Root callers
+ * (login, display managers) run outside sessions by design and are not
+ * affected.
+ */
+static bool user_has_remote_session(pam_handle_t *pamh)
+{
+	char path[sizeof(PINGATE_USERS_DIR) + 24];
+	char line[1024];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%u", PINGATE_USERS_DIR, (unsigned)getuid());
+	f = fopen(path, "re");
+	if (f == NULL)
+		return false;  /* no sessions at all: not a login, local or remote */
+	while (!found && fgets(line, sizeof(line), f) != NULL) {
+		char *save = NULL, *word;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (strncmp(line, "SESSIONS=", 9) != 0)
+			continue;
+		for (word = strtok_r(line + 9, " ", &save); word != NULL && !found; word = strtok_r(NULL, " ", &save))
+			if (is_session_id(word, strlen(word)))
+				found = session_is_remote(pamh, word);
+	}
+	fclose(f);
+	return found;
+}
+
+static bool logind_runs(void)
+{
+	return access(PINGATE_SESSIONS_DIR, F_OK) == 0;
 }
 
 bool pingate_caller_is_remote(pam_handle_t *pamh, const struct pingate_options *opts)
 {
 	const void *rhost = NULL;
 	char session[SESSION_ID_MAX];
+	bool remote = false;
 
 	if (pam_get_item(pamh, PAM_RHOST, &rhost) == PAM_SUCCESS && !is_local_host(rhost)) {
 		if (opts->debug)
 			pam_syslog(pamh, LOG_DEBUG, "remote request from %s", (const char *)rhost);
 		return true;
 	}
-	if (!find_session_id(session))
-		return false;  /* no logind: PAM_RHOST alone decides */
-	if (session_is_remote(pamh, session) != 0) {
-		if (opts->debug)
-			pam_syslog(pamh, LOG_DEBUG, "logind session %s is remote", session);
-		return true;
+	switch (find_session_id(session)) {
+	case SCOPE_FOUND:
+		remote = session_is_remote(pamh, session);
+		break;
+	case SCOPE_UNREADABLE:
+		remote = true;
+		break;
+	case SCOPE_NONE:
+		/* No logind: PAM_RHOST alone decides. */
+		remote = logind_runs() && getuid() != 0 && user_has_remote_session(pamh);
+		break;
 	}
-	return false;
+	if (remote && opts->debug)
+		pam_syslog(pamh, LOG_DEBUG, "the caller's logind session is remote");
+	return remote;
 }

@@ -25,7 +25,7 @@ sandbox_enter "$@"
 CONF="$SANDBOX/owner-conf"
 SUID_HARNESS="$SANDBOX/suid-harness"
 install -o root -g root -m 4755 "$HARNESS" "$SUID_HARNESS"
-for service in sudo su; do write_service "$CONF" "$service" "$(module_line)" "$(next_line)"; done
+for service in sudo su i3lock; do write_service "$CONF" "$service" "$(module_line)" "$(next_line)"; done
 
 private_run_with_sessions
 find_cgroup_root
@@ -150,6 +150,45 @@ test_allow_remote_offers_the_pin_in_a_remote_session() {
     out=$(printf '%s\n' "$TEST_PIN" | in_session 11 "$HARNESS" --confdir "$SANDBOX/allow-remote" \
         --service sudo --user pgalice) && rc=0 || rc=$?
     assert_eq PAM_SUCCESS "$(result)" "result (transcript: $out)"
+}
+
+# A "session-N.scope" the user made under their own service manager is not
+# logind's: the module finds no session, and the user's remote session counts.
+test_a_session_scope_outside_loginds_layout_is_not_a_session() {
+    need_cli; fresh
+    session 13 0
+    session 14 1
+    user_sessions 61001 14
+    out=$(printf '%s\n' "$TEST_PIN" | in_cgroup "user.slice/user-61001.slice/user@61001.service/app.slice/session-13.scope" \
+        setpriv --reuid=61001 --regid=61001 --clear-groups --reset-env -- \
+        "$HARNESS" --confdir "$CONF" --service i3lock --user pgalice) && rc=0 || rc=$?
+    assert_ignored
+    assert_eq 0 "$(prompts)" "prompts"
+    rm -f /run/systemd/users/61001
+}
+
+# `systemd-run --user sudo …` from an ssh shell runs outside any session
+# scope: while the user has a remote session, that is remote too.
+test_a_caller_outside_any_session_counts_as_remote_while_the_user_has_a_remote_one() {
+    need_cli; fresh
+    session 16 1
+    session 17 0
+    user_sessions 61001 17 16
+    RUN_AS=pgalice pam_run "$CONF" i3lock pgalice "$TEST_PIN"$'\n'
+    assert_ignored
+    user_sessions 61001 17
+    RUN_AS=pgalice pam_run "$CONF" i3lock pgalice "$TEST_PIN"$'\n'
+    assert_eq PAM_SUCCESS "$(result)" "with only a local session (transcript: $out)"
+    rm -f /run/systemd/users/61001
+}
+
+test_a_session_that_is_not_the_callers_counts_as_remote() {
+    need_cli; fresh
+    session 18 0 61002
+    out=$(printf '%s\n' "$TEST_PIN" | in_cgroup "user.slice/user-61001.slice/session-18.scope" \
+        setpriv --reuid=61001 --regid=61001 --clear-groups --reset-env -- \
+        "$HARNESS" --confdir "$CONF" --service i3lock --user pgalice) && rc=0 || rc=$?
+    assert_ignored
 }
 
 test_no_logind_session_falls_back_to_rhost() {

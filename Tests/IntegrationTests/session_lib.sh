@@ -17,45 +17,65 @@ private_run_with_sessions() {
     mkdir -p /run/systemd/sessions /run/sudo
 }
 
-# find_cgroup_root: sets CGROUP_ROOT to a fresh directory in a writable
-# cgroup hierarchy (systemd's v1 named one, the v2 one, or a private cgroup2
-# mount); empty if there is none.
+# find_cgroup_root: sets CGROUP_ROOT to the root of a writable cgroup
+# hierarchy that /proc/self/cgroup reports (systemd's v1 named one, the v2
+# one, or a fresh cgroup2 mount); empty if there is none. The module accepts
+# only logind's own layout, /user.slice/user-UID.slice/session-ID.scope from
+# the hierarchy's root, so the fixtures are made there and removed after.
 find_cgroup_root() {
     CGROUP_ROOT=""
     local candidate
     for candidate in /sys/fs/cgroup/systemd /sys/fs/cgroup/unified /sys/fs/cgroup; do
-        if mkdir "$candidate/pingate-test-$$" 2>/dev/null; then
-            CGROUP_ROOT="$candidate/pingate-test-$$"; return 0
+        if mkdir -p "$candidate/user.slice" 2>/dev/null && [ -e "$candidate/user.slice/cgroup.procs" ]; then
+            CGROUP_ROOT="$candidate"; return 0
         fi
     done
     mkdir -p "$SANDBOX/cgroup2"
-    if mount -t cgroup2 none "$SANDBOX/cgroup2" 2>/dev/null && mkdir "$SANDBOX/cgroup2/pingate-test-$$"; then
-        CGROUP_ROOT="$SANDBOX/cgroup2/pingate-test-$$"; return 0
+    if mount -t cgroup2 none "$SANDBOX/cgroup2" 2>/dev/null && mkdir -p "$SANDBOX/cgroup2/user.slice"; then
+        CGROUP_ROOT="$SANDBOX/cgroup2"; return 0
     fi
     return 1
 }
 
-# session ID REMOTE|absent: logind's state file for session ID (REMOTE=0/1), or none.
+# session ID REMOTE|absent [UID]: logind's state file for session ID
+# (REMOTE=0/1, owned by UID, default pgalice's), or none.
 session() {
-    local id=$1 remote=$2
+    local id=$1 remote=$2 uid=${3:-61001}
     rm -f "/run/systemd/sessions/$id"
     [ "$remote" = absent ] && return 0
-    printf '# This is private data. Do not parse.\nUID=61001\nUSER=pgalice\nACTIVE=1\nREMOTE=%s\nSERVICE=sshd\n' \
-        "$remote" > "/run/systemd/sessions/$id"
+    printf '# This is private data. Do not parse.\nUID=%s\nUSER=pgalice\nACTIVE=1\nREMOTE=%s\nSERVICE=sshd\n' \
+        "$uid" "$remote" > "/run/systemd/sessions/$id"
 }
 
-# in_session ID COMMAND...: runs COMMAND in the cgroup .../session-ID.scope.
+# user_sessions UID ID...: logind's list of UID's sessions (/run/systemd/users/UID).
+user_sessions() {
+    local uid=$1; shift
+    mkdir -p /run/systemd/users
+    printf 'NAME=pgalice\nSTATE=active\nSESSIONS=%s\n' "$*" > "/run/systemd/users/$uid"
+}
+
+# in_cgroup PATH COMMAND...: runs COMMAND in the cgroup PATH (from the root).
+in_cgroup() {
+    local path=$1; shift
+    [ -n "$CGROUP_ROOT" ] || { echo "no writable cgroup hierarchy to simulate a logind session" >&2; return 125; }
+    mkdir -p "$CGROUP_ROOT/$path"
+    echo "$CGROUP_ROOT/$path" >> "$SANDBOX/cgroups-made"
+    sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$CGROUP_ROOT/$path" "$@"
+}
+
+# in_session ID COMMAND...: runs COMMAND in logind's scope of pgalice's session ID.
 in_session() {
     local id=$1; shift
-    [ -n "$CGROUP_ROOT" ] || { echo "no writable cgroup hierarchy to simulate a logind session" >&2; return 125; }
-    local scope="$CGROUP_ROOT/user.slice/session-$id.scope"
-    mkdir -p "$scope"
-    sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$scope" "$@"
+    in_cgroup "user.slice/user-61001.slice/session-$id.scope" "$@"
 }
 
-# cleanup_cgroups: removes the cgroups made here (once their processes ended).
+# cleanup_cgroups: removes the cgroups made here (once their processes ended),
+# deepest first, and the parents they needed if nothing else is in them.
 cleanup_cgroups() {
-    [ -n "${CGROUP_ROOT:-}" ] || return 0
-    find "$CGROUP_ROOT" -depth -type d -exec rmdir {} \; 2>/dev/null
+    [ -n "${CGROUP_ROOT:-}" ] && [ -f "$SANDBOX/cgroups-made" ] || return 0
+    local path
+    for path in $(sort -ru "$SANDBOX/cgroups-made"); do
+        while [ "$path" != "$CGROUP_ROOT" ] && rmdir "$path" 2>/dev/null; do path="$(dirname "$path")"; done
+    done
     return 0
 }
