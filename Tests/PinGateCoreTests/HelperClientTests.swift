@@ -51,4 +51,18 @@ struct HelperClientTests {
         #expect(throws: HelperClientError.self) { try HelperClient(path: try fakeHelper("kill -KILL $$")).status(of: "a") }
         #expect(throws: HelperClientError.self) { try HelperClient(path: "/nonexistent/pingate-verify").status(of: "a") }
     }
+
+    @Test("no descriptor is left open on any path, even when the helper cannot be run")
+    func noDescriptorLeaks() throws {
+        func openDescriptors() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0 }
+        let answering = try fakeHelper("echo ok; exit 0")
+        let before = openDescriptors()
+        for _ in 0..<50 {
+            _ = try? HelperClient(path: "/nonexistent/pingate-verify").status(of: "a")
+            _ = try? HelperClient(path: answering).status(of: "a")
+        }
+        // A leak would be 2 to 4 per call, 100 or more in all; other suites
+        // running meanwhile open a few at most.
+        #expect(openDescriptors() - before < 20)
+    }
 }

@@ -52,33 +52,40 @@ public struct HelperClient: Sendable {
 
     private func exchange(_ request: SecretBytes) throws(HelperClientError) -> (String, Int32) {
         let deadline = Deadline.after(milliseconds: timeoutSeconds * 1000)
-        let toChild: (read: FileDescriptor, write: FileDescriptor)
-        let fromChild: (read: FileDescriptor, write: FileDescriptor)
+        // Every descriptor opened here is closed on every path: the lock
+        // screen's UI asks again and again, and must not run out of them.
+        var opened: [FileDescriptor] = []
+        defer { opened.forEach { $0.close() } }
         let child: ChildProcess
+        let answer: FileDescriptor
         do {
-            toChild = try FileDescriptor.pipe()
-            fromChild = try FileDescriptor.pipe()
+            let toChild = try FileDescriptor.pipe()
+            opened += [toChild.read, toChild.write]
+            let fromChild = try FileDescriptor.pipe()
+            opened += [fromChild.read, fromChild.write]
             // The whole request fits an empty pipe (PINGATE_REQUEST_MAX <=
             // PIPE_BUF): written before the child runs, it can never block
             // or raise SIGPIPE, however early the helper exits.
             try request.withUnsafeBytes { try toChild.write.writeAll($0) }
-            toChild.write.close()
             child = try ChildProcess.spawn(path, input: toChild.read, output: fromChild.write)
+            answer = fromChild.read
         } catch let error as Errno {
             throw .cannotRun(path: path, error)
         } catch {
             throw .garbled("\(error)")
         }
-        toChild.read.close()
-        fromChild.write.close()
-        defer { fromChild.read.close() }
-        guard let line = readLine(from: fromChild.read, by: deadline),
+        // Only the answer's read end stays open here, so the helper sees the
+        // end of its request and we see the end of its answer.
+        opened.filter { $0 != answer }.forEach { $0.close() }
+        opened = [answer]
+        guard let line = readLine(from: answer, by: deadline),
               let termination = child.termination(by: deadline) else {
             child.kill()
             throw .timedOut(path: path, seconds: timeoutSeconds)
         }
         switch termination {
         case let .killed(signal): throw .killed(path: path, signal: signal)
+        case .lost: throw .garbled("the helper's exit status was lost (was SIGCHLD ignored?)")
         case .exited(127): throw .cannotRun(path: path, Errno(rawValue: ENOENT))
         case let .exited(status): return (line, status)
         }

@@ -10,6 +10,8 @@ public struct ChildProcess: Sendable {
     public enum Termination: Equatable, Sendable {
         case exited(Int32)
         case killed(signal: Int32)
+        /// Reaped by someone else: how it ended is not known.
+        case lost
     }
 
     /// posix_spawn(path) with `input` as its stdin and `output` as its
@@ -32,15 +34,17 @@ public struct ChildProcess: Sendable {
     }
 
     /// waitpid(WNOHANG) until the child ends or `deadline` passes; nil then.
+    /// A child someone else reaped (an inherited SIGCHLD = SIG_IGN makes the
+    /// kernel do it) has an unknown end: `.lost`, never a made-up exit 0.
     public func termination(by deadline: Deadline) -> Termination? {
         var status: CInt = 0
-        var ended = false
+        var result: pid_t = 0
         _ = deadline.retry {
-            let result = waitpid(pid, &status, WNOHANG)
-            ended = result == pid || (result == -1 && errno != EINTR)
-            return ended
+            result = waitpid(pid, &status, WNOHANG)
+            return result == pid || (result == -1 && errno != EINTR)
         }
-        return ended ? ChildProcess.termination(status) : nil
+        if result == pid { return ChildProcess.termination(status) }
+        return result == -1 ? .lost : nil
     }
 
     /// SIGKILL, then waitpid: the child is gone when this returns.
