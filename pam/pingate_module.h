@@ -30,8 +30,14 @@
 
 #define PINGATE_RETRIES_MAX 10
 #define PINGATE_SERVICES_MAX 1024
-/* How long the module waits for one helper answer before it kills the helper. */
+/*
+ * How long the module waits for one helper answer before it kills the helper.
+ * At least the helper's own worst case for an honest request — its lock wait
+ * (2 s, LockWait.swift), the KDF, and its lock wait again to clear — so that
+ * a right PIN behind a busy record is not killed after it was counted.
+ */
 #define PINGATE_TIMEOUT_DEFAULT 10
+#define PINGATE_TIMEOUT_MIN 5
 #define PINGATE_TIMEOUT_MAX 300
 
 struct pingate_options {

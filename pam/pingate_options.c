@@ -71,7 +71,7 @@ static int set_services(struct pingate_options *opts, const char *value)
 	return PAM_SUCCESS;
 }
 
-static int set_number(unsigned *field, const char *value, unsigned long max)
+static int set_number(unsigned *field, const char *value, unsigned long min, unsigned long max)
 {
 	char *end;
 	unsigned long n;
@@ -80,7 +80,7 @@ static int set_number(unsigned *field, const char *value, unsigned long max)
 		return PAM_SERVICE_ERR;
 	errno = 0;
 	n = strtoul(value, &end, 10);
-	if (errno != 0 || *end != '\0' || n < 1 || n > max)
+	if (errno != 0 || *end != '\0' || n < min || n > max)
 		return PAM_SERVICE_ERR;
 	*field = (unsigned)n;
 	return PAM_SUCCESS;
@@ -114,9 +114,9 @@ static int set_option(pam_handle_t *pamh, struct pingate_options *opts,
 	else if (origin == FROM_FILE)
 		return PAM_SUCCESS;  /* the helper's key, not ours */
 	else if (strcmp(name, "retries") == 0)
-		rc = set_number(&opts->retries, value, PINGATE_RETRIES_MAX);
+		rc = set_number(&opts->retries, value, 1, PINGATE_RETRIES_MAX);
 	else if (strcmp(name, "timeout") == 0)
-		rc = set_number(&opts->timeout, value, PINGATE_TIMEOUT_MAX);
+		rc = set_number(&opts->timeout, value, PINGATE_TIMEOUT_MIN, PINGATE_TIMEOUT_MAX);
 	else if (strcmp(name, "prompt") == 0)
 		rc = set_prompt(opts, value);
 	else if (strcmp(name, "helper") == 0)

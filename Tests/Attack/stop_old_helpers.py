@@ -21,6 +21,7 @@ def main():
     uid, seconds, log = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
     ticks = os.sysconf("SC_CLK_TCK")
     end = time.monotonic() + seconds
+    logged = set()
     while time.monotonic() < end:
         with open("/proc/uptime") as uptime:
             now = float(uptime.read().split()[0])
@@ -37,8 +38,10 @@ def main():
                 if fields[0] not in ("T", "t", "Z") and now - started > 0.1 and int(status_field(pid, "Uid")) == uid \
                         and comm(status_field(pid, "PPid")) == "pam_harness":
                     os.kill(int(pid), signal.SIGSTOP)
-                    with open(log, "a") as stopped:
-                        stopped.write(pid + "\n")
+                    if pid not in logged:
+                        logged.add(pid)
+                        with open(log, "a") as stopped:
+                            stopped.write(pid + "\n")
             except (OSError, ValueError):
                 pass
         time.sleep(0.01)

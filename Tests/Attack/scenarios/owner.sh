@@ -104,14 +104,14 @@ attack_user_stops_the_lockers_helper() {
     ATTEMPTS=0 VERIFIED=0 SUCCEEDED=0
     policy "kdf_operations = 3" "kdf_memory = 128M"
     enroll_pin pgalice 0427
-    owner_stack i3lock timeout=2
+    owner_stack i3lock timeout=5
     local uid; uid="$(uid_of pgalice)"
     local slowest=0 i start ms
     : > "$WORKDIR/stopped"; chmod 666 "$WORKDIR/stopped"
     for i in 1 2 3; do
         # pgalice's own stopper: SIGSTOP her verifying helper inside its KDF.
         setpriv --reuid="$uid" --regid="$uid" --clear-groups --reset-env -- \
-            python3 "$ATTACK_DIR/stop_old_helpers.py" "$uid" 5 "$WORKDIR/stopped" &
+            python3 "$ATTACK_DIR/stop_old_helpers.py" "$uid" 8 "$WORKDIR/stopped" &
         local stopper=$!
         sleep 0.2
         start=$(date +%s%N)
@@ -126,7 +126,7 @@ attack_user_stops_the_lockers_helper() {
             *"RESULT PAM_SUCCESS"*) SUCCEEDED=$((SUCCEEDED + 1)) ;;
             *) breach "try $i: $(grep RESULT <<<"$OUT" || echo "no result (hung)") after $ms ms" ;;
         esac
-        [ "$ms" -lt 3500 ] || breach "try $i took $ms ms with timeout=2"
+        [ "$ms" -lt 6500 ] || breach "try $i took $ms ms with timeout=5"
     done
     local pid stopped=0
     while read -r pid; do
@@ -137,5 +137,5 @@ attack_user_stops_the_lockers_helper() {
     local counted; counted="$(failures pgalice)"
     [ "$counted" = $((ATTEMPTS - SUCCEEDED)) ] || breach "failures=$counted after $ATTEMPTS stopped attempts"
     unlock pgalice
-    row "user stops the locker's helper" "$ATTEMPTS" "$ATTEMPTS" 0 "$(verdict "$stopped stopped; each answered within $slowest ms (timeout=2), helper killed; failures=$counted")"
+    row "user stops the locker's helper" "$ATTEMPTS" "$ATTEMPTS" 0 "$(verdict "$stopped stopped; each answered within $slowest ms (timeout=5), helper killed; failures=$counted")"
 }
