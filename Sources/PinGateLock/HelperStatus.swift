@@ -3,7 +3,8 @@ import PinGateCore
 /// The user's own PinGate state, from the helper's `status` answer
 /// (pam/pingate_protocol.h): what to offer on the lock screen.
 public enum HelperStatus: Equatable, Sendable {
-    case pin(length: Int, failures: Int)
+    /// `length` is nil for a PIN enrolled before records kept their length.
+    case pin(length: Int?, failures: Int)
     case pattern(grid: Int, failures: Int)
     case locked(seconds: Int, failures: Int, isPattern: Bool)
     case disabled(failures: Int, isPattern: Bool)
@@ -21,10 +22,6 @@ public enum HelperStatus: Equatable, Sendable {
         }
     }
 
-    /// The policy's default PIN length, for a PIN enrolled before records
-    /// kept their length (the status answer then has no `length=`).
-    public static let defaultPINLength = 4
-
     /// What to offer for the helper's decoded status answer.
     public init(_ answer: DecodedAnswer) {
         let isPattern = answer.kind == .pattern
@@ -35,7 +32,7 @@ public enum HelperStatus: Equatable, Sendable {
                     ? .pattern(grid: grid, failures: failures)
                     : .unavailable(reason: "status without a valid grid: grid=\(grid)")
             } else {
-                self = .pin(length: length > 0 ? length : HelperStatus.defaultPINLength, failures: failures)
+                self = .pin(length: length > 0 ? length : nil, failures: failures)
             }
         case let .locked(seconds, failures):
             self = .locked(seconds: max(1, Int(seconds)), failures: failures, isPattern: isPattern)

@@ -41,7 +41,7 @@ public struct LockScreen {
     public mutating func update(status: HelperStatus) {
         switch status {
         case let .pin(length, _):
-            if pin?.length != length { pin = PINEntry(length: length) }
+            if pin == nil || pin?.knownLength != length { pin = PINEntry(length: length) }
             pattern = nil
             credentialUsable = true
             if mode == .pattern { mode = .pin }
@@ -119,6 +119,9 @@ public struct LockScreen {
         switch keysym {
         case Keysym.backSpace: pin?.backspace()
         case Keysym.escape: pin?.clear()
+        case Keysym.return, Keysym.keypadEnter:
+            guard let typed = pin?.submit() else { return .nothing }
+            return .submit(.pin(typed))
         default: return .nothing
         }
         return .redraw

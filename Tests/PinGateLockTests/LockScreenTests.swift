@@ -20,7 +20,7 @@ func text(_ submission: LockScreen.Reaction) -> String? {
 
 @Suite("PIN pad")
 struct PINPadTests {
-    func pinScreen(length: Int = 4) -> LockScreen {
+    func pinScreen(length: Int? = 4) -> LockScreen {
         LockScreen(status: .pin(length: length, failures: 0), layout: DialogLayout(monitor: screen, scale: 1, gridSize: 3))
     }
 
@@ -32,6 +32,23 @@ struct PINPadTests {
         #expect(lock.pin?.digits.count == 3)
         #expect(text(lock.handle(digitKey(1))) == "4821")
         #expect(lock.pin?.digits.isEmpty == true)
+    }
+
+    @Test("a PIN of unknown length is never submitted by a digit: Enter submits it")
+    func unknownLengthWaitsForEnter() {
+        var lock = pinScreen(length: nil)
+        for digit in [4, 8, 2, 1, 7, 3] { #expect(lock.handle(digitKey(digit)) == .redraw) }
+        #expect(lock.pin?.dotCount == 7)
+        #expect(text(lock.handle(key(Keysym.return))) == "482173")
+        #expect(lock.handle(key(Keysym.return)) == .nothing)
+    }
+
+    @Test("with a known length Enter does nothing")
+    func enterWithKnownLength() {
+        var lock = pinScreen()
+        _ = lock.handle(digitKey(4))
+        #expect(lock.handle(key(Keysym.return)) == .nothing)
+        #expect(lock.pin?.digits.count == 1)
     }
 
     @Test("keypad digits count, with Num Lock on or off")
@@ -209,9 +226,9 @@ struct PatternDrawingTests {
 
 @Suite("Helper status and forwarded input")
 struct ProtocolTests {
-    @Test("status answers parse; a PIN without length= is 4 digits")
+    @Test("status answers parse; a PIN without length= has no known length")
     func statusAnswers() {
-        #expect(HelperStatus(answer: "enrolled kind=pin failures=2", exitStatus: 0) == .pin(length: 4, failures: 2))
+        #expect(HelperStatus(answer: "enrolled kind=pin failures=2", exitStatus: 0) == .pin(length: nil, failures: 2))
         #expect(HelperStatus(answer: "enrolled kind=pin length=6 failures=0", exitStatus: 0) == .pin(length: 6, failures: 0))
         #expect(HelperStatus(answer: "enrolled kind=pattern grid=4 failures=1", exitStatus: 0) == .pattern(grid: 4, failures: 1))
         #expect(HelperStatus(answer: "locked seconds=60 failures=5 kind=pin", exitStatus: 2) == .locked(seconds: 60, failures: 5, isPattern: false))

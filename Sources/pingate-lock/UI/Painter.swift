@@ -96,8 +96,8 @@ final class Painter {
         let spacing = 30 * unit, radius = 8 * unit
         let wrong: Bool = { if case .wrong = scene.feedback { return true } else { return false } }()
         let checking: Bool = { if case .checking = scene.feedback { return true } else { return false } }()
-        let first = layout.entry.midX - spacing * Double(pin.length - 1) / 2 + shake(scene)
-        for index in 0..<pin.length {
+        let first = layout.entry.midX - spacing * Double(pin.dotCount - 1) / 2 + shake(scene)
+        for index in 0..<pin.dotCount {
             cairo_new_sub_path(cr)
             cairo_arc(cr, first + Double(index) * spacing, layout.entry.midY, radius, 0, 2 * .pi)
             if wrong {
