@@ -238,10 +238,13 @@ static bool reap_by_deadline(pid_t pid, int *wstatus, const struct timespec *dea
 /*
  * The host's SIGCHLD, kept intact around our child. Changing the
  * disposition (as pam_unix does) would discard the exit of a host child
- * that ends meanwhile, so the signal is only blocked: the host's handler
- * cannot reap our helper under us, and whatever arrived is delivered when
- * the mask is restored. Only an ignored SIGCHLD (or SA_NOCLDWAIT), which
- * makes the kernel reap children itself, is set to the default meanwhile.
+ * that ends meanwhile, so the signal is only blocked in this thread: the
+ * host's handler cannot run here and reap our helper under us, and whatever
+ * arrived is delivered when the mask is restored. (In a threaded host another
+ * thread may still take the signal and reap with waitpid(-1); the helper's
+ * answer is then lost and the module fails closed, never to success.) Only
+ * an ignored SIGCHLD (or SA_NOCLDWAIT), which makes the kernel reap children
+ * itself, is set to the default meanwhile.
  */
 struct host_child_signal {
 	sigset_t mask;

@@ -58,6 +58,24 @@ test_setuid_client_run_by_another_user_does_not_offer_the_pin() {
     assert_eq "$before" "$(record_state pgalice)" "pgalice's record"
 }
 
+# Not even the status is asked: with a stand-in helper that writes down every
+# request, another user's attempts leave none.
+test_setuid_client_run_by_another_user_never_runs_the_helper() {
+    need_cli; fresh
+    local fake="$SANDBOX/fake"
+    rm -rf "$fake"; mkdir -p "$fake"
+    cp "$REPO_ROOT/pam/tests/fake-helper.sh" "$fake/fake-helper"; chmod 755 "$fake/fake-helper"
+    echo "0 enrolled kind=pin failures=0" > "$fake/status"; echo "0 ok" > "$fake/verify"
+    write_service "$SANDBOX/fake-conf" sudo "$(module_line helper=$fake/fake-helper)" "$(next_line)"
+    out=$(printf '%s\n' "$TEST_PIN" | as_user pgbob "$SUID_HARNESS" --confdir "$SANDBOX/fake-conf" \
+        --service sudo --user pgalice) && rc=0 || rc=$?
+    assert_ignored
+    assert_eq 0 "$(ls "$fake" | grep -c '^request\.' || true)" "helper requests for another user"
+    out=$(printf '%s\n' "$TEST_PIN" | as_user pgalice "$SUID_HARNESS" --confdir "$SANDBOX/fake-conf" \
+        --service sudo --user pgalice) && rc=0 || rc=$?
+    assert_eq 2 "$(ls "$fake" | grep -c '^request\.' || true)" "helper requests for the owner (status, verify)"
+}
+
 test_setuid_client_run_by_the_owner_offers_the_pin() {
     need_cli; fresh
     suid_run pgalice sudo pgalice "$TEST_PIN"$'\n'
