@@ -1,6 +1,6 @@
 // swift-tools-version: 6.0
 // PinGate — PIN and pattern authentication for Linux through PAM.
-// Layout and names follow DESIGN.md; the PAM module itself is C (pam/), built by
+// Layout and names follow docs/design.md; the PAM module itself is C (pam/), built by
 // pam/Makefile, because SwiftPM would link the Swift runtime into it.
 import PackageDescription
 

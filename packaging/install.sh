@@ -8,7 +8,7 @@
 #   packaging/install.sh --disable sudo|locker NAME      undo one --enable
 #   packaging/install.sh --uninstall [--purge]           remove it all; --purge also the store
 #
-# Run as root. Every file of DESIGN.md's table is installed with its owner and
+# Run as root. Every file of docs/design.md's table is installed with its owner and
 # mode, through a temporary file and a rename, and only when it differs: a second
 # run prints "unchanged" for each. The machine key is made once and never
 # replaced; /etc/pingate/pingate.conf is a config file and is never overwritten.
@@ -341,7 +341,7 @@ insertion_line() {
 # leaves the user with less, or it is the password itself:
 #
 #   pam_unix          the password itself: what the PIN stands in for (the PIN
-#                     has its own lockout, DESIGN.md "Lockout policy").
+#                     has its own lockout, docs/design.md, "The lockout policy").
 #   pam_deny, pam_permit
 #                     structure around pam_unix (common-auth's skeleton). Only
 #                     a pam_deny that a password success jumps over
@@ -363,7 +363,7 @@ insertion_line() {
 #                     take the password to unlock something, they do not guard
 #                     the sign-in. Skipped, the keyring or the encrypted home
 #                     stays locked until the password is given; and no 4-digit
-#                     secret ever reaches them (DESIGN.md, "Nowhere else").
+#                     secret ever reaches them (docs/design.md, section 8).
 #
 # Everything else is refused unless --force, named for the admin to judge. Among
 # them, on purpose: second factors and alternative credentials (pam_u2f,

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# layout.sh — where PinGate's files go on an installed system (DESIGN.md,
+# layout.sh — where PinGate's files go on an installed system (docs/design.md,
 # "Files on an installed system"). Sourced by install.sh and build-deb.sh so
 # that the two install paths cannot drift apart; it only defines variables and
 # functions.

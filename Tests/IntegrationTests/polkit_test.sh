@@ -23,7 +23,7 @@
 #
 # Only the user being authenticated may spend a PIN: pgbob asked for the
 # admin pgalice's password must see no PIN prompt, and pgalice's failure count
-# must not move (DESIGN.md, "Who may spend a PIN").
+# must not move (docs/design.md, section 8).
 #
 # When polkit or the bus cannot run here, every test is skipped with the reason.
 #

@@ -3,7 +3,7 @@ import Testing
 
 @Suite("pingate.conf")
 struct ConfigTests {
-    @Test("an empty file gives the defaults of DESIGN.md")
+    @Test("an empty file gives the documented defaults (pingate.conf(5))")
     func defaults() throws {
         let policy = try ConfigParser.parse("")
         #expect(policy == Policy())

@@ -51,7 +51,7 @@ struct PINTests {
         #expect(try pin("2580").weakness() != .constantStep)
     }
 
-    @Test("the whole blocklist of DESIGN.md is refused")
+    @Test("the whole documented blocklist is refused")
     func designBlocklist() throws {
         for text in ["1234", "1111", "0000", "1212", "7777", "1004", "2000", "4444", "2222", "6969",
                      "9999", "3333", "5555", "6666", "1122", "1313", "8888", "4321", "2001", "1010"] {
