@@ -1,4 +1,5 @@
 import Glibc
+import PinGateCore
 
 /// Lines on stderr: errors always, and with PINGATE_LOCK_DEBUG=1 a trace of
 /// what the lock screen does and shows (never what is typed), for tests and
@@ -41,36 +42,12 @@ func sleepSeconds(_ seconds: Double) {
     while nanosleep(&request, &remaining) == -1 && errno == EINTR { request = remaining }
 }
 
-/// Writes all of `bytes` to `fd`, retrying EINTR and short writes.
-@discardableResult
-func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-    var offset = 0
-    while offset < bytes.count {
-        let written = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        if written < 0 {
-            if errno == EINTR { continue }
-            return false
-        }
-        offset += written
-    }
-    return true
-}
-
 func setCloseOnExec(_ fd: Int32) {
     let flags = fcntl(fd, F_GETFD)
     if flags >= 0 { _ = fcntl(fd, F_SETFD, flags | FD_CLOEXEC) }
 }
 
-/// A pipe whose ends are close-on-exec (pipe2 needs _GNU_SOURCE, which the
-/// Glibc overlay lacks; the process is single-threaded, so no exec can race).
-func makePipe(_ ends: inout [Int32]) -> Bool {
-    guard pipe(&ends) == 0 else { return false }
-    setCloseOnExec(ends[0])
-    setCloseOnExec(ends[1])
-    return true
-}
-
 /// One line on stdout, unbuffered (help and version).
 func printLine(_ text: String) {
-    _ = writeAll(1, Array((text + "\n").utf8))
+    try? FileDescriptor.standardOutput.writeAll(Array((text + "\n").utf8))
 }

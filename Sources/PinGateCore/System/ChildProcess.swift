@@ -12,6 +12,12 @@ public struct ChildProcess: Sendable {
         case killed(signal: Int32)
         /// Reaped by someone else: how it ended is not known.
         case lost
+
+        /// A waitpid(2) status: WIFEXITED / WEXITSTATUS / WTERMSIG, spelled
+        /// out, since the C macros do not import.
+        public init(waitStatus status: CInt) {
+            self = status & 0x7F == 0 ? .exited((status >> 8) & 0xFF) : .killed(signal: status & 0x7F)
+        }
     }
 
     /// posix_spawn(path) with `input` as its stdin and `output` as its
@@ -43,7 +49,7 @@ public struct ChildProcess: Sendable {
             result = waitpid(pid, &status, WNOHANG)
             return result == pid || (result == -1 && errno != EINTR)
         }
-        if result == pid { return ChildProcess.termination(status) }
+        if result == pid { return Termination(waitStatus: status) }
         return result == -1 ? .lost : nil
     }
 
@@ -54,10 +60,7 @@ public struct ChildProcess: Sendable {
         while waitpid(pid, &status, 0) == -1, errno == EINTR {}
     }
 
-    /// WIFEXITED / WEXITSTATUS / WTERMSIG, spelled out: the C macros do not import.
-    static func termination(_ status: CInt) -> Termination {
-        status & 0x7F == 0 ? .exited((status >> 8) & 0xFF) : .killed(signal: status & 0x7F)
-    }
+
 }
 
 extension FileDescriptor {

@@ -1,4 +1,5 @@
 import Glibc
+import PinGateCore
 import PinGateLock
 
 /// One run of the UI process, seen from the locker: the input pipe it reads
@@ -26,9 +27,10 @@ final class UIChild {
     }
 
     static func start(coverWindow: UInt) -> UIChild? {
-        var input: [Int32] = [0, 0], status: [Int32] = [0, 0]
-        guard makePipe(&input) else { return nil }
-        guard makePipe(&status) else { close(input[0]); close(input[1]); return nil }
+        guard let inputPipe = try? FileDescriptor.pipe() else { return nil }
+        guard let statusPipe = try? FileDescriptor.pipe() else { inputPipe.read.close(); inputPipe.write.close(); return nil }
+        let input = [inputPipe.read.rawValue, inputPipe.write.rawValue]
+        let status = [statusPipe.read.rawValue, statusPipe.write.rawValue]
         // A stuck UI must never stop the locker: input it cannot take is dropped.
         _ = fcntl(input[1], F_SETFL, fcntl(input[1], F_GETFL) | O_NONBLOCK)
         var actions = posix_spawn_file_actions_t()
@@ -96,9 +98,11 @@ final class UIChild {
         close(inputFD)
         close(statusFD)
         let said = statusText == Array("unlocked\n".utf8)
-        let exitedZero = (status & 0x7f) == 0 && (status >> 8) & 0xff == 0
-        if said && exitedZero { return .unlocked }
-        if status & 0x7f != 0 { return .failed("killed by signal \(status & 0x7f)") }
-        return .failed("exit status \((status >> 8) & 0xff)\(said ? "" : ", no success message")")
+        switch ChildProcess.Termination(waitStatus: status) {
+        case .exited(0) where said: return .unlocked
+        case let .killed(signal): return .failed("killed by signal \(signal)")
+        case let .exited(code): return .failed("exit status \(code)\(said ? "" : ", no success message")")
+        case .lost: return .failed("its exit status was lost")
+        }
     }
 }

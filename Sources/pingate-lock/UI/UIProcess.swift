@@ -1,5 +1,6 @@
 import CX11
 import Glibc
+import PinGateCore
 import PinGateLock
 
 /// The UI child: draws the dialog in its own window inside the locker's
@@ -207,7 +208,7 @@ final class UIProcess {
     }
 
     private func unlock() -> Never {
-        writeAll(UIProcess.statusFD, Array("unlocked\n".utf8))
+        try? FileDescriptor(rawValue: UIProcess.statusFD).writeAll(Array("unlocked\n".utf8))
         close(UIProcess.statusFD)
         XCloseDisplay(display)
         exit(0)
