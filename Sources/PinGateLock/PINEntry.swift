@@ -1,3 +1,5 @@
+import PinGateCore
+
 /// The PIN pad's state: the digits typed so far, one dot each.
 ///
 /// With the PIN's length known (the helper's `length=`), the entry completes
@@ -9,7 +11,7 @@ public struct PINEntry: Sendable {
     public let knownLength: Int?
     public private(set) var digits: [UInt8] = []
     /// The most digits a PIN has (pin_max_length's limit).
-    public static let longest = 12
+    public static let longest = PIN.lengthLimits.upperBound
 
     public init(length: Int?) {
         knownLength = length.map { min(max(1, $0), PINEntry.longest) }

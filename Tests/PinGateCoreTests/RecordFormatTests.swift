@@ -33,11 +33,15 @@ struct RecordFormatTests {
         #expect(record.lastFailure == sample().lastFailure)
     }
 
-    @Test("a PIN's length round-trips; a pattern with a PIN length is not a state")
+    @Test("a PIN's length round-trips; a length no policy allows, or a pattern with a PIN length, is not a state")
     func pinLength() throws {
-        let pin = UserRecord(uid: 1000, kind: .pin, gridSize: 0, pinLength: 6, hash: "$argon2id$v=19$m=8,t=1,p=1$c2FsdHNhbHQ$aGFzaGhhc2g", now: 1)
+        var pin = UserRecord(uid: 1000, kind: .pin, gridSize: 0, pinLength: 6, hash: "$argon2id$v=19$m=8,t=1,p=1$c2FsdHNhbHQ$aGFzaGhhc2g", now: 1)
         let decoded = try #require(RecordCodec.decode(RecordCodec.encode(pin, sequence: 1)[...]))
         #expect(decoded.record.pinLength == 6)
+        for impossible in [3, 13, 255] {
+            pin.pinLength = impossible
+            #expect(RecordCodec.decode(RecordCodec.encode(pin, sequence: 1)[...]) == nil, "length \(impossible)")
+        }
         var pattern = sample()
         pattern.pinLength = 4
         #expect(RecordCodec.decode(RecordCodec.encode(pattern, sequence: 1)[...]) == nil)

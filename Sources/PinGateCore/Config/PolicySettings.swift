@@ -14,8 +14,8 @@ extension Policy {
     /// Sets one key from its text value: the single path for config files and tests.
     public mutating func set(_ key: String, to value: String) throws {
         switch key {
-        case "pin_min_length": pinMinLength = try integer(value, key, in: 4...12)
-        case "pin_max_length": pinMaxLength = try integer(value, key, in: 4...12)
+        case "pin_min_length": pinMinLength = try integer(value, key, in: PIN.lengthLimits)
+        case "pin_max_length": pinMaxLength = try integer(value, key, in: PIN.lengthLimits)
         case "pattern_min_cells": patternMinCells = try integer(value, key, in: 4...36)
         case "pattern_grid": patternGrid = try integer(value, key, in: PatternGrid.supportedSizes)
         case "free_failures": lockout.freeFailures = try integer(value, key, in: 0...20)

@@ -5,6 +5,10 @@ public struct PIN: Sendable {
 
     public var length: Int { digits.count }
 
+    /// The lengths any policy may allow (pin_min_length, pin_max_length), and
+    /// so the only lengths a record may store.
+    public static let lengthLimits = 4...12
+
     /// Parses typed input. Surrounding whitespace is ignored; anything else
     /// that is not a digit, or a length outside `minimumLength...maximumLength`,
     /// is a `CredentialError`.

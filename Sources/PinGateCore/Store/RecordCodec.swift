@@ -93,7 +93,8 @@ enum RecordCodec {
         let gridSize = Int(slot[21])
         guard kind == .pin ? gridSize == 0 : PatternGrid.supportedSizes.contains(gridSize) else { return nil }
         let pinLength = Int(slot[28])
-        guard kind == .pin || pinLength == 0 else { return nil }
+        // 0 is "not known" (a pattern, or a PIN enrolled before lengths were kept).
+        guard pinLength == 0 || (kind == .pin && PIN.lengthLimits.contains(pinLength)) else { return nil }
         var record = UserRecord(uid: get(UInt32.self, at: 16, in: slot), kind: kind, gridSize: gridSize,
                                 pinLength: pinLength, hash: hash, now: 0)
         record.disabled = slot[22] == 1

@@ -31,7 +31,7 @@ private func checkSlot(_ slot: ArraySlice<UInt8>) {
     guard let (record, sequence) = RecordCodec.decode(slot) else { return }
     let encoded = RecordCodec.encode(record, sequence: sequence)
     var expected = Array(slot)
-    var unread = [6..<8, 28..<32, (64 + record.hash.utf8.count)..<192, 224..<496]
+    var unread = [6..<8, 29..<32, (64 + record.hash.utf8.count)..<192, 224..<496]
     if record.lastFailureBoot == nil { unread.append(216..<224) }  // boot clock without a boot id
     for range in unread { expected.replaceSubrange(range, with: repeatElement(0, count: range.count)) }
     sealSlot(&expected, at: 0)
