@@ -11,6 +11,30 @@ public struct Rect: Equatable, Sendable {
     public func contains(_ point: Point) -> Bool {
         point.x >= x && point.x < x + width && point.y >= y && point.y < y + height
     }
+    /// The part of this rectangle inside `other`; zero width or height when
+    /// they do not overlap.
+    public func intersection(_ other: Rect) -> Rect {
+        let left = max(x, other.x), top = max(y, other.y)
+        let right = min(x + width, other.x + other.width), bottom = min(y + height, other.y + other.height)
+        return Rect(x: left, y: top, width: max(0, right - left), height: max(0, bottom - top))
+    }
+}
+
+/// A RandR monitor: where it sits on the X screen, and whether it is primary.
+public struct Monitor: Equatable, Sendable {
+    public var frame: Rect
+    public var primary: Bool
+    public init(frame: Rect, primary: Bool) { (self.frame, self.primary) = (frame, primary) }
+
+    /// Where the dialog goes: the primary monitor (else the first) cut to
+    /// the screen, else the whole screen. While monitors are being switched
+    /// RandR can list none, or one the screen no longer holds; the screen is
+    /// what is really there.
+    public static func forDialog(among monitors: [Monitor], screen: Rect) -> Rect {
+        let visible = monitors.map { Monitor(frame: $0.frame.intersection(screen), primary: $0.primary) }
+            .filter { $0.frame.width >= 1 && $0.frame.height >= 1 }
+        return (visible.first { $0.primary } ?? visible.first)?.frame ?? screen
+    }
 }
 
 public struct Point: Equatable, Sendable {

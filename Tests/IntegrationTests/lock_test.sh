@@ -402,6 +402,51 @@ test_the_cover_spans_the_screen_and_stays_on_top() {
     assert_locked
 }
 
+# Xvfb's screen cannot change size, so this test nests a resizeable Xephyr in
+# it: resizing Xephyr's window changes its root window as plugging in or
+# removing a monitor does (RandR screen change + ConfigureNotify on the root).
+test_a_screen_that_grows_or_shrinks_while_locked_stays_covered() {
+    command -v Xephyr >/dev/null || skip "no Xephyr (apt: xserver-xephyr; Tests/run-all.sh installs it)"
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    local outer=$DISPLAY nested=":$((DISPLAY_NUMBER + 1))" xephyr host size
+    Xephyr "$nested" -resizeable -screen 800x600 -ac -noreset -nolisten tcp >"$SANDBOX/xephyr.log" 2>&1 &
+    xephyr=$!
+    trap 'rc=$?; stop_lock; kill "$xephyr" 2>/dev/null; exit $rc' EXIT
+    local i
+    for i in $(seq 100); do DISPLAY=$nested xdpyinfo >/dev/null 2>&1 && break; sleep 0.1; done
+    host=$(xdotool search --sync --class Xephyr | head -n 1)
+    DISPLAY=$nested
+    start_lock
+    for size in 1200x900 640x480; do
+        : > "$LOG"
+        DISPLAY=$outer xdotool windowsize "$host" "${size%x*}" "${size#*x}"
+        wait_for_log "screen is now $size" || fail "the locker never saw the screen become $size: $(cat "$LOG")"
+        # Xephyr moves its output to the new size when a client asks what the
+        # outputs are, as a desktop's display settings do after a hotplug.
+        xrandr >/dev/null 2>&1
+        # The dialog moves to the middle of what is now the screen, and fits.
+        local width=${size%x*} height=${size#*x} center="" bottom=""
+        for i in $(seq 100); do
+            center=$(where key5 | cut -d' ' -f1); bottom=$(where switch | cut -d' ' -f2)
+            [ -n "$center" ] && [ $((center - width / 2)) -ge -1 ] && [ $((center - width / 2)) -le 1 ] &&
+                [ "$bottom" -lt "$height" ] && break
+            sleep 0.05
+        done
+        [ $((center - width / 2)) -ge -1 ] && [ $((center - width / 2)) -le 1 ] && [ "$bottom" -lt "$height" ] ||
+            fail "on $size the pad is centred at x=$center and its button at y=$bottom: $(grep relayout "$LOG" | tail -n 2)"
+        assert_contains "$(xwininfo -root -tree | grep '"pingate-lock"' | head -n 1)" "$size+0+0"
+        assert_locked
+        another_locker_cannot_grab
+    done
+    screenshot screen-shrunk
+    xdo key 4 8 2 1
+    wait_unlocked
+    assert_eq 0 "$lock_rc" "locker exit status"
+    DISPLAY=$outer
+    kill "$xephyr"; wait "$xephyr" 2>/dev/null || true
+}
+
 test_refuses_to_lock_without_the_pam_service() {
     mv /etc/pam.d/pingate-lock /etc/pam.d/pingate-lock.away
     local out rc

@@ -18,6 +18,29 @@ func text(_ submission: LockScreen.Reaction) -> String? {
     }
 }
 
+@Suite("Where the dialog goes")
+struct DialogMonitorTests {
+    let left = Rect(x: 0, y: 0, width: 1920, height: 1080)
+    let right = Rect(x: 1920, y: 0, width: 1280, height: 1024)
+    let both = Rect(x: 0, y: 0, width: 3200, height: 1080)
+
+    @Test("the primary monitor, else the first")
+    func primaryElseFirst() {
+        #expect(Monitor.forDialog(among: [.init(frame: left, primary: false), .init(frame: right, primary: true)], screen: both) == right.intersection(both))
+        #expect(Monitor.forDialog(among: [.init(frame: right, primary: false), .init(frame: left, primary: false)], screen: both) == right.intersection(both))
+    }
+
+    @Test("a monitor the screen no longer holds is passed over; with none left, the whole screen")
+    func staleMonitors() {
+        let shrunk = Rect(x: 0, y: 0, width: 1920, height: 1080)
+        #expect(Monitor.forDialog(among: [.init(frame: right, primary: true), .init(frame: left, primary: false)], screen: shrunk) == left)
+        #expect(Monitor.forDialog(among: [.init(frame: right, primary: true)], screen: shrunk) == shrunk)
+        #expect(Monitor.forDialog(among: [], screen: shrunk) == shrunk)
+        let partly = Rect(x: 0, y: 0, width: 800, height: 600)
+        #expect(Monitor.forDialog(among: [.init(frame: left, primary: true)], screen: partly) == partly)
+    }
+}
+
 @Suite("PIN pad")
 struct PINPadTests {
     func pinScreen(length: Int? = 4) -> LockScreen {

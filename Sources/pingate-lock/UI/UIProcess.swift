@@ -26,6 +26,10 @@ final class UIProcess {
     private var lockedUntil = 0.0
     private var reader = InputEventReader()
     private var lastClock = ""
+    /// The cover's size: the whole X screen, and the fallback monitor.
+    private var coverWidth: Int32 = 1, coverHeight: Int32 = 1
+    /// RandR's first event code, -1 without the extension.
+    private var randrEventBase: Int32 = -1
     private static let wrongDuration = 0.6
 
     init(coverWindow: UInt) {
@@ -60,31 +64,47 @@ final class UIProcess {
         var attributes = XSetWindowAttributes()
         attributes.background_pixel = XBlackPixel(display, screen)
         attributes.event_mask = ExposureMask
-        window = XCreateWindow(display, coverWindow, 0, 0, max(width, 1), max(height, 1), 0, Int32(CopyFromParent),
+        (coverWidth, coverHeight) = (Int32(max(width, 1)), Int32(max(height, 1)))
+        window = XCreateWindow(display, coverWindow, 0, 0, UInt32(coverWidth), UInt32(coverHeight), 0, Int32(CopyFromParent),
                                UInt32(InputOutput), nil, UInt(CWBackPixel | CWEventMask), &attributes)
-        // The cover changes size when monitors come or go: follow it.
+        // The cover changes size when monitors come or go: follow it. Monitors
+        // can also change while the screen keeps its size (one switched off,
+        // another made primary): RandR's notifications say so.
         XSelectInput(display, coverWindow, StructureNotifyMask)
+        var errorBase: Int32 = 0
+        if XRRQueryExtension(display, &randrEventBase, &errorBase) != 0 {
+            XRRSelectInput(display, XDefaultRootWindow(display),
+                           Int32(RRScreenChangeNotifyMask | RRCrtcChangeNotifyMask | RROutputChangeNotifyMask))
+        } else {
+            randrEventBase = -1
+        }
         XMapWindow(display, window)
         painter = Painter(display: display, window: window, visual: XDefaultVisual(display, screen),
-                          width: Int32(width), height: Int32(height))
+                          width: coverWidth, height: coverHeight)
         XSync(display, 0)
     }
 
-    /// The primary RandR monitor (else the first, else the whole screen) and
-    /// the scale Xft.dpi asks for (96 dpi is 1).
+    /// The monitor for the dialog (`Monitor.forDialog`) and the scale
+    /// Xft.dpi asks for (96 dpi is 1).
     private func currentLayout() -> DialogLayout {
-        let root = XDefaultRootWindow(display)
-        let screen = XDefaultScreen(display)
-        var monitor = Rect(x: 0, y: 0, width: Double(XDisplayWidth(display, screen)), height: Double(XDisplayHeight(display, screen)))
+        var monitors: [Monitor] = []
         var count: Int32 = 0
-        if let monitors = XRRGetMonitors(display, root, 1, &count) {
-            let list = UnsafeBufferPointer(start: monitors, count: Int(count))
-            if let chosen = list.first(where: { $0.primary != 0 }) ?? list.first {
-                monitor = Rect(x: Double(chosen.x), y: Double(chosen.y), width: Double(chosen.width), height: Double(chosen.height))
+        if let list = XRRGetMonitors(display, XDefaultRootWindow(display), 1, &count) {
+            monitors = UnsafeBufferPointer(start: list, count: Int(max(count, 0))).map {
+                Monitor(frame: Rect(x: Double($0.x), y: Double($0.y), width: Double($0.width), height: Double($0.height)),
+                        primary: $0.primary != 0)
             }
-            XRRFreeMonitors(monitors)
+            XRRFreeMonitors(list)
         }
+        let monitor = Monitor.forDialog(among: monitors, screen: Rect(x: 0, y: 0, width: Double(coverWidth), height: Double(coverHeight)))
         return DialogLayout(monitor: monitor, scale: xftScale(), gridSize: gridSize)
+    }
+
+    /// Lays the dialog out again for the screen and monitors as they are now.
+    private func relayout(_ why: String) {
+        lock.layout = currentLayout()
+        Diagnostics.trace("relayout: for \(why): \(geometryTrace())")
+        redraw()
     }
 
     private var gridSize: Int {
@@ -130,11 +150,14 @@ final class UIProcess {
         case Expose where event.xexpose.count == 0:
             redraw()
         case ConfigureNotify where event.xconfigure.window == coverWindow:
-            XResizeWindow(display, window, UInt32(event.xconfigure.width), UInt32(event.xconfigure.height))
-            painter.resize(width: event.xconfigure.width, height: event.xconfigure.height)
-            lock.layout = currentLayout()
-            Diagnostics.trace("relayout: \(geometryTrace())")
-            redraw()
+            (coverWidth, coverHeight) = (max(event.xconfigure.width, 1), max(event.xconfigure.height, 1))
+            XResizeWindow(display, window, UInt32(coverWidth), UInt32(coverHeight))
+            painter.resize(width: coverWidth, height: coverHeight)
+            relayout("screen \(coverWidth)x\(coverHeight)")
+        case randrEventBase + RRScreenChangeNotify where randrEventBase >= 0,
+             randrEventBase + RRNotify where randrEventBase >= 0:
+            XRRUpdateConfiguration(&event)
+            relayout("monitors changed")
         default:
             break
         }
