@@ -24,9 +24,13 @@ let package = Package(
         .systemLibrary(name: "CLocalization"),
         // pingate-lock: Xlib + RandR, cairo + pango, libpam (the UI runs PAM as the user).
         .systemLibrary(name: "CX11", providers: [.apt(["libx11-dev", "libxrandr-dev"])]),
+        // cairo's pkg-config flags bring glib's and freetype's headers; pango's
+        // own would also bring "-pthread" (through gio's gmodule), a flag
+        // SwiftPM refuses with a warning, so pango's two header directories
+        // are named in pingate-lock's settings below instead.
         .systemLibrary(
             name: "CCairo",
-            pkgConfig: "pangocairo",
+            pkgConfig: "cairo",
             providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]
         ),
         .systemLibrary(name: "CPAM", providers: [.apt(["libpam0g-dev"])]),
@@ -62,7 +66,8 @@ let package = Package(
         ),
         .executableTarget(
             name: "pingate-lock",
-            dependencies: ["PinGateLock", "PinGateText", "CX11", "CCairo", "CPAM", "CLocalization"]
+            dependencies: ["PinGateLock", "PinGateText", "CX11", "CCairo", "CPAM", "CLocalization"],
+            swiftSettings: [.unsafeFlags(["-Xcc", "-I/usr/include/pango-1.0", "-Xcc", "-I/usr/include/harfbuzz"])]
         ),
         .testTarget(
             name: "PinGateCoreTests",
