@@ -15,7 +15,9 @@ public struct PatternEntry: Sendable {
 
     public init(grid: PatternGrid) {
         self.grid = grid
-        self.cursor = (grid.cellCount + 1) / 2
+        // The middle dot; on an even grid the upper-left of the middle four.
+        let middle = (grid.size - 1) / 2
+        self.cursor = middle * grid.size + middle + 1
     }
 
     public var isEmpty: Bool { cells.isEmpty }

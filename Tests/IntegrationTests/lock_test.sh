@@ -237,6 +237,31 @@ test_pattern_on_the_numeric_keypad_unlocks() {
     assert_eq 0 "$lock_rc" "locker exit status"
 }
 
+# A 4×4 grid: 1 → 16 crosses 6 and 11 (the gap rule joins them), then 12.
+test_a_4x4_pattern_drawn_across_a_gap_unlocks() {
+    need_cli; fresh
+    enroll pgalice "1-6-11-16-12" --pattern --grid 4 --allow-weak
+    start_lock
+    assert_contains "$(cat "$LOG")" "ready: mode=pattern"
+    assert_contains "$(cat "$LOG")" "cell16="
+    drag 1 16
+    sleep 0.3; screenshot pattern-4x4-mid-drag
+    drag_release_to 12
+    wait_unlocked
+    assert_eq 0 "$lock_rc" "locker exit status"
+}
+
+# Arrow keys move a cursor from the middle (cell 6 on 4×4), Space joins, Enter submits.
+test_a_4x4_pattern_from_the_arrow_keys_unlocks() {
+    need_cli; fresh
+    enroll pgalice "1-6-11-16-12" --pattern --grid 4 --allow-weak
+    start_lock
+    xdo key Up Left space Right Down space Right Down space Right Down space Up space Return
+    wait_unlocked
+    assert_eq 0 "$lock_rc" "locker exit status"
+    assert_eq 0 "$(record_failures pgalice)" "failures"
+}
+
 # --- password ---------------------------------------------------------------------------
 
 test_password_mode_unlocks_without_spending_a_pin_attempt() {

@@ -228,14 +228,20 @@ struct PatternDrawingTests {
     @Test("arrow keys and Space draw on bigger grids, with the gap rule")
     func arrows() {
         var lock = patternScreen(grid: 4)
-        // cursor starts at cell 8 (rounded middle); go to the top-left corner
+        // The cursor starts on cell 6; moving past an edge stays on it.
         for _ in 0..<3 { _ = lock.handle(key(Keysym.up)); _ = lock.handle(key(Keysym.left)) }
         _ = lock.handle(key(Keysym.space))
         for _ in 0..<3 { _ = lock.handle(key(Keysym.right)) }
-        _ = lock.handle(key(Keysym.space))            // 1 → 4 passes 2 and 3? no: gcd(0,3)=3 → yes
+        _ = lock.handle(key(Keysym.space))            // 1 → 4 passes over 2 and 3, which join
         _ = lock.handle(key(Keysym.down))
         _ = lock.handle(key(Keysym.space))
         #expect(text(lock.handle(key(Keysym.return))) == "1-2-3-4-8")
+    }
+
+    @Test("the keyboard cursor starts on the middle dot (upper-left of the middle four on even grids)",
+          arguments: [(3, 5), (4, 6), (5, 13), (6, 15)])
+    func cursorStartsInTheMiddle(size: Int, cell: Int) throws {
+        #expect(PatternEntry(grid: try PatternGrid(size: size)).cursor == cell)
     }
 
     @Test("every grid size from 3 to 6 maps each dot centre back to its cell")
