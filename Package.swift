@@ -66,7 +66,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "pingate-lock",
-            dependencies: ["PinGateLock", "PinGateText", "CX11", "CCairo", "CPAM", "CLocalization"],
+            dependencies: ["PinGateLock", "PinGateText", "CX11", "CCairo", "CPAM", "CLocalization", "CPinGateSystem"],
             swiftSettings: [.unsafeFlags(["-Xcc", "-I/usr/include/pango-1.0", "-Xcc", "-I/usr/include/harfbuzz"])]
         ),
         .testTarget(

@@ -21,7 +21,7 @@ APT_PACKAGES=(libpam0g-dev libsodium-dev pamtester sudo gettext valgrind openssl
               pkexec polkitd dbus-daemon dbus-bin          # polkit_test.sh: real pkexec, polkitd, a bus
               libx11-dev libxrandr-dev libcairo2-dev libpango1.0-dev fonts-noto-cjk
               xvfb xdotool imagemagick x11-utils xss-lock   # pingate-lock and lock_test.sh
-              xserver-xephyr)                             # lock_test.sh: a screen that changes size
+              xserver-xephyr libxcomposite-dev)           # lock_test.sh: a screen that changes size, a hostile client
 
 step() { printf '\n==> %s\n' "$*"; }
 

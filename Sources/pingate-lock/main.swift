@@ -1,3 +1,4 @@
+import CPinGateSystem
 import Glibc
 
 // pingate-lock — PinGate's X11 screen locker (pingate-lock(1)).
@@ -10,6 +11,9 @@ import Glibc
 //   pingate-lock --ui-child WIN  (internal) the UI: draws the dialog in a
 //                                child window of WIN and runs PAM.
 
+// Both roles see what is typed: no core file, and no ptrace or /proc/PID/mem
+// for other processes of the user (the UI holds the password while PAM runs).
+_ = cpingate_disable_core_dumps()
 Localization.start()
 var arguments = CommandLine.arguments.dropFirst()
 

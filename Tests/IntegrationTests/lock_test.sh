@@ -18,6 +18,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/stack_lib.sh"
 
 LOCK_BUILT="${PINGATE_LOCK_BIN:-$RELEASE_BIN/pingate-lock}"
+X_INTRUDER="$REPO_ROOT/.build/x_intruder"   # a hostile X client (x_intruder.c)
 LOCK_ARTIFACTS="${LOCK_ARTIFACTS:-$REPO_ROOT/.build/lock-test-artifacts}"
 LOCALES="$REPO_ROOT/.build/test-locales"
 
@@ -33,6 +34,10 @@ if [ "${PINGATE_IN_SANDBOX:-}" != 1 ] && [ "$(id -u)" = 0 ]; then
             { echo "swift build of pingate-lock failed"; echo "0 passed, 1 failed"; exit 1; }
     fi
     make -s -C "$REPO_ROOT/po" >/dev/null
+    cc -O2 -Wall -Werror "$here/x_intruder.c" -o "$REPO_ROOT/.build/x_intruder" -lX11 -lXcomposite ||
+        { echo "cc x_intruder.c failed (apt: libx11-dev libxcomposite-dev)"; echo "0 passed, 1 failed"; exit 1; }
+    cc -O2 -Wall -Werror -fPIC -shared "$REPO_ROOT/pam/tests/pam_test_forker.c" -o "$REPO_ROOT/.build/pam_test_forker.so" ||
+        { echo "cc pam_test_forker.c failed"; echo "0 passed, 1 failed"; exit 1; }
     mkdir -p "$LOCALES" "$LOCK_ARTIFACTS"
     [ -d "$LOCALES/zh_TW.UTF-8" ] || localedef -i zh_TW -f UTF-8 "$LOCALES/zh_TW.UTF-8" 2>/dev/null || true
 fi
@@ -70,11 +75,12 @@ xdpyinfo >/dev/null 2>&1 || { echo "Xvfb did not start: $(cat "$SANDBOX/xvfb.log
 LOG="$SANDBOX/lock.log"
 
 # start_lock [VAR=VALUE...]: pingate-lock as pgalice, traced; waits for the UI.
+# $LOCK_LAUNCHER, if set, is a command that runs it (e.g. with a signal ignored).
 start_lock() {
     : > "$LOG"
     setpriv --reuid=61001 --regid=61001 --clear-groups --reset-env -- \
         env DISPLAY="$DISPLAY" HOME="$SANDBOX/home/pgalice" LANG=C.UTF-8 PATH=/usr/bin:/bin \
-        PINGATE_LOCK_DEBUG=1 "$@" "$LOCK" 2>>"$LOG" &
+        PINGATE_LOCK_DEBUG=1 "$@" ${LOCK_LAUNCHER:-} "$LOCK" 2>>"$LOG" &
     LOCK_PID=$!
     trap 'rc=$?; stop_lock; exit $rc' EXIT
     wait_for_log "ready:" 1 || fail "the lock screen did not come up: $(cat "$LOG")"
@@ -404,9 +410,65 @@ test_a_crashed_ui_never_unlocks_and_comes_back() {
     assert_eq 0 "$lock_rc" "locker exit status"
 }
 
-# top_window: the id of the topmost child of the root window (xwininfo lists
-# them top first). A new window is created on top of its siblings.
-top_window() { xwininfo -root -children | grep -oE '^ +0x[0-9a-f]+' | head -n 1 | tr -d ' '; }
+# An ignored SIGCHLD is inherited across exec (nohup-like launchers, some
+# session scripts): the locker must still see its UI's success and crashes.
+test_a_locker_started_with_sigchld_ignored_still_unlocks_and_restarts_its_ui() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    LOCK_LAUNCHER="perl -e \$SIG{CHLD}=q(IGNORE);exec(@ARGV)||die" start_lock
+    assert_contains "$(cat "$LOG")" "ready: mode=pin"
+    local ui; ui=$(ui_pid); kill -KILL "$ui"
+    wait_for_log "UI started" 2 || fail "no new UI after SIGKILL: $(cat "$LOG")"
+    wait_for_log "ready:" 2 || fail "the new UI did not come up: $(cat "$LOG")"
+    assert_locked
+    xdo key 4 8 2 1
+    wait_unlocked
+    assert_eq 0 "$lock_rc" "locker exit status"
+}
+
+# A PAM module that forks without exec leaves a child holding every
+# descriptor of the UI, its status pipe included: the locker must still see
+# the UI's success at once (it used to read that pipe until EOF).
+test_a_module_that_forks_a_lingering_child_does_not_stall_the_unlock() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    install -m 644 "$REPO_ROOT/.build/pam_test_forker.so" "$SANDBOX/pam_test_forker.so"
+    cp /etc/pam.d/pingate-lock "$SANDBOX/pingate-lock.service"
+    { echo "auth optional $SANDBOX/pam_test_forker.so"; cat "$SANDBOX/pingate-lock.service"; } > /etc/pam.d/pingate-lock
+    start_lock
+    trap 'rc=$?; stop_lock; pkill -KILL -u 61001 -x pingate-lock; cp "$SANDBOX/pingate-lock.service" /etc/pam.d/pingate-lock; exit $rc' EXIT
+    xdo key 4 8 2 1
+    wait_unlocked 5
+    assert_eq 0 "$lock_rc" "locker exit status"
+}
+
+# A crash report prints registers and the memory around them; the UI holds
+# what is being typed, so its crashes print none, whatever the session asked.
+test_the_ui_is_not_dumpable_and_its_crash_prints_no_report() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    start_lock SWIFT_BACKTRACE=enable=yes,interactive=no
+    xdo key 4 8
+    local ui; ui=$(ui_pid)
+    # Not dumpable: another process of the same user may not read its memory
+    # or environment (nor ptrace it).
+    setpriv --reuid=61001 --regid=61001 --clear-groups cat "/proc/$ui/environ" >/dev/null 2>&1 &&
+        fail "pgalice's other processes can read the UI's /proc/$ui/environ (it is dumpable)"
+    crash_ui_with SEGV
+    case "$(cat "$LOG")" in
+        *"Program crashed"*|*"Registers"*|*"Backtrace"*) fail "the crashed UI printed a crash report: $(grep -m3 -E 'crashed|Registers|Backtrace' "$LOG")" ;;
+    esac
+    assert_locked
+}
+
+# top_window: the id of the topmost mapped child of the root window
+# (xwininfo lists the children top first, unmapped ones included).
+top_window() {
+    local window
+    for window in $(xwininfo -root -children | grep -oE '^ +0x[0-9a-f]+'); do
+        xwininfo -id "$window" | grep -q "Map State: IsViewable" && { echo "$window"; return; }
+    done
+}
 
 test_the_cover_spans_the_screen_and_stays_on_top() {
     need_cli; fresh
@@ -425,6 +487,46 @@ test_the_cover_spans_the_screen_and_stays_on_top() {
     kill "$intruder" 2>/dev/null; wait "$intruder" 2>/dev/null || true
     assert_eq "$cover" "$(top_window)" "topmost window"
     assert_locked
+}
+
+# Under a compositor (here: a client that redirects the root's children, as
+# one does) a raised window never makes the cover "obscured", so the locker
+# must raise the cover again on any restack of another window.
+test_a_window_raised_under_a_compositor_is_covered_again() {
+    need_cli; fresh
+    coproc INTRUDER { "$X_INTRUDER" composite-raise; }
+    local intruder cover i
+    read -r -t 5 intruder <&"${INTRUDER[0]}" || fail "x_intruder did not start"
+    start_lock
+    cover=$(xwininfo -root -tree | grep '"pingate-lock"' | awk '{print $1}' | head -n 1)
+    for i in $(seq 40); do [ "$(top_window)" = "$cover" ] && break; sleep 0.05; done
+    assert_eq "$cover" "$(top_window)" "topmost window once locked"
+    echo raise >&"${INTRUDER[1]}"
+    read -r -t 5 _ <&"${INTRUDER[0]}" || fail "x_intruder did not raise its window"
+    for i in $(seq 40); do [ "$(top_window)" = "$cover" ] && break; sleep 0.05; done
+    local top; top=$(top_window)
+    exec {INTRUDER[1]}>&-; wait "$INTRUDER_PID" 2>/dev/null || true
+    assert_eq "$cover" "$top" "topmost window after $intruder raised itself"
+    assert_locked
+}
+
+# A client that unmaps the cover while the server is frozen takes the grabs
+# and holds them longer than the locker's first 2 s of retries; the locker
+# keeps trying and gets them back once they are free.
+test_grabs_stolen_for_longer_than_the_retries_are_taken_back() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    start_lock
+    local cover out
+    cover=$(xwininfo -root -tree | grep '"pingate-lock"' | awk '{print $1}' | head -n 1)
+    out=$("$X_INTRUDER" steal-grab "$cover" 3)
+    assert_eq "keyboard grabbed, pointer grabbed" "$out" "the intruder's grabs"
+    wait_for_log "grabbed again" 1 5 || fail "the locker did not take the grabs back: $(tail -5 "$LOG")"
+    assert_contains "$(xwininfo -root -tree | grep '"pingate-lock"' | head -n 1)" "1280x800+0+0"
+    assert_locked
+    xdo key 4 8 2 1
+    wait_unlocked
+    assert_eq 0 "$lock_rc" "locker exit status"
 }
 
 # Xvfb's screen cannot change size, so this test nests a resizeable Xephyr in

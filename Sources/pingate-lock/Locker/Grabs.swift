@@ -8,9 +8,9 @@ enum Grabs {
     static let attempts = 200
     static let pause = 0.01  // seconds: two seconds in all
 
-    static func take(display: OpaquePointer, window: Window, cursor: Cursor) -> Bool {
+    static func take(display: OpaquePointer, window: Window, cursor: Cursor, attempts: Int = Grabs.attempts) -> Bool {
         var keyboard = false, pointer = false
-        for _ in 0..<attempts {
+        for attempt in 0..<attempts {
             if !pointer {
                 let mask = UInt32(ButtonPressMask | ButtonReleaseMask | PointerMotionMask)
                 pointer = XGrabPointer(display, window, 0, mask, GrabModeAsync, GrabModeAsync,
@@ -21,7 +21,7 @@ enum Grabs {
                                          UInt(CurrentTime)) == GrabSuccess
             }
             if keyboard && pointer { return true }
-            sleepSeconds(pause)
+            if attempt + 1 < attempts { sleepSeconds(pause) }
         }
         if keyboard { XUngrabKeyboard(display, UInt(CurrentTime)) }
         if pointer { XUngrabPointer(display, UInt(CurrentTime)) }

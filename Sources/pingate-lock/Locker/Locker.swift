@@ -24,6 +24,10 @@ final class Locker {
     private var child: UIChild?
     private var restartAt = 0.0
     private var recentCrashes: [Double] = []
+    /// False after the grabs were lost (the cover unmapped or reparented by
+    /// another client) and could not be taken back at once: the loop then
+    /// tries again every few milliseconds for as long as it takes.
+    private var grabsHeld = true
 
     func run() -> Int32 {
         if let reason = Preflight.reasonNotToLock() {
@@ -33,6 +37,14 @@ final class Locker {
         signal(SIGPIPE, SIG_IGN)
         // Closing the terminal it was started from must not unlock the screen.
         signal(SIGHUP, SIG_IGN)
+        // An ignored SIGCHLD is inherited across exec; with it the kernel
+        // would reap the UI, its exit (success included) would be lost, and
+        // the screen would stay locked with no UI.
+        signal(SIGCHLD, SIG_DFL)
+        var childSignal = sigset_t()
+        sigemptyset(&childSignal)
+        sigaddset(&childSignal, SIGCHLD)
+        sigprocmask(SIG_UNBLOCK, &childSignal, nil)
         guard let opened = XOpenDisplay(nil) else {
             Diagnostics.error(L("cannot open the X display %s — is DISPLAY set?", String(cString: getenv("DISPLAY") ?? strdup(""))))
             return ExitStatus.cannotLock
@@ -84,10 +96,12 @@ final class Locker {
                 child = UIChild.start(coverWindow: cover)
                 if child == nil { scheduleRestart() }
             }
+            if !grabsHeld { retakeGrabs(attempts: 1) }
             var descriptors = [pollfd(fd: connection, events: Int16(POLLIN), revents: 0)]
             if let child, !child.statusClosed { descriptors.append(pollfd(fd: child.statusFD, events: Int16(POLLIN), revents: 0)) }
             // A UI that closed its status pipe is exiting: reap it promptly.
-            _ = poll(&descriptors, nfds_t(descriptors.count), child?.statusClosed == true ? 5 : 250)
+            // Lost grabs are tried again at a brisk pace.
+            _ = poll(&descriptors, nfds_t(descriptors.count), child?.statusClosed == true || !grabsHeld ? 5 : 250)
             if let current = child, descriptors.count > 1, descriptors[1].revents != 0 {
                 current.readStatus()
             }
@@ -133,21 +147,45 @@ final class Locker {
             if event.xvisibility.state != VisibilityUnobscured { XRaiseWindow(display, cover) }
         case MapNotify:
             if event.xmap.window != cover { XRaiseWindow(display, cover) }
-        case UnmapNotify where event.xunmap.window == cover:
-            // Any client may unmap any window; map it again and take the grabs back.
-            XMapRaised(display, cover)
-            XSync(display, 0)
-            if !Grabs.take(display: display, window: cover, cursor: cursor) {
-                Diagnostics.error(L("lost the keyboard or pointer grab and could not take it back"))
-            }
         case ConfigureNotify where event.xconfigure.window == root:
             fitCoverToRoot(width: event.xconfigure.width, height: event.xconfigure.height)
+        case ConfigureNotify where event.xconfigure.window != cover:
+            // Another window was restacked (raised): under a compositor the
+            // cover is never told it is obscured, so raise it on any restack.
+            XRaiseWindow(display, cover)
+        case UnmapNotify where event.xunmap.window == cover:
+            // Any client may unmap any window; map it again and take the grabs back.
+            Diagnostics.trace("the cover was unmapped by another client: mapping it again")
+            XMapRaised(display, cover)
+            XSync(display, 0)
+            grabsHeld = false
+            retakeGrabs(attempts: Grabs.attempts)
+        case ReparentNotify where event.xreparent.window == cover && event.xreparent.parent != root:
+            // Moved into another client's window: back to the root, on top.
+            Diagnostics.trace("the cover was reparented by another client: taking it back")
+            XReparentWindow(display, cover, root, 0, 0)
+            XMapRaised(display, cover)
+            XSync(display, 0)
+            grabsHeld = false
+            retakeGrabs(attempts: Grabs.attempts)
         default:
             if randrEventBase >= 0, event.type == randrEventBase + RRScreenChangeNotify {
                 XRRUpdateConfiguration(&event)
                 let screen = XDefaultScreen(display)
                 fitCoverToRoot(width: XDisplayWidth(display, screen), height: XDisplayHeight(display, screen))
             }
+        }
+    }
+
+    /// Takes the grabs back; says so once when it gives up for now (the loop
+    /// keeps trying) and once when they are held again.
+    private func retakeGrabs(attempts: Int) {
+        let wasLost = !grabsHeld
+        grabsHeld = Grabs.take(display: display, window: cover, cursor: cursor, attempts: attempts)
+        if grabsHeld {
+            if wasLost { Diagnostics.trace("keyboard and pointer grabbed again") }
+        } else if attempts > 1 {
+            Diagnostics.error(L("lost the keyboard or pointer grab to another program; trying to take it back — the screen stays covered"))
         }
     }
 

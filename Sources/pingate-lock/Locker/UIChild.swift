@@ -31,24 +31,33 @@ final class UIChild {
         guard let statusPipe = try? FileDescriptor.pipe() else { inputPipe.read.close(); inputPipe.write.close(); return nil }
         let input = [inputPipe.read.rawValue, inputPipe.write.rawValue]
         let status = [statusPipe.read.rawValue, statusPipe.write.rawValue]
-        // A stuck UI must never stop the locker: input it cannot take is dropped.
+        // A stuck UI must never stop the locker: input it cannot take is
+        // dropped, and a status pipe that a grandchild (a PAM module that
+        // forked) still holds open is read only as far as it has data.
         _ = fcntl(input[1], F_SETFL, fcntl(input[1], F_GETFL) | O_NONBLOCK)
+        _ = fcntl(status[0], F_SETFL, fcntl(status[0], F_GETFL) | O_NONBLOCK)
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         posix_spawn_file_actions_adddup2(&actions, input[0], 0)
         posix_spawn_file_actions_adddup2(&actions, status[1], 3)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
-        var defaults = sigset_t()
+        // Default SIGCHLD too (an ignored one is inherited across exec, and
+        // then PAM could not wait for its helpers), and nothing blocked.
+        var defaults = sigset_t(), unblocked = sigset_t()
         sigemptyset(&defaults)
         sigaddset(&defaults, SIGPIPE)
+        sigaddset(&defaults, SIGCHLD)
+        sigemptyset(&unblocked)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
+        posix_spawnattr_setsigmask(&attributes, &unblocked)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
         let argv = ["pingate-lock", "--ui-child", String(coverWindow)]
         var cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-        defer { cArguments.forEach { free($0) } }
+        var cEnvironment: [UnsafeMutablePointer<CChar>?] = uiEnvironment().map { strdup($0) } + [nil]
+        defer { (cArguments + cEnvironment).forEach { free($0) } }
         var pid: pid_t = 0
-        let rc = posix_spawn(&pid, ownPath(), &actions, &attributes, &cArguments, environ)
+        let rc = posix_spawn(&pid, ownPath(), &actions, &attributes, &cArguments, &cEnvironment)
         posix_spawn_file_actions_destroy(&actions)
         posix_spawnattr_destroy(&attributes)
         close(input[0])
@@ -60,6 +69,20 @@ final class UIChild {
         }
         Diagnostics.trace("UI started: pid \(pid)")
         return UIChild(pid: pid, inputFD: input[1], statusFD: status[0])
+    }
+
+    /// The locker's environment for the UI, with Swift's crash backtraces
+    /// off: a backtrace prints registers and the memory around them to
+    /// stderr (the session's log), and the UI holds what is being typed.
+    private static func uiEnvironment() -> [String] {
+        var entries: [String] = []
+        var cursor = environ
+        while let entry = cursor.pointee {
+            let text = String(cString: entry)
+            if !text.hasPrefix("SWIFT_BACKTRACE=") { entries.append(text) }
+            cursor += 1
+        }
+        return entries + ["SWIFT_BACKTRACE=enable=no"]
     }
 
     /// This binary's path, so the UI shows as pingate-lock in ps; /proc/self/exe
@@ -78,13 +101,19 @@ final class UIChild {
         for index in bytes.indices { bytes[index] = 0 }
     }
 
+    /// Reads what the status pipe holds now (it never blocks, and a writer
+    /// that never stops cannot keep it here); at EOF marks it closed.
     func readStatus() {
         var buffer = [UInt8](repeating: 0, count: 64)
-        let count = buffer.withUnsafeMutableBytes { read(statusFD, $0.baseAddress, $0.count) }
-        if count > 0 {
-            if statusText.count < 64 { statusText += buffer[..<count] }
-        } else if count == 0 || (errno != EINTR && errno != EAGAIN) {
-            statusClosed = true
+        for _ in 0..<8 where !statusClosed {
+            let count = buffer.withUnsafeMutableBytes { read(statusFD, $0.baseAddress, $0.count) }
+            if count > 0 {
+                if statusText.count < 64 { statusText += buffer[..<count] }
+            } else if count == 0 || (errno != EINTR && errno != EAGAIN) {
+                statusClosed = true
+            } else if errno == EAGAIN {
+                return
+            }
         }
     }
 
@@ -92,17 +121,24 @@ final class UIChild {
     func ending() -> Ending? {
         var status: Int32 = 0
         let reaped = waitpid(pid, &status, WNOHANG)
+        // ECHILD: someone else reaped it (SIGCHLD was ignored when the locker
+        // started); its status is lost, which is never an unlock.
+        if reaped == -1 && errno == ECHILD { return finish(.failed("its exit status was lost")) }
         guard reaped == pid else { return nil }
-        // The UI's descriptors are close-on-exec, so with the UI gone the pipe is at EOF.
-        while !statusClosed { readStatus() }
-        close(inputFD)
-        close(statusFD)
+        // What the UI wrote before it exited is in the pipe now.
+        readStatus()
         let said = statusText == Array("unlocked\n".utf8)
         switch ChildProcess.Termination(waitStatus: status) {
-        case .exited(0) where said: return .unlocked
-        case let .killed(signal): return .failed("killed by signal \(signal)")
-        case let .exited(code): return .failed("exit status \(code)\(said ? "" : ", no success message")")
-        case .lost: return .failed("its exit status was lost")
+        case .exited(0) where said: return finish(.unlocked)
+        case let .killed(signal): return finish(.failed("killed by signal \(signal)"))
+        case let .exited(code): return finish(.failed("exit status \(code)\(said ? "" : ", no success message")"))
+        case .lost: return finish(.failed("its exit status was lost"))
         }
+    }
+
+    private func finish(_ ending: Ending) -> Ending {
+        close(inputFD)
+        close(statusFD)
+        return ending
     }
 }

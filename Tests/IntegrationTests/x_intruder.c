@@ -1,0 +1,81 @@
+/* x_intruder.c — a hostile X client for lock_test.sh: the things any client
+ * on the display may do to a lock screen's window.
+ *
+ *   x_intruder steal-grab COVER SECONDS
+ *       Freezes the server (XGrabServer), unmaps the window COVER, grabs the
+ *       keyboard and pointer while the locker cannot react, lets the server
+ *       go, holds the grabs SECONDS seconds, then exits (releasing them).
+ *   x_intruder composite-raise
+ *       Redirects the root's children as a compositor does, maps an
+ *       override-redirect window, prints its id; each line "raise" on stdin
+ *       raises it; EOF exits. Under redirection X sends no VisibilityNotify.
+ *
+ * Build: cc x_intruder.c -o x_intruder -lX11 -lXcomposite
+ */
+#include <X11/Xlib.h>
+#include <X11/extensions/Xcomposite.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int steal_grab(Display *display, Window cover, unsigned seconds)
+{
+	Window root = DefaultRootWindow(display);
+	int keyboard, pointer;
+
+	XGrabServer(display);
+	XUnmapWindow(display, cover);
+	keyboard = XGrabKeyboard(display, root, False, GrabModeAsync, GrabModeAsync, CurrentTime);
+	pointer = XGrabPointer(display, root, False, ButtonPressMask, GrabModeAsync, GrabModeAsync,
+			       None, None, CurrentTime);
+	XUngrabServer(display);
+	XSync(display, False);
+	printf("keyboard %s, pointer %s\n", keyboard == GrabSuccess ? "grabbed" : "refused",
+	       pointer == GrabSuccess ? "grabbed" : "refused");
+	fflush(stdout);
+	sleep(seconds);
+	return keyboard == GrabSuccess && pointer == GrabSuccess ? 0 : 1;
+}
+
+static int composite_raise(Display *display)
+{
+	Window root = DefaultRootWindow(display);
+	XSetWindowAttributes attributes = { .override_redirect = True };
+	Window window;
+	char line[64];
+
+	XCompositeRedirectSubwindows(display, root, CompositeRedirectManual);
+	window = XCreateWindow(display, root, 0, 0, 200, 200, 0, CopyFromParent, InputOutput,
+			       CopyFromParent, CWOverrideRedirect, &attributes);
+	XStoreName(display, window, "x_intruder");
+	XMapWindow(display, window);
+	XSync(display, False);
+	printf("0x%lx\n", window);
+	fflush(stdout);
+	while (fgets(line, sizeof line, stdin) != NULL) {
+		if (strcmp(line, "raise\n") == 0) {
+			XRaiseWindow(display, window);
+			XSync(display, False);
+			printf("raised\n");
+			fflush(stdout);
+		}
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	Display *display = XOpenDisplay(NULL);
+
+	if (display == NULL) {
+		fprintf(stderr, "x_intruder: cannot open the display\n");
+		return 2;
+	}
+	if (argc == 4 && strcmp(argv[1], "steal-grab") == 0)
+		return steal_grab(display, (Window)strtoul(argv[2], NULL, 0), (unsigned)atoi(argv[3]));
+	if (argc == 2 && strcmp(argv[1], "composite-raise") == 0)
+		return composite_raise(display);
+	fprintf(stderr, "usage: x_intruder steal-grab COVER SECONDS | composite-raise\n");
+	return 2;
+}
