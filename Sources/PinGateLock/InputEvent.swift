@@ -117,4 +117,42 @@ public enum Keysym {
     }
 
     public static func isSubmit(_ keysym: UInt32) -> Bool { keysym == `return` || keysym == keypadEnter }
+
+    /// The character a keysym types without an input method: Latin-1 keysyms
+    /// are their code point, Unicode keysyms carry it in the low 24 bits
+    /// (X11/keysymdef.h). Other layouts' keysyms need the input method.
+    public static func character(of keysym: UInt32) -> Unicode.Scalar? {
+        switch keysym {
+        case 0x20...0x7e, 0xa0...0xff: return Unicode.Scalar(keysym)
+        case 0x0100_0000...0x0110_ffff: return Unicode.Scalar(keysym & 0x00ff_ffff)
+        default: return nil
+        }
+    }
+}
+
+extension InputEvent {
+    /// The characters of UTF-8 text (invalid bytes read as U+FFFD), without
+    /// making a String of what may be part of a password.
+    public static func characters(ofUTF8 bytes: some Sequence<UInt8>) -> [Unicode.Scalar] {
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        var characters: [Unicode.Scalar] = []
+        while true {
+            switch decoder.decode(&iterator) {
+            case let .scalarValue(scalar): characters.append(scalar)
+            case .error: characters.append("\u{FFFD}")
+            case .emptyInput: return characters
+            }
+        }
+    }
+
+    /// The events one key press forwards: its keysym with the first character
+    /// it typed, then any further characters (a Compose sequence can type
+    /// more than one) with keysym 0. Control characters are not text (Ctrl+U
+    /// types 0x15): a password holds only printable characters.
+    public static func keyPress(keysym: UInt32, typed characters: [Unicode.Scalar]) -> [InputEvent] {
+        let printable = characters.filter { $0.properties.generalCategory != .control }
+        guard let first = printable.first else { return keysym == 0 ? [] : [.key(keysym: keysym, character: nil)] }
+        return [.key(keysym: keysym, character: first)] + printable.dropFirst().map { .key(keysym: 0, character: $0) }
+    }
 }

@@ -284,6 +284,28 @@ test_password_mode_unlocks_without_spending_a_pin_attempt() {
     assert_eq 0 "$(record_failures pgalice)" "failures (password mode spends no PIN attempt)"
 }
 
+# set_password USER PASSWORD: in place (/etc/shadow is a bind mount here).
+set_password() {
+    local hash; hash=$(openssl passwd -6 "$2")
+    sed "s|^$1:[^:]*:|$1:$hash:|" /etc/shadow > "$SANDBOX/shadow.new"
+    cat "$SANDBOX/shadow.new" > /etc/shadow
+}
+
+# Every keyboard layout's characters, and dead keys: Cyrillic and Greek
+# keysyms (not Latin-1) and dead_acute + e typed through the input method.
+test_a_password_in_other_scripts_with_a_dead_key_unlocks() {
+    need_cli; fresh
+    set_password pgalice "жα-é"
+    start_lock
+    trap 'rc=$?; stop_lock; set_password pgalice "$TEST_PASSWORD"; exit $rc' EXIT
+    assert_contains "$(cat "$LOG")" "ready: mode=password"
+    xdo key --delay 30 Cyrillic_zhe Greek_alpha minus dead_acute e
+    sleep 0.2
+    xdo key Return
+    wait_unlocked 15
+    assert_eq 0 "$lock_rc" "locker exit status"
+}
+
 test_wrong_password_stays_locked_and_spends_no_pin_attempt() {
     need_cli; fresh
     enroll pgalice "$TEST_PIN" --pin

@@ -41,6 +41,36 @@ struct DialogMonitorTests {
     }
 }
 
+@Suite("Key presses forwarded")
+struct KeyPressTests {
+    @Test("a layout's own characters pass; controls do not; a compose result of two characters makes two events")
+    func forwarded() {
+        #expect(InputEvent.keyPress(keysym: 0x6d6, typed: ["ж"]) == [.key(keysym: 0x6d6, character: "ж")])
+        #expect(InputEvent.keyPress(keysym: 0x75, typed: ["\u{15}"]) == [.key(keysym: 0x75, character: nil)])
+        #expect(InputEvent.keyPress(keysym: 0, typed: ["a", "\u{301}"]) == [.key(keysym: 0, character: "a"), .key(keysym: 0, character: "\u{301}")])
+        #expect(InputEvent.keyPress(keysym: 0, typed: []) == [])
+        #expect(InputEvent.characters(ofUTF8: Array("жα".utf8)) == ["ж", "α"])
+        #expect(InputEvent.characters(ofUTF8: [0xff, 0x41]) == ["\u{FFFD}", "A"])
+    }
+
+    @Test("without an input method: Latin-1 and Unicode keysyms type their character, others nothing")
+    func latin1() {
+        #expect(Keysym.character(of: 0x41) == "A")
+        #expect(Keysym.character(of: 0xe9) == "é")
+        #expect(Keysym.character(of: 0x0100_0436) == "ж")
+        #expect(Keysym.character(of: 0xff0d) == nil)
+    }
+
+    @Test("a password typed in another script reaches the field")
+    func cyrillicPassword() {
+        var lock = LockScreen(status: .notEnrolled, layout: DialogLayout(monitor: screen, scale: 1, gridSize: 3))
+        for event in InputEvent.keyPress(keysym: 0x6d6, typed: ["ж"]) + InputEvent.keyPress(keysym: 0x7e1, typed: ["α"]) {
+            _ = lock.handle(event)
+        }
+        #expect(text(lock.handle(key(Keysym.return))) == "жα")
+    }
+}
+
 @Suite("PIN pad")
 struct PINPadTests {
     func pinScreen(length: Int? = 4) -> LockScreen {

@@ -53,15 +53,3 @@ enum SleepLock {
         Diagnostics.trace("sleep lock fd \(fd) released")
     }
 }
-
-enum Keys {
-    /// The character a keysym types: Latin-1 keysyms are their code point,
-    /// Unicode keysyms carry it in the low 24 bits (X11/keysymdef.h).
-    static func character(forKeysym keysym: UInt32) -> Unicode.Scalar? {
-        switch keysym {
-        case 0x20...0x7e, 0xa0...0xff: return Unicode.Scalar(keysym)
-        case 0x0100_0000...0x0110_ffff: return Unicode.Scalar(keysym & 0x00ff_ffff)
-        default: return nil
-        }
-    }
-}

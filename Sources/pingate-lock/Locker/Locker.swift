@@ -28,6 +28,7 @@ final class Locker {
     /// another client) and could not be taken back at once: the loop then
     /// tries again every few milliseconds for as long as it takes.
     private var grabsHeld = true
+    private var keyboard: KeyboardText!
 
     func run() -> Int32 {
         if let reason = Preflight.reasonNotToLock() {
@@ -53,6 +54,7 @@ final class Locker {
         setCloseOnExec(XConnectionNumber(display))
         XErrorLog.install()
         createCover()
+        keyboard = KeyboardText(display: display, window: cover)
         guard Grabs.take(display: display, window: cover, cursor: cursor) else {
             Diagnostics.error(L("cannot grab the keyboard and pointer — another program holds them (a menu or another locker?); not locking"))
             return ExitStatus.cannotLock
@@ -130,13 +132,11 @@ final class Locker {
     }
 
     private func handle(_ event: inout XEvent) {
+        if keyboard.consumes(&event) { return }
         switch event.type {
         case KeyPress:
-            var keysym: KeySym = 0
-            var text = [CChar](repeating: 0, count: 32)
-            _ = XLookupString(&event.xkey, &text, Int32(text.count - 1), &keysym, nil)
-            forward(.key(keysym: UInt32(truncatingIfNeeded: keysym), character: Keys.character(forKeysym: UInt32(truncatingIfNeeded: keysym))))
-            for index in text.indices { text[index] = 0 }
+            let (keysym, typed) = keyboard.lookUp(&event.xkey)
+            InputEvent.keyPress(keysym: keysym, typed: typed).forEach(forward)
         case ButtonPress:
             forward(.press(button: Int(event.xbutton.button), x: Int(event.xbutton.x_root), y: Int(event.xbutton.y_root)))
         case ButtonRelease:
