@@ -306,6 +306,25 @@ test_a_password_in_other_scripts_with_a_dead_key_unlocks() {
     assert_eq 0 "$lock_rc" "locker exit status"
 }
 
+# An admin's prompt= on the module line: password mode must not depend on
+# recognising the module's prompt (PINGATE_PASSWORD_ONLY keeps it out).
+test_password_mode_unlocks_with_a_custom_module_prompt_and_spends_nothing() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    cp /etc/pam.d/pingate-lock "$SANDBOX/pingate-lock.service"
+    sed -i 's|pam_pingate.so|pam_pingate.so [prompt=Unlock PIN: ]|' /etc/pam.d/pingate-lock
+    grep -q "prompt=Unlock PIN" /etc/pam.d/pingate-lock || fail "could not set prompt= in $(cat /etc/pam.d/pingate-lock)"
+    start_lock
+    trap 'rc=$?; stop_lock; cp "$SANDBOX/pingate-lock.service" /etc/pam.d/pingate-lock; exit $rc' EXIT
+    xdo key Tab
+    wait_for_log "mode: password" || fail "Tab did not switch: $(cat "$LOG")"
+    xdo type --delay 20 "$TEST_PASSWORD"
+    xdo key Return
+    wait_unlocked 15
+    assert_eq 0 "$lock_rc" "locker exit status"
+    assert_eq 0 "$(record_failures pgalice)" "failures (password mode spends no PIN attempt)"
+}
+
 test_wrong_password_stays_locked_and_spends_no_pin_attempt() {
     need_cli; fresh
     enroll pgalice "$TEST_PIN" --pin

@@ -7,10 +7,11 @@ import Glibc
 ///   - PIN or pattern: only pam_pingate.so's own prompt ("PIN: ", "Pattern: ")
 ///     gets the secret; any other prompt (the password module's) is refused,
 ///     so a PIN is never offered as a password.
-///   - password: pam_pingate.so's prompts ("PIN: ", "Pattern: ", "PIN or
-///     password: ") are refused — the module then returns PAM_CONV_ERR, which
-///     the stack ignores, and no attempt is spent — and the password module's
-///     prompt gets the password.
+///   - password: the PAM environment says PINGATE_PASSWORD_ONLY=1, so
+///     pam_pingate.so neither prompts nor spends an attempt; should it prompt
+///     anyway ("PIN: ", "Pattern: ", "PIN or password: "), the prompt is
+///     refused — the module then returns PAM_CONV_ERR, which the stack
+///     ignores — and the password module's prompt gets the password.
 /// A prompt is the module's when it reads as the module writes it, in English
 /// or in the "pingate" catalogue of the current locale.
 enum Authenticator {
@@ -67,6 +68,10 @@ enum Authenticator {
             return result
         }
         if let display = getenv("DISPLAY") { pam_set_item(handle, PAM_TTY, display) }
+        // Password mode: pam_pingate.so stays out at once (pam_pingate(8),
+        // ENVIRONMENT), whatever its prompt= says; refusing its prompt below
+        // is the second line, for a module from before this variable.
+        if mode == .password { pam_putenv(handle, "PINGATE_PASSWORD_ONLY=1") }
         rc = pam_authenticate(handle, 0)
         if rc == PAM_SUCCESS {
             rc = pam_acct_mgmt(handle, 0)
