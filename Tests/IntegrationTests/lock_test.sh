@@ -570,6 +570,46 @@ test_grabs_stolen_for_longer_than_the_retries_are_taken_back() {
     assert_eq 0 "$lock_rc" "locker exit status"
 }
 
+# Reparenting the cover into an unmapped window ends the grabs too: the
+# locker moves it back to the root and takes them again.
+test_a_cover_moved_into_another_window_is_taken_back() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    start_lock
+    local cover
+    cover=$(xwininfo -root -tree | grep '"pingate-lock"' | awk '{print $1}' | head -n 1)
+    "$X_INTRUDER" reparent "$cover"
+    wait_for_log "grabbed again" 1 5 || fail "the locker did not take the grabs back: $(tail -5 "$LOG")"
+    # The intruder's window is gone with its exit; the cover was back in the root before.
+    assert_contains "$(xwininfo -id "$cover" 2>&1 | grep 'Map State')" "IsViewable"
+    assert_eq "$cover" "$(top_window)" "topmost window"
+    xdo key 4 8 2 1
+    wait_unlocked
+    assert_eq 0 "$lock_rc" "locker exit status"
+}
+
+# A cover destroyed by another client (XDestroyWindow needs no permission
+# in X11): a new cover at once, grabs taken, a new UI, still locked.
+test_a_destroyed_cover_is_replaced_and_the_lock_goes_on() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    start_lock
+    local cover new
+    cover=$(xwininfo -root -tree | grep '"pingate-lock"' | awk '{print $1}' | head -n 1)
+    "$X_INTRUDER" destroy "$cover"
+    wait_for_log "UI started" 2 5 || fail "no new UI after the cover was destroyed: $(tail -5 "$LOG")"
+    wait_for_log "ready:" 2 5 || fail "the new UI did not come up: $(tail -5 "$LOG")"
+    wait_for_log "grabbed again" 1 5 || fail "the locker did not take the grabs back: $(tail -5 "$LOG")"
+    new=$(xwininfo -root -tree | grep '"pingate-lock"' | awk '{print $1}' | head -n 1)
+    [ -n "$new" ] && [ "$new" != "$cover" ] || fail "no new cover (old $cover, now [$new])"
+    assert_eq "$new" "$(top_window)" "topmost window"
+    assert_contains "$(xwininfo -root -tree | grep '"pingate-lock"' | head -n 1)" "1280x800+0+0"
+    assert_locked
+    xdo key 4 8 2 1
+    wait_unlocked
+    assert_eq 0 "$lock_rc" "locker exit status"
+}
+
 # Xvfb's screen cannot change size, so this test nests a resizeable Xephyr in
 # it: resizing Xephyr's window changes its root window as plugging in or
 # removing a monitor does (RandR screen change + ConfigureNotify on the root).

@@ -5,6 +5,11 @@
  *       Freezes the server (XGrabServer), unmaps the window COVER, grabs the
  *       keyboard and pointer while the locker cannot react, lets the server
  *       go, holds the grabs SECONDS seconds, then exits (releasing them).
+ *   x_intruder reparent COVER
+ *       Moves the window COVER into a new unmapped window of its own (which
+ *       makes it unviewable and ends the locker's grabs), waits a second.
+ *   x_intruder destroy COVER
+ *       Destroys the window COVER (X11 lets any client do that).
  *   x_intruder composite-raise
  *       Redirects the root's children as a compositor does, maps an
  *       override-redirect window, prints its id; each line "raise" on stdin
@@ -36,6 +41,23 @@ static int steal_grab(Display *display, Window cover, unsigned seconds)
 	fflush(stdout);
 	sleep(seconds);
 	return keyboard == GrabSuccess && pointer == GrabSuccess ? 0 : 1;
+}
+
+static int reparent(Display *display, Window cover)
+{
+	Window jail = XCreateSimpleWindow(display, DefaultRootWindow(display), 0, 0, 10, 10, 0, 0, 0);
+
+	XReparentWindow(display, cover, jail, 0, 0);
+	XSync(display, False);
+	sleep(1);
+	return 0;
+}
+
+static int destroy(Display *display, Window cover)
+{
+	XDestroyWindow(display, cover);
+	XSync(display, False);
+	return 0;
 }
 
 static int composite_raise(Display *display)
@@ -74,8 +96,12 @@ int main(int argc, char **argv)
 	}
 	if (argc == 4 && strcmp(argv[1], "steal-grab") == 0)
 		return steal_grab(display, (Window)strtoul(argv[2], NULL, 0), (unsigned)atoi(argv[3]));
+	if (argc == 3 && strcmp(argv[1], "reparent") == 0)
+		return reparent(display, (Window)strtoul(argv[2], NULL, 0));
+	if (argc == 3 && strcmp(argv[1], "destroy") == 0)
+		return destroy(display, (Window)strtoul(argv[2], NULL, 0));
 	if (argc == 2 && strcmp(argv[1], "composite-raise") == 0)
 		return composite_raise(display);
-	fprintf(stderr, "usage: x_intruder steal-grab COVER SECONDS | composite-raise\n");
+	fprintf(stderr, "usage: x_intruder steal-grab COVER SECONDS | reparent COVER | destroy COVER | composite-raise\n");
 	return 2;
 }

@@ -98,7 +98,7 @@ final class Locker {
                 child = UIChild.start(coverWindow: cover)
                 if child == nil { scheduleRestart() }
             }
-            if !grabsHeld { retakeGrabs(attempts: 1) }
+            if !grabsHeld { retakeGrabs() }
             var descriptors = [pollfd(fd: connection, events: Int16(POLLIN), revents: 0)]
             if let child, !child.statusClosed { descriptors.append(pollfd(fd: child.statusFD, events: Int16(POLLIN), revents: 0)) }
             // A UI that closed its status pipe is exiting: reap it promptly.
@@ -157,17 +157,22 @@ final class Locker {
             // Any client may unmap any window; map it again and take the grabs back.
             Diagnostics.trace("the cover was unmapped by another client: mapping it again")
             XMapRaised(display, cover)
-            XSync(display, 0)
-            grabsHeld = false
-            retakeGrabs(attempts: Grabs.attempts)
+            coverDisturbed()
         case ReparentNotify where event.xreparent.window == cover && event.xreparent.parent != root:
             // Moved into another client's window: back to the root, on top.
             Diagnostics.trace("the cover was reparented by another client: taking it back")
             XReparentWindow(display, cover, root, 0, 0)
             XMapRaised(display, cover)
-            XSync(display, 0)
-            grabsHeld = false
-            retakeGrabs(attempts: Grabs.attempts)
+            coverDisturbed()
+        case DestroyNotify where event.xdestroywindow.window == cover:
+            // Destroyed (with another client's window it had been moved into):
+            // a new cover at once, and a new UI for it (the old one drew in a
+            // child of the window that is gone).
+            Diagnostics.error(L("another program destroyed the lock screen's window; covering the screen again"))
+            createCover()
+            keyboard = KeyboardText(display: display, window: cover)
+            child?.terminate()
+            coverDisturbed()
         default:
             if randrEventBase >= 0, event.type == randrEventBase + RRScreenChangeNotify {
                 XRRUpdateConfiguration(&event)
@@ -177,16 +182,26 @@ final class Locker {
         }
     }
 
-    /// Takes the grabs back; says so once when it gives up for now (the loop
-    /// keeps trying) and once when they are held again.
-    private func retakeGrabs(attempts: Int) {
-        let wasLost = !grabsHeld
-        grabsHeld = Grabs.take(display: display, window: cover, cursor: cursor, attempts: attempts)
+    /// After another client unmapped, moved or destroyed the cover: the
+    /// grabs end with it. One try now; the loop goes on trying every few
+    /// milliseconds (never blocking here, so the next event — a reparent
+    /// after an unmap — is handled at once).
+    private func coverDisturbed() {
+        XSync(display, 0)
         if grabsHeld {
-            if wasLost { Diagnostics.trace("keyboard and pointer grabbed again") }
-        } else if attempts > 1 {
-            Diagnostics.error(L("lost the keyboard or pointer grab to another program; trying to take it back — the screen stays covered"))
+            grabsHeld = false
+            if !retakeGrabs() {
+                Diagnostics.error(L("lost the keyboard or pointer grab to another program; trying to take it back — the screen stays covered"))
+            }
         }
+    }
+
+    /// One attempt at both grabs; says when they are held again.
+    @discardableResult
+    private func retakeGrabs() -> Bool {
+        grabsHeld = Grabs.take(display: display, window: cover, cursor: cursor, attempts: 1)
+        if grabsHeld { Diagnostics.trace("keyboard and pointer grabbed again") }
+        return grabsHeld
     }
 
     private func fitCoverToRoot(width: Int32, height: Int32) {

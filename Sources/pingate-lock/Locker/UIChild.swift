@@ -95,6 +95,12 @@ final class UIChild {
         return path.hasSuffix(" (deleted)") ? "/proc/self/exe" : path
     }
 
+    /// Ends this UI (its window is gone); `ending()` then reaps it and the
+    /// locker starts another.
+    func terminate() {
+        kill(pid, SIGKILL)
+    }
+
     func send(_ event: InputEvent) {
         var bytes = Array(event.line.utf8)
         _ = bytes.withUnsafeBytes { write(inputFD, $0.baseAddress, $0.count) }
