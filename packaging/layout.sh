@@ -25,32 +25,56 @@ PINGATE_PROFILE=/usr/share/pam-configs/pingate
 PINGATE_LOCK=/usr/bin/pingate-lock
 PINGATE_LOCK_SERVICE=/etc/pam.d/pingate-lock
 
-# pingate_files: one line per shipped file, fields separated by spaces:
+# pingate_files [PACKAGE]: one line per shipped file, fields separated by spaces:
 #   KIND DESTINATION MODE OWNER GROUP SOURCE
 # KIND is `elf` (stripped, RUNPATH removed), `man` (gzip -9n, DESTINATION ends
 # in .gz), `conf` (installed only when missing) or `data` (copied as is).
 # A man page whose source does not exist yet is left out (pingate.8 comes from
 # the CLI's author); every other source must exist. Message catalogues come from
 # po/Makefile, one per language of po/LINGUAS.
+# Two Debian packages share the files: `pingate` (helper, CLI, module, profile,
+# catalogues: what a server needs) and `pingate-lock` (the X11 lock screen and
+# its PAM service, which bring Xlib, cairo and pango). Without PACKAGE: both,
+# as install.sh installs them.
 pingate_files() {
+    case "${1:-}" in
+        pingate) pingate_core_files ;;
+        pingate-lock) pingate_lock_files ;;
+        "") pingate_core_files; pingate_lock_files ;;
+        *) echo "pingate_files: unknown package $1" >&2; return 1 ;;
+    esac
+}
+
+pingate_core_files() {
     cat <<EOF
 elf  $PINGATE_HELPER 2755 root $PINGATE_GROUP $PINGATE_RELEASE_BIN/pingate-verify
 elf  $PINGATE_CLI 0755 root root $PINGATE_RELEASE_BIN/pingate
 elf  $PINGATE_MODULE 0644 root root $PINGATE_MODULE_BUILD
-elf  $PINGATE_LOCK 0755 root root $PINGATE_RELEASE_BIN/pingate-lock
-conf $PINGATE_LOCK_SERVICE 0644 root root $REPO_ROOT/pam/pam.d/pingate-lock
 data $PINGATE_PROFILE 0644 root root $REPO_ROOT/pam/pam-configs/pingate
 conf $PINGATE_CONF 0644 root root $REPO_ROOT/packaging/pingate.conf
 EOF
-    local page section
-    for page in pam_pingate.8 pingate.conf.5 pingate.8 pingate-lock.1; do
-        section="${page##*.}"
-        [ -f "$REPO_ROOT/packaging/man/$page" ] || continue
-        echo "man  /usr/share/man/man$section/$page.gz 0644 root root $REPO_ROOT/packaging/man/$page"
-    done
+    pingate_man_pages pam_pingate.8 pingate.conf.5 pingate.8
     local lang
     for lang in $(grep -v '^#' "$REPO_ROOT/po/LINGUAS"); do
         echo "data /usr/share/locale/$lang/LC_MESSAGES/pingate.mo 0644 root root $REPO_ROOT/po/build/$lang/LC_MESSAGES/pingate.mo"
+    done
+}
+
+pingate_lock_files() {
+    cat <<EOF
+elf  $PINGATE_LOCK 0755 root root $PINGATE_RELEASE_BIN/pingate-lock
+conf $PINGATE_LOCK_SERVICE 0644 root root $REPO_ROOT/pam/pam.d/pingate-lock
+EOF
+    pingate_man_pages pingate-lock.1
+}
+
+# pingate_man_pages PAGE...: the man lines for the pages that exist.
+pingate_man_pages() {
+    local page section
+    for page in "$@"; do
+        section="${page##*.}"
+        [ -f "$REPO_ROOT/packaging/man/$page" ] || continue
+        echo "man  /usr/share/man/man$section/$page.gz 0644 root root $REPO_ROOT/packaging/man/$page"
     done
 }
 

@@ -25,9 +25,10 @@ MODULE="/lib/$MULTIARCH/security/pam_pingate.so"
 "$REPO_ROOT/packaging/build-deb.sh" --no-build --output "$OVERLAY/dist" > "$OVERLAY/build.out" 2>&1
 BUILD_STATUS=$?
 DEB="$(ls "$OVERLAY"/dist/pingate_*.deb 2>/dev/null | head -1)"
+LOCK_DEB="$(ls "$OVERLAY"/dist/pingate-lock_*.deb 2>/dev/null | head -1)"
 
 need_deb() {
-    [ "$BUILD_STATUS" = 0 ] && [ -f "$DEB" ] || fail "build-deb.sh failed: $(cat "$OVERLAY/build.out")"
+    [ "$BUILD_STATUS" = 0 ] && [ -f "$DEB" ] && [ -f "$LOCK_DEB" ] || fail "build-deb.sh failed: $(cat "$OVERLAY/build.out")"
 }
 
 # dpkg_do ARGS...: dpkg without man-db's slow trigger (the overlay's switch only).
@@ -42,19 +43,24 @@ expect() {
     assert_eq "$2 $3" "$(stat -c '%U:%G %a' "$1")" "owner and mode of $1"
 }
 
-test_the_package_builds_with_the_version_in_its_name() {
+test_the_packages_build_with_the_version_in_their_names() {
     need_deb
-    assert_eq "pingate_0.1.0_$(dpkg --print-architecture).deb" "$(basename "$DEB")" "file name"
+    local arch; arch=$(dpkg --print-architecture)
+    assert_eq "pingate_0.1.0_$arch.deb" "$(basename "$DEB")" "file name"
+    assert_eq "pingate-lock_0.1.0_$arch.deb" "$(basename "$LOCK_DEB")" "file name"
     assert_eq "pingate 0.1.0" "$(dpkg-deb -f "$DEB" Package Version | awk -F': ' '{printf "%s%s", sep, $2; sep=" "}')"
+    assert_eq "pingate-lock 0.1.0" "$(dpkg-deb -f "$LOCK_DEB" Package Version | awk -F': ' '{printf "%s%s", sep, $2; sep=" "}')"
 }
 
-test_the_archive_holds_exactly_the_installed_files_with_their_modes() {
+# archive_files DEB: "MODE OWNER PATH" of every file (not directory), sorted.
+archive_files() {
+    dpkg-deb -c "$1" | awk '$1 !~ /^d/ { print $1, $2, $6 }' | LC_ALL=C sort -k3
+}
+
+test_the_archives_hold_exactly_the_installed_files_with_their_modes() {
     need_deb
-    local expected actual
+    local expected
     expected="-rw-r--r-- root/root ./etc/pingate/pingate.conf
--rw-r--r-- root/root ./etc/pam.d/pingate-lock
--rwxr-xr-x root/root ./usr/bin/pingate-lock
--rw-r--r-- root/root ./usr/share/man/man1/pingate-lock.1.gz
 -rw-r--r-- root/root .$MODULE
 -rwxr-xr-x root/root ./usr/libexec/pingate/pingate-verify
 -rwxr-xr-x root/root ./usr/sbin/pingate
@@ -70,11 +76,18 @@ test_the_archive_holds_exactly_the_installed_files_with_their_modes() {
 -rw-r--r-- root/root ./usr/share/locale/zh_CN/LC_MESSAGES/pingate.mo
 -rw-r--r-- root/root ./usr/share/locale/zh_TW/LC_MESSAGES/pingate.mo
 -rw-r--r-- root/root ./usr/share/pam-configs/pingate"
-    actual="$(dpkg-deb -c "$DEB" | awk '$1 !~ /^d/ { print $1, $2, $6 }' | LC_ALL=C sort -k3)"
-    assert_eq "$(echo "$expected" | LC_ALL=C sort -k3)" "$actual" "files in the archive"
+    assert_eq "$(echo "$expected" | LC_ALL=C sort -k3)" "$(archive_files "$DEB")" "files in pingate"
+    expected="-rw-r--r-- root/root ./etc/pam.d/pingate-lock
+-rwxr-xr-x root/root ./usr/bin/pingate-lock
+-rw-r--r-- root/root ./usr/share/doc/pingate-lock/changelog.gz
+-rw-r--r-- root/root ./usr/share/doc/pingate-lock/copyright
+-rw-r--r-- root/root ./usr/share/man/man1/pingate-lock.1.gz"
+    assert_eq "$(echo "$expected" | LC_ALL=C sort -k3)" "$(archive_files "$LOCK_DEB")" "files in pingate-lock"
     assert_not_contains "$(dpkg-deb -c "$DEB" | awk '{print $1}')" "s" "set-id bits in the archive (postinst's statoverride sets them)"
 }
 
+# A server that wants a PIN for sudo gets no X, cairo or pango: those are
+# pingate-lock's, which needs this very version of pingate.
 test_control_fields_name_only_the_runtime_libraries() {
     need_deb
     local depends package
@@ -82,14 +95,24 @@ test_control_fields_name_only_the_runtime_libraries() {
     for package in $(echo "$depends" | tr ',' '\n' | sed 's/(.*)//; s/ //g'); do
         case "$package" in
             libc6|libpam0g|libsodium23|libstdc++6|libgcc-s1|libpam-runtime|adduser) ;;
-            # pingate-lock: Xlib, RandR, cairo, pango
-            libx11-6|libxrandr2|libcairo2|libpango-1.0-0|libpangocairo-1.0-0|libglib2.0-0|libharfbuzz0b) ;;
-            *) fail "unexpected dependency $package in [$depends]" ;;
+            *) fail "unexpected dependency $package of pingate in [$depends]" ;;
         esac
     done
     assert_contains "$depends" "libsodium23 (>= "
     assert_contains "$depends" "libpam-runtime (>= 1.0.1-6)"
-    assert_eq "/etc/pingate/pingate.conf"$'\n'"/etc/pam.d/pingate-lock" "$(dpkg-deb --ctrl-tarfile "$DEB" | tar -xO ./conffiles)" "conffiles"
+    assert_eq "pingate-lock" "$(dpkg-deb -f "$DEB" Suggests)" "pingate's Suggests"
+    assert_eq "/etc/pingate/pingate.conf" "$(dpkg-deb --ctrl-tarfile "$DEB" | tar -xO ./conffiles)" "pingate's conffiles"
+    depends="$(dpkg-deb -f "$LOCK_DEB" Depends)"
+    for package in $(echo "$depends" | tr ',' '\n' | sed 's/(.*)//; s/ //g'); do
+        case "$package" in
+            libc6|libpam0g|libsodium23|libstdc++6|libgcc-s1|pingate) ;;
+            libx11-6|libxrandr2|libcairo2|libpango-1.0-0|libpangocairo-1.0-0|libglib2.0-0|libharfbuzz0b) ;;
+            *) fail "unexpected dependency $package of pingate-lock in [$depends]" ;;
+        esac
+    done
+    assert_contains "$depends" "pingate (= 0.1.0)"
+    assert_contains "$depends" "libx11-6"
+    assert_eq "/etc/pam.d/pingate-lock" "$(dpkg-deb --ctrl-tarfile "$LOCK_DEB" | tar -xO ./conffiles)" "pingate-lock's conffiles"
 }
 
 test_maintainer_scripts_parse_and_use_the_agreed_commands() {
@@ -109,15 +132,17 @@ test_maintainer_scripts_parse_and_use_the_agreed_commands() {
 test_lintian_reports_no_errors() {
     need_deb
     command -v lintian > /dev/null || skip "lintian is not installed and could not be installed"
-    local out
-    out="$(lintian "$DEB" 2>&1 | grep -v 'running with root privileges')" || true
-    assert_not_contains "$out" "E: " "lintian"
-    echo "$out" | grep '^W: ' | sed 's/^/    lintian: /' >&2 || true
+    local out deb
+    for deb in "$DEB" "$LOCK_DEB"; do
+        out="$(lintian "$deb" 2>&1 | grep -v 'running with root privileges')" || true
+        assert_not_contains "$out" "E: " "lintian on $(basename "$deb")"
+        echo "$out" | grep '^W: ' | sed 's/^/    lintian: /' >&2 || true
+    done
 }
 
 test_dpkg_install_sets_up_group_helper_store_and_key() {
     need_deb
-    dpkg_do -i "$DEB"
+    dpkg_do -i "$DEB" "$LOCK_DEB"
     local gid; gid="$(getent group pingate | cut -d: -f3)"
     [ -n "$gid" ] && [ "$gid" -lt 1000 ] || fail "no system group pingate: [$gid]"
     expect "$HELPER" root:pingate 2755
@@ -130,6 +155,20 @@ test_dpkg_install_sets_up_group_helper_store_and_key() {
     assert_eq 32 "$(stat -c %s /var/lib/pingate/machine.key)" "machine key size"
     assert_not_contains "$(cat /etc/pam.d/common-auth)" "pam_pingate" "common-auth (the profile is Default: no)"
     assert_contains "$(dpkg -s pingate)" "Status: install ok installed"
+    expect /usr/bin/pingate-lock root:root 755
+    expect /etc/pam.d/pingate-lock root:root 644
+    assert_contains "$(dpkg -s pingate-lock)" "Status: install ok installed"
+}
+
+test_dpkg_refuses_pingate_lock_without_pingate() {
+    need_deb
+    rm -f /var/lib/man-db/auto-update
+    local out
+    out="$(dpkg -i "$LOCK_DEB" 2>&1)" && fail "dpkg installed pingate-lock alone: $out"
+    assert_contains "$out" "depends on pingate (= 0.1.0)"
+    [ ! -e /usr/bin/pingate-lock ] || [ "$(dpkg-query -W -f='${Status}' pingate-lock)" != "install ok installed" ] ||
+        fail "pingate-lock is configured without pingate"
+    dpkg -r pingate-lock > /dev/null 2>&1 || true
 }
 
 test_dpkg_reinstall_keeps_the_key_and_the_override() {
@@ -143,10 +182,10 @@ test_dpkg_reinstall_keeps_the_key_and_the_override() {
 
 test_dpkg_remove_takes_the_profile_out_first_and_keeps_the_store() {
     need_deb
-    dpkg_do -i "$DEB"
+    dpkg_do -i "$DEB" "$LOCK_DEB"
     pam-auth-update --package --enable pingate
     assert_contains "$(cat /etc/pam.d/common-auth)" "pam_pingate.so forward_pass" "common-auth after --enable"
-    dpkg_do -r pingate
+    dpkg_do -r pingate-lock pingate
     assert_not_contains "$(cat /etc/pam.d/common-auth)" "pam_pingate" "common-auth after dpkg -r"
     [ ! -e "$MODULE" ] || fail "module left behind"
     [ ! -e "$HELPER" ] || fail "helper left behind"
@@ -156,9 +195,10 @@ test_dpkg_remove_takes_the_profile_out_first_and_keeps_the_store() {
 
 test_dpkg_purge_leaves_the_system_as_it_was() {
     need_deb
-    dpkg_do -i "$DEB"
-    dpkg_do -P pingate
+    dpkg_do -i "$DEB" "$LOCK_DEB"
+    dpkg_do -P pingate-lock pingate
     [ ! -e /var/lib/pingate ] || fail "store left behind"
+    [ ! -e /etc/pam.d/pingate-lock ] || fail "/etc/pam.d/pingate-lock left behind"
     [ ! -e /etc/pingate ] || fail "/etc/pingate left behind"
     assert_eq "" "$(dpkg-statoverride --list "$HELPER")" "statoverride after purge"
     ! getent group pingate > /dev/null || fail "group left behind"
