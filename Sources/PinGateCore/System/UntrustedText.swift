@@ -17,6 +17,13 @@ public enum UntrustedText {
         }
     }
 
+    /// Each control replaced by "?": for a log line, where the shape of the
+    /// line matters more than what was there.
+    public static func replacingControls(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        return String(String.UnicodeScalarView(text.unicodeScalars.map { isControl($0) ? "?" : $0 }))
+    }
+
     /// Each control written as Swift's escape for it (`\u{1B}`): for a
     /// person at a terminal, who then sees that something was there.
     public static func escapingControls(_ text: String) -> String {
