@@ -30,7 +30,10 @@ enum HelperMain {
         guard let target = SystemUser.lookup(name: request.user),
               callerUID == 0 || target.uid == callerUID
         else {
-            return refuse("a user may only ask about their own PIN", detail: "uid \(callerUID) asked for user \(request.user)")
+            // The name is what the request says, perhaps no user's at all:
+            // from a non-root caller a claim, and quoted either way.
+            let user = "\(RequestContext.fieldPrefix(callerUID: callerUID))user=\(RequestContext.quoted(request.user))"
+            return refuse("a user may only ask about their own PIN", detail: "\(user) caller_uid=\(callerUID)")
         }
         let context = RequestContext(request: request, target: target, callerUID: callerUID)
         return HelperOperations(options: options, seams: seams).perform(request, context: context)
@@ -71,10 +74,28 @@ struct RequestContext {
     let callerUID: uid_t
 
     var logFields: String {
-        let prefix = callerUID == 0 ? "" : "claimed_"
+        let prefix = RequestContext.fieldPrefix(callerUID: callerUID)
         let service = request.service ?? "?"
         let tty = request.tty ?? "?"
         let rhost = request.remoteHost.map { " \(prefix)rhost=\($0)" } ?? ""
         return "user=\(target.name) uid=\(target.uid) \(prefix)service=\(service) \(prefix)tty=\(tty)\(rhost) caller_uid=\(callerUID)"
+    }
+
+    /// "claimed_" for a non-root caller's fields, nothing for root's.
+    static func fieldPrefix(callerUID: uid_t) -> String { callerUID == 0 ? "" : "claimed_" }
+
+    /// `"value"`, its quotes and backslashes escaped: for a name no lookup
+    /// vouched for, which may hold spaces and quotes that would otherwise
+    /// read as further fields (`x caller_uid=0`).
+    static func quoted(_ value: String) -> String {
+        // By scalar: a quote followed by a combining mark is one Character.
+        var quoted = String.UnicodeScalarView()
+        quoted.append("\"")
+        for scalar in value.unicodeScalars {
+            if scalar == "\"" || scalar == "\\" { quoted.append("\\") }
+            quoted.append(scalar)
+        }
+        quoted.append("\"")
+        return String(quoted)
     }
 }

@@ -60,13 +60,30 @@ test_verifications_are_logged_to_authpriv_without_the_secret() {
     # A user's request names its service and tty itself: logged as claims.
     assert_contains "$log" "verify: wrong credential, failure 1 (user=pgalice uid=61001 claimed_service=i3lock claimed_tty=:0 caller_uid=61001)" "failure line"
     assert_contains "$log" "verify: success (user=pgalice" "success line"
-    assert_contains "$log" "refused: a user may only ask about their own PIN (uid 61001 asked for user pgbob)" "refusal line"
+    assert_contains "$log" "refused: a user may only ask about their own PIN (claimed_user=\"pgbob\" caller_uid=61001)" "refusal line"
     assert_contains "$log" "not a well-formed credential, not counted" "malformed line"
     # The secrets must not appear anywhere past the ident's [pid].
     local bodies; bodies="$(sed -E 's/^.*pingate\[[0-9]+\]: //' "$LOG")"
     assert_not_contains "$bodies" "3817" "log"
     assert_not_contains "$bodies" "9586" "log"
     assert_not_contains "$bodies" "secret=" "log"
+}
+
+# A refused user's name is whatever the request said: logged as a quoted
+# claim, so that neither spaces and quotes (a forged field) nor a line
+# separator or a bidi override (a forged or reordered line) get through.
+test_a_refused_users_name_is_logged_as_a_quoted_claim() {
+    : > "$LOG"
+    start_listener
+    helper_request as pgalice op=status 'user=pgbob" caller_uid=0 x\' >/dev/null
+    local separator=$'\xe2\x80\xa8' override=$'\xe2\x80\xae'  # U+2028, U+202E
+    helper_request as pgalice op=status "user=pg${separator}bob${override}x" >/dev/null
+    stop_listener
+    local log; log="$(cat "$LOG")"
+    assert_contains "$log" 'own PIN (claimed_user="pgbob\" caller_uid=0 x\\" caller_uid=61001)' "quoted claim"
+    assert_contains "$log" 'own PIN (claimed_user="pg?bob?x" caller_uid=61001)' "separator and override replaced"
+    assert_not_contains "$log" "$separator" "log"
+    assert_not_contains "$log" "$override" "log"
 }
 
 test_roots_request_fields_are_logged_as_facts() {

@@ -151,6 +151,24 @@ struct PatternTests {
         #expect(throws: CredentialError.patternSyntax) { try normalised(String(repeating: "7", count: 10_000)) }
     }
 
+    // The parser's scratch arrays have fixed room (SecretScratch.swift) and
+    // trap rather than grow: these inputs fill each to its limit.
+    @Test("the longest inputs fill the room reserved for them and give the same answers")
+    func longestInputs() throws {
+        let snake = (0..<6).flatMap { row in (1...6).map { row * 6 + (row % 2 == 0 ? $0 : 7 - $0) } }
+        let text = "6:" + snake.map(String.init).joined(separator: "-")
+        #expect(try normalised(snake.map(String.init).joined(separator: " , "), grid: 6) == text)
+        #expect(try normalised(text, grid: 6) == text)
+        #expect(throws: CredentialError.patternTooLong(grid: 6)) { try normalised(text + "-1", grid: 6) }
+        #expect(throws: CredentialError.patternTooLong(grid: 6)) { try normalised(text + " 1 2", grid: 6) }
+        #expect(try normalised("6:36 - 35 - 34 - 33 - 32 - 31 - 30 - 29 - 28", grid: 6) == "6:36-35-34-33-32-31-30-29-28")
+        #expect(throws: CredentialError.patternTooLong(grid: 3)) { try normalised(String(repeating: "1", count: 64)) }
+        #expect(throws: CredentialError.patternSyntax) { try normalised(String(repeating: "1", count: 65)) }
+        #expect(throws: CredentialError.patternSyntax) { try normalised("1-2-" + String(repeating: "1", count: 4)) }
+        #expect(throws: CredentialError.patternCellRepeated(cell: 1)) { try normalised("3:123456781") }
+        #expect(try normalised("3:159637") == "3:1-5-9-6-3-7")
+    }
+
     @Test("error messages say what is wrong")
     func messages() {
         #expect(CredentialError.patternCellOutsideGrid(cell: 12, grid: 3).description.hasPrefix("cell 12 is outside a 3×3 grid"))

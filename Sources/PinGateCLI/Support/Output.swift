@@ -9,8 +9,11 @@ enum Output {
         write(text + "\n", to: .standardOutput)
     }
 
-    static func error(_ text: String) {
-        write("pingate: \(text)\n", to: .standardError)
+    /// "pingate: TEXT" on one line. An error may carry text from outside (a
+    /// user, file or process name, the helper's words), so its controls are
+    /// written as escapes: on root's terminal they show rather than act.
+    static func error(_ text: String, to descriptor: FileDescriptor = .standardError) {
+        write("pingate: \(UntrustedText.escapingControls(text))\n", to: descriptor)
     }
 
     /// Text for stderr without the "pingate: " prefix (usage lines).

@@ -10,17 +10,20 @@ public struct Pattern: Sendable {
     /// unvisited cells on the segment between them (visited ones are crossed),
     /// then b, which must not have been visited.
     public init(grid: PatternGrid, typedCells: [Int], minimumCells: Int) throws {
-        var path: [Int] = []
-        path.reserveCapacity(grid.cellCount)
-        defer { for index in path.indices { path[index] = 0 } }
+        // Room for every cell of the grid, which no path exceeds: the path
+        // never reallocates (SecretScratch.swift), and is wiped here.
+        var path = [Int](secretScratchCapacity: grid.cellCount)
+        defer { path.wipe() }
         for cell in typedCells {
-            path += try grid.cellsAdded(taking: cell, after: path)
+            try grid.appendCells(taking: cell, to: &path)
         }
         guard path.count >= minimumCells else {
             throw CredentialError.patternTooShort(minimum: minimumCells, got: path.count)
         }
         self.grid = grid
-        self.cells = SecretBytes(path.map { UInt8($0) })
+        self.cells = SecretBytes(count: path.count) { bytes in
+            for (index, cell) in path.enumerated() { bytes[index] = UInt8(cell) }
+        }
     }
 
     /// Parses typed text on a grid of `expectedGrid` cells per side:
@@ -38,10 +41,14 @@ public struct Pattern: Sendable {
         let text = input.trimmingWhitespace()
         guard !text.isEmpty else { throw CredentialError.empty }
         // Split into runs of digits; a run longer than 3 digits can only be the
-        // one-digit-per-cell form, so keep the digits of each run.
-        var runs: [[Int]] = []
-        defer { for index in runs.indices { runs[index] = [] } }
-        var current: [Int] = []
+        // one-digit-per-cell form, so keep the digits of each run. They are
+        // kept in one scratch array, each digit a byte of the text (so the
+        // text's length is room enough), and each run ends where `runEnds`
+        // says: at most one run per cell, plus the one that overflows.
+        var digits = [Int](secretScratchCapacity: text.count)
+        var runEnds = [Int](secretScratchCapacity: expectedGrid.cellCount + 1)
+        defer { digits.wipe(); runEnds.wipe() }
+        var currentCount: Int { digits.count - (runEnds.last ?? 0) }
         var gridPrefix: Int? = nil
         // True after spaces closed a cell number: "1 - 5" then takes the "-"
         // as that cell's separator, not as a missing cell.
@@ -51,69 +58,88 @@ public struct Pattern: Sendable {
             let byte = text[index]
             switch byte {
             case 0x30...0x39:
-                guard current.count < 64 else { throw CredentialError.patternSyntax }
+                guard currentCount < 64 else { throw CredentialError.patternSyntax }
                 closedBySpace = false
-                current.append(Int(byte - 0x30))
+                digits.appendWithinCapacity(Int(byte - 0x30))
             case UInt8(ascii: ":"):
-                guard gridPrefix == nil, runs.isEmpty, !current.isEmpty, current.count <= 2 else {
+                guard gridPrefix == nil, runEnds.isEmpty, currentCount > 0, currentCount <= 2 else {
                     throw CredentialError.patternSyntax
                 }
-                gridPrefix = current.reduce(0) { $0 * 10 + $1 }
-                current = []
+                // The grid size, not part of any run: dropped (and wiped, as
+                // removeAll keeps the storage as it is).
+                gridPrefix = digits.reduce(0) { $0 * 10 + $1 }
+                digits.wipe()
+                digits.removeAll(keepingCapacity: true)
             case UInt8(ascii: "-"), UInt8(ascii: ","):
-                if !current.isEmpty {
-                    runs.append(current)
+                if currentCount > 0 {
+                    runEnds.appendWithinCapacity(digits.count)
                 } else if !closedBySpace {
                     throw CredentialError.patternSyntax
                 }
-                current = []
                 closedBySpace = false
             case UInt8(ascii: " "):
-                if !current.isEmpty {
-                    runs.append(current)
+                if currentCount > 0 {
+                    runEnds.appendWithinCapacity(digits.count)
                     closedBySpace = true
                 }
-                current = []
             default:
                 throw CredentialError.patternSyntax
             }
-            guard runs.count <= expectedGrid.cellCount else {
+            guard runEnds.count <= expectedGrid.cellCount else {
                 throw CredentialError.patternTooLong(grid: expectedGrid.size)
             }
             index += 1
         }
-        guard !current.isEmpty else { throw CredentialError.patternSyntax }
-        runs.append(current)
+        guard currentCount > 0 else { throw CredentialError.patternSyntax }
+        runEnds.appendWithinCapacity(digits.count)
         if let size = gridPrefix, size != expectedGrid.size {
             throw CredentialError.patternGridMismatch(expected: expectedGrid.size, got: size)
         }
-        var cells: [Int]
-        if runs.count == 1, runs[0].count > 1 {
+        if runEnds.count == 1, digits.count > 1 {
             // "1596": one digit per cell, unambiguous only when every cell is one digit.
             guard expectedGrid.cellCount <= 9 else {
                 throw CredentialError.patternDigitsNeedSeparators(grid: expectedGrid.size)
             }
-            cells = runs[0]
-        } else {
-            cells = try runs.map { digits in
-                // Three digits already name a cell outside any grid; more is noise.
-                guard digits.count <= 3 else { throw CredentialError.patternSyntax }
-                return digits.reduce(0) { $0 * 10 + $1 }
-            }
+            guard digits.count <= expectedGrid.cellCount else { throw CredentialError.patternTooLong(grid: expectedGrid.size) }
+            var cells = [Int](secretScratchCapacity: digits.count)
+            for digit in digits { cells.appendWithinCapacity(digit) }
+            return cells
         }
-        guard cells.count <= expectedGrid.cellCount else { throw CredentialError.patternTooLong(grid: expectedGrid.size) }
+        // Three digits already name a cell outside any grid; more is noise.
+        var start = 0
+        for end in runEnds {
+            guard end - start <= 3 else { throw CredentialError.patternSyntax }
+            start = end
+        }
+        guard runEnds.count <= expectedGrid.cellCount else { throw CredentialError.patternTooLong(grid: expectedGrid.size) }
+        var cells = [Int](secretScratchCapacity: runEnds.count)
+        start = 0
+        for end in runEnds {
+            cells.appendWithinCapacity(digits[start..<end].reduce(0) { $0 * 10 + $1 })
+            start = end
+        }
         return cells
     }
 
-    /// The canonical text `R:c1-c2-…`, the form that is hashed.
+    /// The canonical text `R:c1-c2-…`, the form that is hashed. Written
+    /// straight into a `SecretBytes` of its exact length (R is one digit, a
+    /// cell one or two), so no growing buffer leaves a shorter copy behind.
     public func canonicalText() -> SecretBytes {
-        var text: [UInt8] = Array(String(grid.size).utf8) + [UInt8(ascii: ":")]
-        defer { for index in text.indices { text[index] = 0 } }
-        for index in 0..<cells.count {
-            if index > 0 { text.append(UInt8(ascii: "-")) }
-            text.append(contentsOf: String(cells[index]).utf8)
+        var length = 2 + max(cells.count - 1, 0)
+        for index in 0..<cells.count { length += cells[index] < 10 ? 1 : 2 }
+        return SecretBytes(count: length) { text in
+            text[0] = UInt8(ascii: "0") + UInt8(grid.size)
+            text[1] = UInt8(ascii: ":")
+            var offset = 2
+            for index in 0..<cells.count {
+                if index > 0 { text[offset] = UInt8(ascii: "-"); offset += 1 }
+                let cell = cells[index]
+                if cell >= 10 { text[offset] = UInt8(ascii: "0") + cell / 10; offset += 1 }
+                text[offset] = UInt8(ascii: "0") + cell % 10
+                offset += 1
+            }
+            precondition(offset == length, "canonical text length miscounted")
         }
-        return SecretBytes(text)
     }
 
     /// The cells as plain integers (for drawing; callers must not keep them).

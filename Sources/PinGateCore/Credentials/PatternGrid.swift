@@ -19,14 +19,22 @@ public struct PatternGrid: Equatable, Sendable {
     /// c₁ + k·dc/g) for 0 < k < g, where g = gcd(|dr|, |dc|). For a 3×3 grid
     /// only the jumps over the middle of a row, column or diagonal have one.
     public func cellsBetween(_ from: Int, _ to: Int) -> [Int] {
+        var cells = [Int](secretScratchCapacity: size - 2)
+        forEachCellBetween(from, to) { cells.appendWithinCapacity($0) }
+        return cells
+    }
+
+    /// `cellsBetween`, one cell at a time, with no array to leave behind.
+    /// At most R − 2 cells: g ≤ R − 1.
+    func forEachCellBetween(_ from: Int, _ to: Int, _ body: (Int) -> Void) {
         let (fromRow, fromColumn) = ((from - 1) / size, (from - 1) % size)
         let (toRow, toColumn) = ((to - 1) / size, (to - 1) % size)
         let rowStep = toRow - fromRow
         let columnStep = toColumn - fromColumn
         let steps = greatestCommonDivisor(abs(rowStep), abs(columnStep))
-        guard steps > 1 else { return [] }
-        return (1..<steps).map { k in
-            (fromRow + k * rowStep / steps) * size + (fromColumn + k * columnStep / steps) + 1
+        guard steps > 1 else { return }
+        for k in 1..<steps {
+            body((fromRow + k * rowStep / steps) * size + (fromColumn + k * columnStep / steps) + 1)
         }
     }
 
@@ -34,10 +42,29 @@ public struct PatternGrid: Equatable, Sendable {
     /// which are the unvisited cells between the path's last cell and `cell`,
     /// then `cell`. Throws if `cell` is outside the grid or already in `path`.
     public func cellsAdded(taking cell: Int, after path: [Int]) throws(CredentialError) -> [Int] {
+        var added = [Int](secretScratchCapacity: size - 1)
+        try forEachCellAdded(taking: cell, last: path.last, isVisited: path.contains) { added.appendWithinCapacity($0) }
+        return added
+    }
+
+    /// The gap rule for one step, in place: appends the cells taking `cell`
+    /// adds to `path`, whose capacity the caller reserved for every cell of
+    /// the grid (a path visits each at most once), so it never reallocates.
+    func appendCells(taking cell: Int, to path: inout [Int]) throws(CredentialError) {
+        // Cells between are distinct, so adding one never changes whether
+        // the next is visited: the result is cellsAdded's.
+        try forEachCellAdded(taking: cell, last: path.last, isVisited: { path.contains($0) }) { path.appendWithinCapacity($0) }
+    }
+
+    /// The rule itself, for both of the above.
+    private func forEachCellAdded(taking cell: Int, last: Int?, isVisited: (Int) -> Bool,
+                                  _ add: (Int) -> Void) throws(CredentialError) {
         guard (1...cellCount).contains(cell) else { throw .patternCellOutsideGrid(cell: cell, grid: size) }
-        guard !path.contains(cell) else { throw .patternCellRepeated(cell: cell) }
-        guard let last = path.last else { return [cell] }
-        return cellsBetween(last, cell).filter { !path.contains($0) } + [cell]
+        guard !isVisited(cell) else { throw .patternCellRepeated(cell: cell) }
+        if let last {
+            forEachCellBetween(last, cell) { between in if !isVisited(between) { add(between) } }
+        }
+        add(cell)
     }
 
     /// The legend shown before a pattern prompt: the cell numbers laid out.

@@ -19,7 +19,8 @@ public struct LockHolder: Sendable, Equatable, CustomStringConvertible {
     /// no message needs it: a verification stuck in flight is answered
     /// `locked`, not named.
     public let processID: Int32?
-    /// /proc/PID/comm: the command name, cut to 15 bytes by the kernel.
+    /// /proc/PID/comm: the command name, cut to 15 bytes by the kernel, and
+    /// here to printable ASCII (`printableCommand`).
     public let command: String?
     /// Stopped by a signal (state T) or by a debugger (t): it will not let go
     /// by itself.
@@ -71,12 +72,20 @@ public struct LockHolder: Sendable, Equatable, CustomStringConvertible {
     /// The command and state of a live process.
     static func describe(processID: Int32) -> LockHolder {
         let command = ((try? readSmallFile("/proc/\(processID)/comm", limit: 4096)) ?? nil)?
-            .split(separator: "\n").first.map(String.init)
+            .split(separator: "\n").first.map { printableCommand($0) }
         // "PID (comm) STATE …": the state follows the last ')', as comm may
         // itself hold one.
         let stat = ((try? readSmallFile("/proc/\(processID)/stat", limit: 4096)) ?? nil) ?? ""
         let state = stat.lastIndex(of: ")").flatMap { stat[$0...].dropFirst().drop(while: { $0 == " " }).first }
         return LockHolder(processID: processID, command: command, isStopped: state == "T" || state == "t")
+    }
+
+    /// `command` with everything but printable ASCII (0x20–0x7E) replaced by
+    /// "?". A process's name is whatever file name it was started under,
+    /// chosen by whoever started it: a symlink named with terminal escapes
+    /// would otherwise write them into the message root reads on a terminal.
+    static func printableCommand(_ command: some StringProtocol) -> String {
+        String(command.unicodeScalars.map { (0x20...0x7E).contains($0.value) ? Character($0) : "?" })
     }
 
     /// "fe:00:123" → "fe:0:123": /proc/locks pads major and minor to two

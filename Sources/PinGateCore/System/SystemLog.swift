@@ -27,15 +27,21 @@ public enum SystemLog {
     static let sendLimitMilliseconds = 200
 
     public static func write(_ priority: Priority, _ message: String) {
-        // Controls are replaced so that a user name or tty cannot forge log lines.
-        let clean = String(message.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : Character($0) })
-        // RFC 3164, as glibc's syslog writes it: <PRI>Mmm dd hh:mm:ss ident[pid]: text
-        let line = "<\(LOG_AUTHPRIV | priority.raw)>\(timestamp()) pingate[\(getpid())]: \(clean)"
+        let line = datagram(priority, message)
         guard let socket = try? FileDescriptor.datagramSocket(connectedTo: socketPath) else { return }
         defer { socket.close() }
         _ = try? Deadline.after(milliseconds: sendLimitMilliseconds).retry {
             try socket.trySend(Array(line.utf8))
         }
+    }
+
+    /// The line as sent, RFC 3164 as glibc's syslog writes it:
+    /// `<PRI>Mmm dd hh:mm:ss pingate[pid]: message`.
+    static func datagram(_ priority: Priority, _ message: String) -> String {
+        // Controls are replaced so that a user name or tty cannot forge a log
+        // line or change how one reads (UntrustedText lists them).
+        let clean = UntrustedText.replacingControls(message)
+        return "<\(LOG_AUTHPRIV | priority.raw)>\(timestamp()) pingate[\(getpid())]: \(clean)"
     }
 
     /// Local time as "Dec  1 09:05:07" (strftime "%h %e %T").

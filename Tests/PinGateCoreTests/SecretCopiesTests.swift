@@ -1,0 +1,145 @@
+import Glibc
+import Testing
+@testable import PinGateCore
+
+// Parsing a pattern or judging a new PIN must not leave a copy of the secret
+// in freed memory: an array that grows (or is copied and dropped) frees its
+// old storage as it is. These tests look at the freed memory itself, with
+// `FreedMemoryProbe`: right after the operation, on the same thread, malloc
+// hands back the chunks just freed without clearing them.
+//
+// What they can see: copies in freed heap chunks of up to ~1 KiB that were
+// still unused when the probe ran, in the representations named below (Int
+// or byte arrays of cells and digits, the canonical text's prefix). What
+// they cannot: copies on the stack or in registers, Swift small strings
+// (kept inline, never on the heap), chunks that another allocation took
+// first, and representations not listed. A pass is evidence, not proof.
+@Suite("No copy of a secret is left in freed memory", .serialized)
+struct SecretCopiesTests {
+    /// A 6×6 pattern whose steps cross cells (1-3 adds 2, 36-6 adds four):
+    /// normalised 1-2-3-9-15-14-13-19-25-36-30-24-18-12-6.
+    static let typed6x6 = "1,3,15,13,25,36,6"
+    static let cells6x6: [Int] = [1, 2, 3, 9, 15, 14, 13, 19, 25, 36, 30, 24, 18, 12, 6]
+
+    @Test("the probe sees an array dropped without a wipe (else the other tests here prove nothing)")
+    func probeSeesAnUnwipedArray() {
+        let marker = [7, 31, 7, 31, 5, 17]
+        let found = FreedMemoryProbe.holds([FreedMemoryProbe.intBytes([7, 31, 7, 31, 5, 17])]) { dropUnwiped(marker) }
+        #expect(found == [true])
+    }
+
+    @Test("parsing and normalising a 6×6 pattern with gaps leaves no copy of its cells")
+    func patternLeavesNoCopy() throws {
+        let grid = try PatternGrid(size: 6)
+        let input = secret(SecretCopiesTests.typed6x6)
+        let needles = [
+            SecretCopiesTests.cells6x6.map { UInt8($0) },                               // the path as bytes
+            FreedMemoryProbe.intBytes([1, 2, 3, 9]),                                   // as Ints
+        ]
+        let found = try FreedMemoryProbe.holds(needles) {
+            _ = try Pattern(parsing: input, expectedGrid: grid, minimumCells: 4)
+        }
+        #expect(found == [false, false], "copies left: \(found)")
+    }
+
+    @Test("a pattern's canonical text leaves no shorter copy of itself behind")
+    func canonicalTextLeavesNoCopy() throws {
+        let pattern = try Pattern(parsing: secret(SecretCopiesTests.typed6x6), expectedGrid: PatternGrid(size: 6), minimumCells: 4)
+        let found = FreedMemoryProbe.holds([Array("6:1-2-3-".utf8)]) { _ = pattern.canonicalText() }
+        #expect(found == [false], "copies left: \(found)")
+    }
+
+    @Test("the one-digit-per-cell form on 3×3 leaves no copy of its digits")
+    func digitFormLeavesNoCopy() throws {
+        let grid = try PatternGrid(size: 3)
+        let input = secret("159637")
+        let needles = [FreedMemoryProbe.intBytes([1, 5, 9]), [1, 5, 9, 6, 3, 7]]
+        let found = try FreedMemoryProbe.holds(needles) {
+            _ = try Pattern(parsing: input, expectedGrid: grid, minimumCells: 4).canonicalText()
+        }
+        #expect(found == [false, false], "copies left: \(found)")
+    }
+
+    @Test("judging a new PIN's weakness leaves no copy of its digits")
+    func weaknessLeavesNoCopy() throws {
+        let pin = try PIN(parsing: secret("9586"), minimumLength: 4, maximumLength: 4)
+        let found = FreedMemoryProbe.holds([FreedMemoryProbe.intBytes([9, 5, 8, 6])]) {
+            #expect(pin.weakness() == nil)
+        }
+        #expect(found == [false], "copies left: \(found)")
+    }
+}
+
+/// Makes and drops an array without wiping it: the probe's positive control.
+@inline(never)
+private func dropUnwiped(_ values: [Int]) {
+    var copy = [Int]()
+    for value in values { copy.append(value) }
+    blackHole(copy)
+}
+
+@inline(never)
+private func blackHole<T>(_ value: T) { withExtendedLifetime(value) {} }
+
+/// Reads the heap chunks malloc hands out next on this thread, which are
+/// the ones freed last (glibc's per-thread cache first, then the arena's
+/// bins), for byte strings left in them.
+enum FreedMemoryProbe {
+    /// Chunk sizes probed: every 16-byte class from 32 to 1,056 bytes.
+    static let requests = stride(from: 24, through: 1_048, by: 16).map { $0 }
+    /// Chunks drawn per size: more than glibc's cache holds per size (7).
+    static let draws = 24
+
+    /// Runs `operation`, then draws chunks of every probed size and reports,
+    /// for each needle, whether any chunk holds it. Everything the probe
+    /// needs is allocated before the operation, so that it takes none of
+    /// the chunks the operation freed for itself.
+    static func holds(_ needles: [[UInt8]], after operation: () throws -> Void) rethrows -> [Bool] {
+        let slots = UnsafeMutablePointer<UnsafeMutableRawPointer?>.allocate(capacity: requests.count * draws)
+        defer { slots.deallocate() }
+        var found = [Bool](repeating: false, count: needles.count)
+        try operation()
+        var slot = 0
+        for request in requests {
+            for _ in 0..<draws {
+                slots[slot] = malloc(request)
+                slot += 1
+            }
+        }
+        for index in 0..<slot {
+            // A request of 16k - 8 bytes is a chunk of 16k, all of it usable.
+            guard let chunk = slots[index] else { continue }
+            let bytes = UnsafeRawBufferPointer(start: chunk, count: requests[index / draws])
+            for (needleIndex, needle) in needles.enumerated() where !found[needleIndex] {
+                found[needleIndex] = contains(bytes, needle)
+            }
+        }
+        for index in 0..<slot { free(slots[index]) }
+        return found
+    }
+
+    private static func contains(_ haystack: UnsafeRawBufferPointer, _ needle: [UInt8]) -> Bool {
+        guard let base = haystack.baseAddress, haystack.count >= needle.count, let first = needle.first else { return false }
+        return needle.withUnsafeBytes { wanted in
+            var start = 0
+            while start <= haystack.count - needle.count {
+                if haystack[start] == first, memcmp(base + start, wanted.baseAddress!, needle.count) == 0 { return true }
+                start += 1
+            }
+            return false
+        }
+    }
+
+    /// The bytes of an [Int] of `values` as they lie in its storage (little
+    /// endian, 8 bytes each), made without such an array: one made here and
+    /// dropped would be found by the probe itself.
+    static func intBytes(_ values: [UInt8]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(values.count * MemoryLayout<Int>.size)
+        for value in values {
+            bytes.append(value)
+            bytes.append(contentsOf: repeatElement(0, count: MemoryLayout<Int>.size - 1))
+        }
+        return bytes
+    }
+}
