@@ -85,7 +85,9 @@ struct LockDeadlineTests {
         let outcome = within(seconds: 10) { verifier.verify(uid: 1000, input: secret("0427")) }
         let elapsed = milliseconds(since: start)
         #expect(outcome == .locked(seconds: 60, failures: 5))
-        #expect(elapsed >= LockWait.limitMilliseconds && elapsed < LockWait.limitMilliseconds + 500, "answered after \(elapsed) ms")
+        // The upper bound only has to tell "after the deadline" from "waited
+        // for the stuck one"; a loaded 2-core machine adds hundreds of ms.
+        #expect(elapsed >= LockWait.limitMilliseconds && elapsed < LockWait.limitMilliseconds + 1500, "answered after \(elapsed) ms")
         #expect(try store.record()?.failures == 5)
     }
 

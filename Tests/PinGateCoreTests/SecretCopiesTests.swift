@@ -8,6 +8,9 @@ import Testing
 // `FreedMemoryProbe`: right after the operation, on the same thread, malloc
 // hands back the chunks just freed without clearing them.
 //
+// Other suites run in parallel and free their own patterns and PINs into
+// the same heap, so every secret and needle here is one no other test uses.
+//
 // What they can see: copies in freed heap chunks of up to ~1 KiB that were
 // still unused when the probe ran, in the representations named below (Int
 // or byte arrays of cells and digits, the canonical text's prefix). What
@@ -34,7 +37,7 @@ struct SecretCopiesTests {
         let input = secret(SecretCopiesTests.typed6x6)
         let needles = [
             SecretCopiesTests.cells6x6.map { UInt8($0) },                               // the path as bytes
-            FreedMemoryProbe.intBytes([1, 2, 3, 9]),                                   // as Ints
+            FreedMemoryProbe.intBytes([1, 2, 3, 9, 15, 14]),                           // as Ints
         ]
         let found = try FreedMemoryProbe.holds(needles) {
             _ = try Pattern(parsing: input, expectedGrid: grid, minimumCells: 4)
@@ -45,15 +48,15 @@ struct SecretCopiesTests {
     @Test("a pattern's canonical text leaves no shorter copy of itself behind")
     func canonicalTextLeavesNoCopy() throws {
         let pattern = try Pattern(parsing: secret(SecretCopiesTests.typed6x6), expectedGrid: PatternGrid(size: 6), minimumCells: 4)
-        let found = FreedMemoryProbe.holds([Array("6:1-2-3-".utf8)]) { _ = pattern.canonicalText() }
+        let found = FreedMemoryProbe.holds([Array("6:1-2-3-9-15-".utf8)]) { _ = pattern.canonicalText() }
         #expect(found == [false], "copies left: \(found)")
     }
 
     @Test("the one-digit-per-cell form on 3×3 leaves no copy of its digits")
     func digitFormLeavesNoCopy() throws {
         let grid = try PatternGrid(size: 3)
-        let input = secret("159637")
-        let needles = [FreedMemoryProbe.intBytes([1, 5, 9]), [1, 5, 9, 6, 3, 7]]
+        let input = secret("741852")
+        let needles = [FreedMemoryProbe.intBytes([7, 4, 1]), [7, 4, 1, 8, 5, 2]]
         let found = try FreedMemoryProbe.holds(needles) {
             _ = try Pattern(parsing: input, expectedGrid: grid, minimumCells: 4).canonicalText()
         }
