@@ -338,6 +338,7 @@ static int check_gates(pam_handle_t *pamh, int flags, const struct pingate_optio
 		const char *user)
 {
 	const void *service = NULL;
+	struct pingate_caller caller;
 
 	if (pam_get_item(pamh, PAM_SERVICE, &service) != PAM_SUCCESS || service == NULL ||
 	    !pingate_service_allowed(opts, service)) {
@@ -346,9 +347,10 @@ static int check_gates(pam_handle_t *pamh, int flags, const struct pingate_optio
 				service != NULL ? (const char *)service : "(none)");
 		return PAM_IGNORE;
 	}
-	if (!pingate_caller_owns(pamh, opts, user))
+	if (!pingate_find_caller(pamh, opts, &caller) ||
+	    !pingate_caller_owns(pamh, opts, &caller, user))
 		return PAM_IGNORE;
-	if (pingate_caller_is_remote(pamh, opts) && !opts->allow_remote) {
+	if (pingate_caller_is_remote(pamh, opts, &caller) && !opts->allow_remote) {
 		inform(pamh, flags, opts, "%s", _("PIN sign-in is not offered for remote logins — use your password"));
 		return PAM_IGNORE;
 	}

@@ -5,7 +5,11 @@
  * offers it only to the person it belongs to, at the machine:
  *
  *  - The owner: the calling process's real uid is the uid of PAM_USER, or
- *    the caller is root (login, gdm, lightdm, a root-run locker). `su alice`
+ *    the caller is root (login, gdm, lightdm, a root-run locker). A root
+ *    process whose stdin is a unix socket serves whoever connected — polkit's
+ *    socket-activated agent helper (polkit >= 125) runs as root for any
+ *    user's agent — so there the caller is the peer (SO_PEERCRED), and the
+ *    rules below apply to its uid and pid. `su alice`
  *    run by bob, polkit's agent helper asking bob for an admin's password,
  *    and sudo's targetpw/rootpw all authenticate someone other than their
  *    caller: their PAM_RUSER (or real uid) names another user, and the PIN
@@ -27,14 +31,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include <security/pam_ext.h>
 
 #include "pingate_module.h"
 
-#ifndef PINGATE_CGROUP_PATH
-#define PINGATE_CGROUP_PATH "/proc/self/cgroup"
-#endif
 #ifndef PINGATE_SESSIONS_DIR
 #define PINGATE_SESSIONS_DIR "/run/systemd/sessions"
 #endif
@@ -55,10 +57,43 @@ static bool lookup_uid(const char *user, uid_t *uid)
 	return true;
 }
 
-bool pingate_caller_owns(pam_handle_t *pamh, const struct pingate_options *opts, const char *user)
+/*
+ * A root process whose stdin is an AF_UNIX socket was started for the
+ * process that connected (socket activation, inetd style): that peer is the
+ * caller. A TCP socket (sshd run from inetd) is no such peer, and anything
+ * else on stdin (a terminal, a pipe, /dev/null) leaves the caller as is.
+ * False if the peer cannot be known: nothing is offered.
+ */
+bool pingate_find_caller(pam_handle_t *pamh, const struct pingate_options *opts,
+		struct pingate_caller *caller)
+{
+	struct ucred peer;
+	socklen_t len = sizeof(int);
+	int domain = -1;
+
+	caller->uid = getuid();
+	caller->pid = 0;
+	if (caller->uid != 0 ||
+	    getsockopt(STDIN_FILENO, SOL_SOCKET, SO_DOMAIN, &domain, &len) != 0 || domain != AF_UNIX)
+		return true;
+	len = sizeof(peer);
+	if (getsockopt(STDIN_FILENO, SOL_SOCKET, SO_PEERCRED, &peer, &len) != 0 || peer.pid <= 0) {
+		pam_syslog(pamh, LOG_WARNING, "stdin is a unix socket without a known peer: not offered");
+		return false;
+	}
+	caller->uid = peer.uid;
+	caller->pid = peer.pid;
+	if (opts->debug)
+		pam_syslog(pamh, LOG_DEBUG, "stdin is a unix socket: the caller is its peer, uid %u pid %d",
+			(unsigned)peer.uid, (int)peer.pid);
+	return true;
+}
+
+bool pingate_caller_owns(pam_handle_t *pamh, const struct pingate_options *opts,
+		const struct pingate_caller *who, const char *user)
 {
 	const void *ruser = NULL;
-	uid_t caller = getuid(), owner;
+	uid_t caller = who->uid, owner;
 
 	if (pam_get_item(pamh, PAM_RUSER, &ruser) == PAM_SUCCESS && ruser != NULL &&
 	    ((const char *)ruser)[0] != '\0' && strcmp(ruser, user) != 0) {
@@ -127,15 +162,22 @@ static bool session_in_path(const char *path, char id[SESSION_ID_MAX])
 }
 
 /*
- * The calling process's logind session, from the line of its cgroup file
- * that logind manages: cgroup v2's "0::PATH" or v1's "N:name=systemd:PATH".
- * A line too long to read whole is SCOPE_UNREADABLE (treated as remote).
+ * The caller's logind session, from the line of its cgroup file
+ * (/proc/PID/cgroup) that logind manages: cgroup v2's "0::PATH" or v1's
+ * "N:name=systemd:PATH". A line too long to read whole is SCOPE_UNREADABLE
+ * (treated as remote).
  */
-static enum scope find_session_id(char id[SESSION_ID_MAX])
+static enum scope find_session_id(const struct pingate_caller *caller, char id[SESSION_ID_MAX])
 {
-	char line[4096];
+	char line[4096], path[64];
 	enum scope found = SCOPE_NONE;
-	FILE *f = fopen(PINGATE_CGROUP_PATH, "re");
+	FILE *f;
+
+	if (caller->pid == 0)
+		snprintf(path, sizeof(path), "/proc/self/cgroup");
+	else
+		snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)caller->pid);
+	f = fopen(path, "re");
 
 	if (f == NULL)
 		return SCOPE_NONE;
@@ -194,9 +236,9 @@ static bool read_session(const char *id, bool *remote, long *uid)
  * state cannot be read, or if it belongs to someone other than a non-root
  * caller (a session file a user points at is not theirs).
  */
-static bool session_is_remote(pam_handle_t *pamh, const char *id)
+static bool session_is_remote(pam_handle_t *pamh, const struct pingate_caller *who, const char *id)
 {
-	uid_t caller = getuid();
+	uid_t caller = who->uid;
 	bool remote;
 	long owner;
 
@@ -220,14 +262,14 @@ static bool session_is_remote(pam_handle_t *pamh, const char *id)
  * (login, display managers) run outside sessions by design and are not
  * affected.
  */
-static bool user_has_remote_session(pam_handle_t *pamh)
+static bool user_has_remote_session(pam_handle_t *pamh, const struct pingate_caller *caller)
 {
 	char path[sizeof(PINGATE_USERS_DIR) + 24];
 	char line[1024];
 	bool found = false;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/%u", PINGATE_USERS_DIR, (unsigned)getuid());
+	snprintf(path, sizeof(path), "%s/%u", PINGATE_USERS_DIR, (unsigned)caller->uid);
 	f = fopen(path, "re");
 	if (f == NULL)
 		return false;  /* no sessions at all: not a login, local or remote */
@@ -239,7 +281,7 @@ static bool user_has_remote_session(pam_handle_t *pamh)
 			continue;
 		for (word = strtok_r(line + 9, " ", &save); word != NULL && !found; word = strtok_r(NULL, " ", &save))
 			if (is_session_id(word, strlen(word)))
-				found = session_is_remote(pamh, word);
+				found = session_is_remote(pamh, caller, word);
 	}
 	fclose(f);
 	return found;
@@ -250,7 +292,8 @@ static bool logind_runs(void)
 	return access(PINGATE_SESSIONS_DIR, F_OK) == 0;
 }
 
-bool pingate_caller_is_remote(pam_handle_t *pamh, const struct pingate_options *opts)
+bool pingate_caller_is_remote(pam_handle_t *pamh, const struct pingate_options *opts,
+		const struct pingate_caller *caller)
 {
 	const void *rhost = NULL;
 	char session[SESSION_ID_MAX];
@@ -261,16 +304,16 @@ bool pingate_caller_is_remote(pam_handle_t *pamh, const struct pingate_options *
 			pam_syslog(pamh, LOG_DEBUG, "remote request from %s", (const char *)rhost);
 		return true;
 	}
-	switch (find_session_id(session)) {
+	switch (find_session_id(caller, session)) {
 	case SCOPE_FOUND:
-		remote = session_is_remote(pamh, session);
+		remote = session_is_remote(pamh, caller, session);
 		break;
 	case SCOPE_UNREADABLE:
 		remote = true;
 		break;
 	case SCOPE_NONE:
 		/* No logind: PAM_RHOST alone decides. */
-		remote = logind_runs() && getuid() != 0 && user_has_remote_session(pamh);
+		remote = logind_runs() && caller->uid != 0 && user_has_remote_session(pamh, caller);
 		break;
 	}
 	if (remote && opts->debug)

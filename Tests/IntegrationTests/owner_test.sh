@@ -119,6 +119,92 @@ test_sudo_targetpw_does_not_offer_the_targets_pin() {
     assert_eq "$before" "$(record_state pgalice)" "pgalice's record"
 }
 
+# --- a root service on a unix socket: the peer is the caller ----------------------------
+# polkit >= 125 runs its agent helper as root from a socket unit
+# (polkit-agent-helper@.service, stdin/stdout the connection accepted on
+# /run/polkit/agent-helper.socket), and sets PAM_RUSER to the target itself.
+# unix_inetd SOCKET starts the same shape: a root listener that, on the first
+# connection, puts it on fd 0 and 1 and runs the harness as root for service
+# polkit-1, user and ruser pgalice, with the stand-in helper in $SANDBOX/fake.
+
+unix_inetd() {
+    local socket=$1
+    rm -rf "$SANDBOX/fake" "$socket" "$socket.ready"; mkdir -p "$SANDBOX/fake"
+    cp "$REPO_ROOT/pam/tests/fake-helper.sh" "$SANDBOX/fake/fake-helper"; chmod 755 "$SANDBOX/fake/fake-helper"
+    echo "0 enrolled kind=pin failures=0" > "$SANDBOX/fake/status"; echo "0 ok" > "$SANDBOX/fake/verify"
+    write_service "$SANDBOX/polkit-conf" polkit-1 "$(module_line helper=$SANDBOX/fake/fake-helper)" "$(next_line)"
+    python3 -c '
+import os, socket, sys
+path, argv = sys.argv[1], sys.argv[2:]
+listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+listener.bind(path)
+os.chmod(path, 0o666)
+listener.listen(1)
+listener.settimeout(20)
+open(path + ".ready", "w").close()
+connection, _ = listener.accept()
+listener.close()
+os.dup2(connection.fileno(), 0)
+os.dup2(connection.fileno(), 1)
+os.execv(argv[0], argv)
+' "$socket" "$HARNESS" --confdir "$SANDBOX/polkit-conf" --service polkit-1 --user pgalice --ruser pgalice \
+        > /dev/null 2>&1 &
+    INETD_PID=$!
+    local i
+    for i in $(seq 100); do [ -e "$socket.ready" ] && return 0; sleep 0.05; done
+    fail "the unix-socket listener did not start"
+}
+
+# connect_as COMMAND... -- SOCKET ANSWER: connects (run under COMMAND, e.g.
+# as_user pgbob), answers a prompt with ANSWER, and sets $out to the
+# harness's transcript.
+connect_as() {
+    local prefix=()
+    while [ "$1" != "--" ]; do prefix+=("$1"); shift; done
+    shift
+    out=$("${prefix[@]}" python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+f = s.makefile("rwb", buffering=0)
+for line in f:
+    sys.stdout.write(line.decode())
+    if line.startswith(b"PROMPT_"):
+        s.sendall(sys.argv[2].encode() + b"\n")
+' "$1" "$2") || true
+    wait "$INETD_PID" || true
+}
+
+fake_requests() { ls "$SANDBOX/fake" | grep -c '^request\.' || true; }
+
+test_a_root_agent_helper_on_a_unix_socket_offers_no_pin_to_another_users_agent() {
+    unix_inetd "$SANDBOX/agent.sock"
+    connect_as as_user pgbob -- "$SANDBOX/agent.sock" "$TEST_PIN"
+    assert_ignored
+    assert_eq 0 "$(prompts)" "prompts"
+    assert_eq 0 "$(fake_requests)" "helper requests"
+}
+
+test_a_root_agent_helper_on_a_unix_socket_offers_the_pin_to_its_owners_agent() {
+    session 30 0
+    unix_inetd "$SANDBOX/agent.sock"
+    connect_as in_session 30 setpriv --reuid=61001 --regid=61001 --clear-groups --reset-env \
+        -- "$SANDBOX/agent.sock" "$TEST_PIN"
+    assert_eq PAM_SUCCESS "$(result)" "result (transcript: $out)"
+    assert_contains "$out" "PROMPT_ECHO_OFF PIN: "
+}
+
+# The "at the machine" rule runs on the peer's process, not the root helper's.
+test_a_root_agent_helper_on_a_unix_socket_judges_the_peers_session() {
+    session 31 1
+    unix_inetd "$SANDBOX/agent.sock"
+    connect_as in_session 31 setpriv --reuid=61001 --regid=61001 --clear-groups --reset-env \
+        -- "$SANDBOX/agent.sock" "$TEST_PIN"
+    assert_ignored
+    assert_contains "$out" "INFO PIN sign-in is not offered for remote logins"
+    assert_eq 0 "$(fake_requests)" "helper requests"
+}
+
 # --- only at the machine: logind sessions ---------------------------------------------
 
 session_run() {
