@@ -17,12 +17,15 @@
  *    another user's few guesses and learn whether they have a PIN at all.
  *
  *  - Local: PAM_RHOST empty or a loopback name, and, where logind runs, the
- *    caller's session not remote. sudo or pkexec inside an ssh session carry
- *    no PAM_RHOST; logind marks that session REMOTE=1 in its state file
- *    /run/systemd/sessions/ID, and the caller's cgroup path is the session's
- *    scope (/user.slice/user-UID.slice/session-ID.scope). A non-root caller
- *    outside any session scope counts as remote when the user has a remote
- *    session. Without logind PAM_RHOST alone decides.
+ *    caller's session a local one of a person. sudo or pkexec inside an ssh
+ *    session carry no PAM_RHOST; logind marks that session REMOTE=1 in its
+ *    state file /run/systemd/sessions/ID, and the caller's cgroup path is the
+ *    session's scope (/user.slice/user-UID.slice/session-ID.scope). Only
+ *    sessions of CLASS user, greeter or lock-screen are local: a cron job's
+ *    "background" session is not someone at the machine. A non-root caller
+ *    outside any session scope is local only under the user's own service
+ *    manager (user@UID.service), and then only while every session the user
+ *    has is local. Without logind PAM_RHOST alone decides.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -45,6 +48,7 @@
 #endif
 
 #define SESSION_ID_MAX 64
+#define SESSION_CLASS_MAX 32
 
 static bool lookup_uid(const char *user, uid_t *uid)
 {
@@ -119,7 +123,8 @@ static bool is_local_host(const char *rhost)
 		strcmp(rhost, "127.0.0.1") == 0 || strcmp(rhost, "::1") == 0;
 }
 
-enum scope { SCOPE_NONE, SCOPE_FOUND, SCOPE_UNREADABLE };
+/* Where the caller's process is, from its cgroup; a higher value wins. */
+enum scope { SCOPE_NONE, SCOPE_USER_MANAGER, SCOPE_UNREADABLE, SCOPE_FOUND };
 
 /* True if text[0..len) is a logind session ID: letters and digits. */
 static bool is_session_id(const char *text, size_t len)
@@ -162,10 +167,24 @@ static bool session_in_path(const char *path, char id[SESSION_ID_MAX])
 }
 
 /*
+ * True if path is inside uid's own service manager,
+ * "/user.slice/user-UID.slice/user@UID.service/...".
+ */
+static bool user_manager_in_path(const char *path, uid_t uid)
+{
+	char prefix[96];
+
+	snprintf(prefix, sizeof(prefix), "/user.slice/user-%u.slice/user@%u.service/",
+		(unsigned)uid, (unsigned)uid);
+	return strncmp(path, prefix, strlen(prefix)) == 0;
+}
+
+/*
  * The caller's logind session, from the line of its cgroup file
  * (/proc/PID/cgroup) that logind manages: cgroup v2's "0::PATH" or v1's
  * "N:name=systemd:PATH". A line too long to read whole is SCOPE_UNREADABLE
- * (treated as remote).
+ * (treated as remote); a path in the caller's own user@UID.service is
+ * SCOPE_USER_MANAGER.
  */
 static enum scope find_session_id(const struct pingate_caller *caller, char id[SESSION_ID_MAX])
 {
@@ -181,7 +200,7 @@ static enum scope find_session_id(const struct pingate_caller *caller, char id[S
 
 	if (f == NULL)
 		return SCOPE_NONE;
-	while (found == SCOPE_NONE && fgets(line, sizeof(line), f) != NULL) {
+	while (found < SCOPE_UNREADABLE && fgets(line, sizeof(line), f) != NULL) {
 		char *path;
 		size_t len = strlen(line);
 
@@ -199,16 +218,32 @@ static enum scope find_session_id(const struct pingate_caller *caller, char id[S
 			continue;
 		if (session_in_path(path, id))
 			found = SCOPE_FOUND;
+		else if (user_manager_in_path(path, caller->uid))
+			found = SCOPE_USER_MANAGER;
 	}
 	fclose(f);
 	return found;
 }
 
+/* The session classes of a person at a seat; "background" (cron) and the rest are not. */
+static bool is_local_class(const char *class)
+{
+	return strcmp(class, "user") == 0 || strcmp(class, "greeter") == 0 ||
+		strcmp(class, "lock-screen") == 0;
+}
+
+/* The session of a user's service manager (systemd >= 256): not a login. */
+static bool is_manager_class(const char *class)
+{
+	return strcmp(class, "manager") == 0 || strcmp(class, "manager-early") == 0;
+}
+
 /*
  * Reads logind's state file for session `id`: *remote from REMOTE=, *uid
- * from UID= (-1 if absent). False if the file cannot be read.
+ * from UID= (-1 if absent), class from CLASS= ("" if absent). False if the
+ * file cannot be read.
  */
-static bool read_session(const char *id, bool *remote, long *uid)
+static bool read_session(const char *id, bool *remote, long *uid, char class[SESSION_CLASS_MAX])
 {
 	char path[sizeof(PINGATE_SESSIONS_DIR) + SESSION_ID_MAX + 1];
 	char line[512];
@@ -216,6 +251,7 @@ static bool read_session(const char *id, bool *remote, long *uid)
 
 	*remote = false;
 	*uid = -1;
+	class[0] = '\0';
 	snprintf(path, sizeof(path), "%s/%s", PINGATE_SESSIONS_DIR, id);
 	f = fopen(path, "re");
 	if (f == NULL)
@@ -226,6 +262,8 @@ static bool read_session(const char *id, bool *remote, long *uid)
 			*remote = true;
 		else if (strncmp(line, "UID=", 4) == 0)
 			*uid = strtol(line + 4, NULL, 10);
+		else if (strncmp(line, "CLASS=", 6) == 0 && strlen(line + 6) < SESSION_CLASS_MAX)
+			memcpy(class, line + 6, strlen(line + 6) + 1);
 	}
 	fclose(f);
 	return true;
@@ -233,16 +271,20 @@ static bool read_session(const char *id, bool *remote, long *uid)
 
 /*
  * The caller's own session decides: remote if logind says REMOTE=1, if its
- * state cannot be read, or if it belongs to someone other than a non-root
- * caller (a session file a user points at is not theirs).
+ * class is not a person's at the machine (user, greeter, lock-screen), if
+ * its state cannot be read, or if it belongs to someone other than a
+ * non-root caller (a session file a user points at is not theirs). With
+ * skip_manager, the user's service manager's own session counts as local.
  */
-static bool session_is_remote(pam_handle_t *pamh, const struct pingate_caller *who, const char *id)
+static bool session_is_remote(pam_handle_t *pamh, const struct pingate_caller *who, const char *id,
+		bool skip_manager)
 {
 	uid_t caller = who->uid;
+	char class[SESSION_CLASS_MAX];
 	bool remote;
 	long owner;
 
-	if (!read_session(id, &remote, &owner)) {
+	if (!read_session(id, &remote, &owner, class)) {
 		pam_syslog(pamh, LOG_WARNING, "cannot read logind session %s: treated as remote", id);
 		return true;
 	}
@@ -250,17 +292,18 @@ static bool session_is_remote(pam_handle_t *pamh, const struct pingate_caller *w
 		pam_syslog(pamh, LOG_WARNING, "logind session %s is not the caller's: treated as remote", id);
 		return true;
 	}
-	return remote;
+	if (skip_manager && is_manager_class(class))
+		return false;
+	return remote || !is_local_class(class);
 }
 
 /*
- * A non-root caller outside any session scope, on a system where logind
- * runs: a process started through the user's own service manager
- * (`systemd-run --user sudo …` from an ssh shell) sits under user@UID.service,
- * not in the ssh session's scope. It is treated as remote when any of the
- * user's sessions (/run/systemd/users/UID, SESSIONS=) is remote. Root callers
- * (login, display managers) run outside sessions by design and are not
- * affected.
+ * A non-root caller under its own service manager, on a system where logind
+ * runs: a process started through it (a desktop terminal, or
+ * `systemd-run --user sudo …` from an ssh shell) sits under user@UID.service,
+ * not in any session's scope. It is treated as remote when any of the
+ * user's sessions (/run/systemd/users/UID, SESSIONS=) is not local, other
+ * than the service manager's own, or when that list is missing.
  */
 static bool user_has_remote_session(pam_handle_t *pamh, const struct pingate_caller *caller)
 {
@@ -271,8 +314,10 @@ static bool user_has_remote_session(pam_handle_t *pamh, const struct pingate_cal
 
 	snprintf(path, sizeof(path), "%s/%u", PINGATE_USERS_DIR, (unsigned)caller->uid);
 	f = fopen(path, "re");
-	if (f == NULL)
-		return false;  /* no sessions at all: not a login, local or remote */
+	if (f == NULL) {
+		pam_syslog(pamh, LOG_WARNING, "cannot read %s: treated as remote", path);
+		return true;  /* no login at all: nobody at the machine */
+	}
 	while (!found && fgets(line, sizeof(line), f) != NULL) {
 		char *save = NULL, *word;
 
@@ -281,7 +326,7 @@ static bool user_has_remote_session(pam_handle_t *pamh, const struct pingate_cal
 			continue;
 		for (word = strtok_r(line + 9, " ", &save); word != NULL && !found; word = strtok_r(NULL, " ", &save))
 			if (is_session_id(word, strlen(word)))
-				found = session_is_remote(pamh, caller, word);
+				found = session_is_remote(pamh, caller, word, true);
 	}
 	fclose(f);
 	return found;
@@ -304,16 +349,29 @@ bool pingate_caller_is_remote(pam_handle_t *pamh, const struct pingate_options *
 			pam_syslog(pamh, LOG_DEBUG, "remote request from %s", (const char *)rhost);
 		return true;
 	}
-	switch (find_session_id(caller, session)) {
+	enum scope scope = find_session_id(caller, session);
+
+	switch (scope) {
 	case SCOPE_FOUND:
-		remote = session_is_remote(pamh, caller, session);
+		remote = session_is_remote(pamh, caller, session, false);
 		break;
 	case SCOPE_UNREADABLE:
 		remote = true;
 		break;
+	case SCOPE_USER_MANAGER:
 	case SCOPE_NONE:
-		/* No logind: PAM_RHOST alone decides. */
-		remote = logind_runs() && caller->uid != 0 && user_has_remote_session(pamh, caller);
+		/*
+		 * No logind: PAM_RHOST alone decides. Root callers (login, display
+		 * managers) run outside sessions by design. Anyone else outside a
+		 * session is local only under their own service manager: a system
+		 * service (cron.service, a web server's CGI) is nobody at the machine.
+		 */
+		if (!logind_runs() || caller->uid == 0)
+			remote = false;
+		else if (scope == SCOPE_NONE)
+			remote = true;
+		else
+			remote = user_has_remote_session(pamh, caller);
 		break;
 	}
 	if (remote && opts->debug)

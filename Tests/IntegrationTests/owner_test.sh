@@ -36,12 +36,23 @@ fresh() {
     # su is allowed here on purpose: the owner rule, not the list, must stop it.
     echo "services = sudo su i3lock" >> /etc/pingate/pingate.conf
     enroll pgalice "$TEST_PIN" --pin
+    # Each test user's own local login, for the callers of the owner tests.
+    session 40 0 61001
+    session 41 0 61002
 }
 
-# suid_run CALLER SERVICE USER INPUT: the setuid harness run by CALLER.
+# at_seat USER COMMAND...: COMMAND as USER in USER's local session (fresh).
+at_seat() {
+    local user=$1; shift
+    local uid; uid=$(id -u "$user")
+    in_cgroup "user.slice/user-$uid.slice/session-$((uid - 60961)).scope" \
+        setpriv --reuid="$uid" --regid="$uid" --clear-groups --reset-env -- "$@"
+}
+
+# suid_run CALLER SERVICE USER INPUT: the setuid harness run by CALLER at the machine.
 suid_run() {
     local caller=$1 service=$2 user=$3 input=$4
-    out=$(printf '%s' "$input" | as_user "$caller" "$SUID_HARNESS" --confdir "$CONF" \
+    out=$(printf '%s' "$input" | at_seat "$caller" "$SUID_HARNESS" --confdir "$CONF" \
         --service "$service" --user "$user") && rc=0 || rc=$?
 }
 
@@ -67,11 +78,11 @@ test_setuid_client_run_by_another_user_never_runs_the_helper() {
     cp "$REPO_ROOT/pam/tests/fake-helper.sh" "$fake/fake-helper"; chmod 755 "$fake/fake-helper"
     echo "0 enrolled kind=pin failures=0" > "$fake/status"; echo "0 ok" > "$fake/verify"
     write_service "$SANDBOX/fake-conf" sudo "$(module_line helper=$fake/fake-helper)" "$(next_line)"
-    out=$(printf '%s\n' "$TEST_PIN" | as_user pgbob "$SUID_HARNESS" --confdir "$SANDBOX/fake-conf" \
+    out=$(printf '%s\n' "$TEST_PIN" | at_seat pgbob "$SUID_HARNESS" --confdir "$SANDBOX/fake-conf" \
         --service sudo --user pgalice) && rc=0 || rc=$?
     assert_ignored
     assert_eq 0 "$(ls "$fake" | grep -c '^request\.' || true)" "helper requests for another user"
-    out=$(printf '%s\n' "$TEST_PIN" | as_user pgalice "$SUID_HARNESS" --confdir "$SANDBOX/fake-conf" \
+    out=$(printf '%s\n' "$TEST_PIN" | at_seat pgalice "$SUID_HARNESS" --confdir "$SANDBOX/fake-conf" \
         --service sudo --user pgalice) && rc=0 || rc=$?
     assert_eq 2 "$(ls "$fake" | grep -c '^request\.' || true)" "helper requests for the owner (status, verify)"
 }
@@ -129,6 +140,7 @@ test_sudo_targetpw_does_not_offer_the_targets_pin() {
 
 unix_inetd() {
     local socket=$1
+    store_reset   # the default services, which have polkit-1
     rm -rf "$SANDBOX/fake" "$socket" "$socket.ready"; mkdir -p "$SANDBOX/fake"
     cp "$REPO_ROOT/pam/tests/fake-helper.sh" "$SANDBOX/fake/fake-helper"; chmod 755 "$SANDBOX/fake/fake-helper"
     echo "0 enrolled kind=pin failures=0" > "$SANDBOX/fake/status"; echo "0 ok" > "$SANDBOX/fake/verify"
@@ -271,6 +283,15 @@ test_a_session_scope_outside_loginds_layout_is_not_a_session() {
     rm -f /run/systemd/users/61001
 }
 
+# user_manager_run INPUT: the harness as pgalice for i3lock, in her own
+# service manager (user@61001.service), outside any session scope, as a
+# desktop terminal or `systemd-run --user` is.
+user_manager_run() {
+    out=$(printf '%s' "$1" | in_cgroup "user.slice/user-61001.slice/user@61001.service/app.slice/term.scope" \
+        setpriv --reuid=61001 --regid=61001 --clear-groups --reset-env -- \
+        "$HARNESS" --confdir "$CONF" --service i3lock --user pgalice) && rc=0 || rc=$?
+}
+
 # `systemd-run --user sudo …` from an ssh shell runs outside any session
 # scope: while the user has a remote session, that is remote too.
 test_a_caller_outside_any_session_counts_as_remote_while_the_user_has_a_remote_one() {
@@ -278,11 +299,52 @@ test_a_caller_outside_any_session_counts_as_remote_while_the_user_has_a_remote_o
     session 16 1
     session 17 0
     user_sessions 61001 17 16
-    RUN_AS=pgalice pam_run "$CONF" i3lock pgalice "$TEST_PIN"$'\n'
+    user_manager_run "$TEST_PIN"$'\n'
     assert_ignored
+    rm -f /run/systemd/users/61001
+}
+
+# A desktop terminal runs under the user's service manager: offered while
+# every session of hers is local (her service manager's own session, class
+# "manager" since systemd 256, is no login). Without logind's list of her
+# sessions nothing says she is at the machine.
+test_a_caller_under_the_users_service_manager_is_offered_with_only_local_sessions() {
+    need_cli; fresh
+    session 17 0
+    session 19 0 61001 manager
+    user_sessions 61001 17 19
+    user_manager_run "$TEST_PIN"$'\n'
+    assert_eq PAM_SUCCESS "$(result)" "with only local sessions (transcript: $out)"
+    rm -f /run/systemd/users/61001
+    user_manager_run "$TEST_PIN"$'\n'
+    assert_ignored
+}
+
+# A cron or at job where cron's PAM stack runs pam_systemd: its session is
+# local to logind (REMOTE=0) but of class "background": nobody is at the machine.
+test_a_background_session_is_not_at_the_machine() {
+    need_cli; fresh
+    session 20 0 61001 background
+    session_run 20 "$TEST_PIN"$'\n'
+    assert_ignored
+    assert_eq 0 "$(prompts)" "prompts"
+    session 20 0 61001 user
+    session_run 20 "$TEST_PIN"$'\n'
+    assert_eq PAM_SUCCESS "$(result)" "the same session as class user (transcript: $out)"
+}
+
+# A user's process in a system service (cron without pam_systemd, a CGI) is
+# outside any session and outside her service manager: not at the machine,
+# even while her only session is local.
+test_a_caller_in_a_system_service_is_not_at_the_machine() {
+    need_cli; fresh
+    session 17 0
     user_sessions 61001 17
-    RUN_AS=pgalice pam_run "$CONF" i3lock pgalice "$TEST_PIN"$'\n'
-    assert_eq PAM_SUCCESS "$(result)" "with only a local session (transcript: $out)"
+    out=$(printf '%s\n' "$TEST_PIN" | in_cgroup "system.slice/cron.service" \
+        setpriv --reuid=61001 --regid=61001 --clear-groups --reset-env -- \
+        "$HARNESS" --confdir "$CONF" --service i3lock --user pgalice) && rc=0 || rc=$?
+    assert_ignored
+    assert_eq 0 "$(prompts)" "prompts"
     rm -f /run/systemd/users/61001
 }
 
