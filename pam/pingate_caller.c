@@ -49,6 +49,7 @@
 
 #define SESSION_ID_MAX 64
 #define SESSION_CLASS_MAX 32
+#define USERS_LINE_MAX 65536
 
 static bool lookup_uid(const char *user, uid_t *uid)
 {
@@ -308,7 +309,9 @@ static bool session_is_remote(pam_handle_t *pamh, const struct pingate_caller *w
 static bool user_has_remote_session(pam_handle_t *pamh, const struct pingate_caller *caller)
 {
 	char path[sizeof(PINGATE_USERS_DIR) + 24];
-	char line[1024];
+	char *line = NULL;
+	size_t size = 0;
+	ssize_t len;
 	bool found = false;
 	FILE *f;
 
@@ -318,9 +321,16 @@ static bool user_has_remote_session(pam_handle_t *pamh, const struct pingate_cal
 		pam_syslog(pamh, LOG_WARNING, "cannot read %s: treated as remote", path);
 		return true;  /* no login at all: nobody at the machine */
 	}
-	while (!found && fgets(line, sizeof(line), f) != NULL) {
+	/* SESSIONS= holds every session: read each line whole, or not at all. */
+	while (!found && (len = getline(&line, &size, f)) >= 0) {
 		char *save = NULL, *word;
 
+		if (len > USERS_LINE_MAX) {
+			pam_syslog(pamh, LOG_WARNING, "%s: line over %d bytes: treated as remote",
+				path, USERS_LINE_MAX);
+			found = true;
+			break;
+		}
 		line[strcspn(line, "\n")] = '\0';
 		if (strncmp(line, "SESSIONS=", 9) != 0)
 			continue;
@@ -328,6 +338,11 @@ static bool user_has_remote_session(pam_handle_t *pamh, const struct pingate_cal
 			if (is_session_id(word, strlen(word)))
 				found = session_is_remote(pamh, caller, word, true);
 	}
+	if (!found && ferror(f)) {
+		pam_syslog(pamh, LOG_WARNING, "cannot read %s whole: treated as remote", path);
+		found = true;
+	}
+	free(line);
 	fclose(f);
 	return found;
 }

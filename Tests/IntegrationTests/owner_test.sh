@@ -320,6 +320,23 @@ test_a_caller_under_the_users_service_manager_is_offered_with_only_local_session
     assert_ignored
 }
 
+# logind lists every session on one SESSIONS= line: a remote one listed after
+# 260 local ones (over 1 KiB into the line) still counts.
+test_a_remote_session_listed_late_in_a_long_sessions_line_counts() {
+    need_cli; fresh
+    local id ids=()
+    for id in $(seq 1000 1259); do session "$id" 0; ids+=("$id"); done
+    session 9999 1
+    user_sessions 61001 "${ids[@]}" 9999
+    user_manager_run "$TEST_PIN"$'\n'
+    assert_ignored
+    assert_eq 0 "$(prompts)" "prompts"
+    user_sessions 61001 "${ids[@]}"
+    user_manager_run "$TEST_PIN"$'\n'
+    assert_eq PAM_SUCCESS "$(result)" "with the 260 local sessions only (transcript: $out)"
+    rm -f /run/systemd/users/61001 /run/systemd/sessions/1??? /run/systemd/sessions/9999
+}
+
 # A cron or at job where cron's PAM stack runs pam_systemd: its session is
 # local to logind (REMOTE=0) but of class "background": nobody is at the machine.
 test_a_background_session_is_not_at_the_machine() {
