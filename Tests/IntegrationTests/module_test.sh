@@ -351,13 +351,18 @@ test_use_first_pass_without_authtok_never_prompts() {
     assert_eq 0 "$(prompts)" "prompts"
 }
 
+# The mistyped PIN in PAM_AUTHTOK was spent as a PIN: after the re-prompted
+# PIN succeeds, the next module (pam_gnome_keyring, ...) must not get it.
 test_try_first_pass_prompts_after_a_wrong_authtok() {
     setup
     printf '1 wrong failures=1 left=4\n0 ok\n' > "$T/verify"
+    CONTROL='[success=ok default=ignore]'   # success goes on to the probe
     stack try_first_pass retries=2
     pam_run $'4821\n' --authtok 1111
     assert_eq PAM_SUCCESS "$(result)" "result"
     assert_eq 1 "$(prompts)" "prompts"
+    assert_contains "$(request 2)" "secret=1111"
+    assert_contains "$out" "INFO NEXT authtok=(unset)" "what the next module sees"
 }
 
 # --- forward_pass ------------------------------------------------------------
