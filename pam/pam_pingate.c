@@ -388,6 +388,19 @@ static int judge_status(pam_handle_t *pamh, int flags, const struct pingate_opti
 	}
 }
 
+/*
+ * An application may ask the module to stay out of one authentication:
+ * PINGATE_PASSWORD_ONLY=1 in the PAM environment (pam_putenv), as the lock
+ * screen's password mode does. It can only take a PIN away, so a value a
+ * user put there (pam_env) gains them nothing.
+ */
+static bool password_only(pam_handle_t *pamh)
+{
+	const char *value = pam_getenv(pamh, PINGATE_PASSWORD_ONLY_ENV);
+
+	return value != NULL && strcmp(value, "1") == 0;
+}
+
 int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **argv)
 {
 	struct pingate_options opts;
@@ -399,6 +412,12 @@ int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **ar
 	rc = pingate_options_load(pamh, &opts, argc, argv);
 	if (rc != PAM_SUCCESS)
 		goto out;
+	if (password_only(pamh)) {
+		if (opts.debug)
+			pam_syslog(pamh, LOG_DEBUG, "the application asked for the password only");
+		rc = PAM_IGNORE;
+		goto out;
+	}
 	rc = pam_get_user(pamh, &user, NULL);
 	if (rc == PAM_SUCCESS && (user == NULL || user[0] == '\0'))
 		rc = PAM_USER_UNKNOWN;

@@ -29,6 +29,9 @@
 #define PINGATE_CONF_PATH "/etc/pingate/pingate.conf"
 #endif
 
+/* Set to "1" in the PAM environment by an application: no PIN this time. */
+#define PINGATE_PASSWORD_ONLY_ENV "PINGATE_PASSWORD_ONLY"
+
 #define PINGATE_RETRIES_MAX 10
 #define PINGATE_SERVICES_MAX 1024
 /*

@@ -515,6 +515,32 @@ test_forwarded_password_and_wrong_pin_stay_for_the_next_module() {
     assert_contains "$out" "INFO NEXT authtok=20240101" "an all-digit password that is a wrong PIN"
 }
 
+# --- the application asks for the password only ----------------------------------
+# The lock screen's password mode sets PINGATE_PASSWORD_ONLY=1 in the PAM
+# environment: the module stays out at once, no helper call, no prompt, no line.
+
+test_password_only_from_the_application_skips_the_module() {
+    setup
+    stack
+    pam_run $'4821\n' --env PINGATE_PASSWORD_ONLY=1
+    assert_ignored
+    assert_eq 0 "$(prompts)" "prompts"
+    assert_eq 0 "$(requests)" "helper requests"
+    assert_eq "INFO NEXT authtok=(unset)" "$(grep '^INFO' <<< "$out")" "messages"
+}
+
+test_other_values_of_password_only_change_nothing() {
+    setup
+    stack
+    local value
+    for value in 0 yes "" " 1" 1x; do
+        rm -f "$T"/request.*
+        pam_run $'4821\n' --env "PINGATE_PASSWORD_ONLY=$value"
+        assert_eq PAM_SUCCESS "$(result)" "result with PINGATE_PASSWORD_ONLY=[$value]"
+        assert_eq 1 "$(prompts)" "prompts with PINGATE_PASSWORD_ONLY=[$value]"
+    done
+}
+
 # --- who asks ------------------------------------------------------------------
 
 test_ruser_naming_another_user_is_not_offered() {
