@@ -89,6 +89,7 @@ test_an_unreadable_config_offers_nothing() {
     echo "services = sudo" >> /etc/pingate/pingate.conf
     chmod 600 /etc/pingate/pingate.conf
     locker pgalice "$TEST_PIN"$'\n'
+    chmod 644 /etc/pingate/pingate.conf   # store_reset keeps the mode for later tests
     assert_ignored
     assert_eq 0 "$(prompts)" "prompts"
     assert_eq 0 "$(record_failures pgalice)" "failures"
