@@ -203,22 +203,27 @@ static int get_secret(pam_handle_t *pamh, int flags, const struct pingate_option
 }
 
 /*
- * A PIN or pattern that unlocked must not travel on as if it were the
- * password: pam_gnome_keyring, pam_kwallet, pam_mount, pam_ecryptfs and
- * pam_fscrypt take PAM_AUTHTOK for the account password and would, say,
- * create a login keyring guarded by four digits. So after a success the
- * item is dropped when it holds the credential (forward_pass put it there,
- * or try_first_pass took it from an earlier module). A password being
- * forwarded, or a wrong all-digit answer, never reaches this and stays.
+ * A PIN or pattern must not travel on as if it were the password:
+ * pam_gnome_keyring, pam_kwallet, pam_mount, pam_ecryptfs and pam_fscrypt
+ * take PAM_AUTHTOK for the account password and would, say, create a login
+ * keyring guarded by four digits. So each answer tried as a PIN is checked
+ * against the item (forward_pass put it there, or try_first_pass took it
+ * from an earlier module), and after a success the item is dropped if it
+ * held any of them — the one that unlocked, or a mistyped one before it.
+ * Without a success (a password being forwarded, a wrong all-digit answer)
+ * the item stays for the password module.
  */
-static int forget_spent_authtok(pam_handle_t *pamh, const char *secret)
+static bool is_authtok(pam_handle_t *pamh, const char *secret)
 {
 	const void *item = NULL;
 
-	if (pam_get_item(pamh, PAM_AUTHTOK, &item) != PAM_SUCCESS || item == NULL ||
-	    strcmp(item, secret) != 0)
-		return PAM_SUCCESS;
-	return pam_set_item(pamh, PAM_AUTHTOK, NULL);
+	return pam_get_item(pamh, PAM_AUTHTOK, &item) == PAM_SUCCESS && item != NULL &&
+		strcmp(item, secret) == 0;
+}
+
+static int forget_spent_authtok(pam_handle_t *pamh, bool spent)
+{
+	return spent ? pam_set_item(pamh, PAM_AUTHTOK, NULL) : PAM_SUCCESS;
 }
 
 /* What a verify answer means for the result; *again if another try makes sense. */
@@ -267,7 +272,7 @@ static int authenticate_with_prompts(pam_handle_t *pamh, int flags,
 	unsigned attempt, attempts = opts->use_first_pass ? 1 : opts->retries;
 	struct pingate_answer answer;
 	char *secret = NULL;
-	bool again = true;
+	bool again = true, spent = false;
 	int rc = PAM_AUTH_ERR;
 
 	for (attempt = 0; attempt < attempts && again; attempt++) {
@@ -275,9 +280,10 @@ static int authenticate_with_prompts(pam_handle_t *pamh, int flags,
 		if (rc != PAM_SUCCESS)
 			break;
 		pingate_ask_helper(pamh, opts, "verify", user, secret, &answer);
+		spent = spent || is_authtok(pamh, secret);
 		rc = judge_verify(pamh, flags, opts, user, status->kind, &answer, &again);
 		if (rc == PAM_SUCCESS)
-			rc = forget_spent_authtok(pamh, secret);
+			rc = forget_spent_authtok(pamh, spent);
 		wipe_and_free(secret);
 		secret = NULL;
 	}
@@ -323,7 +329,7 @@ static int authenticate_forwarded(pam_handle_t *pamh, int flags,
 	else
 		rc = PAM_IGNORE;  /* not counted (likely a password): the next module decides */
 	if (rc == PAM_SUCCESS)
-		rc = forget_spent_authtok(pamh, secret);
+		rc = forget_spent_authtok(pamh, is_authtok(pamh, secret));
 out:
 	wipe_and_free(secret);
 	return rc;
@@ -338,6 +344,7 @@ static int check_gates(pam_handle_t *pamh, int flags, const struct pingate_optio
 		const char *user)
 {
 	const void *service = NULL;
+	struct pingate_caller caller;
 
 	if (pam_get_item(pamh, PAM_SERVICE, &service) != PAM_SUCCESS || service == NULL ||
 	    !pingate_service_allowed(opts, service)) {
@@ -346,9 +353,10 @@ static int check_gates(pam_handle_t *pamh, int flags, const struct pingate_optio
 				service != NULL ? (const char *)service : "(none)");
 		return PAM_IGNORE;
 	}
-	if (!pingate_caller_owns(pamh, opts, user))
+	if (!pingate_find_caller(pamh, opts, &caller) ||
+	    !pingate_caller_owns(pamh, opts, &caller, user))
 		return PAM_IGNORE;
-	if (pingate_caller_is_remote(pamh, opts) && !opts->allow_remote) {
+	if (pingate_caller_is_remote(pamh, opts, &caller) && !opts->allow_remote) {
 		inform(pamh, flags, opts, "%s", _("PIN sign-in is not offered for remote logins — use your password"));
 		return PAM_IGNORE;
 	}
@@ -380,6 +388,19 @@ static int judge_status(pam_handle_t *pamh, int flags, const struct pingate_opti
 	}
 }
 
+/*
+ * An application may ask the module to stay out of one authentication:
+ * PINGATE_PASSWORD_ONLY=1 in the PAM environment (pam_putenv), as the lock
+ * screen's password mode does. It can only take a PIN away, so a value a
+ * user put there (pam_env) gains them nothing.
+ */
+static bool password_only(pam_handle_t *pamh)
+{
+	const char *value = pam_getenv(pamh, PINGATE_PASSWORD_ONLY_ENV);
+
+	return value != NULL && strcmp(value, "1") == 0;
+}
+
 int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **argv)
 {
 	struct pingate_options opts;
@@ -391,6 +412,12 @@ int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **ar
 	rc = pingate_options_load(pamh, &opts, argc, argv);
 	if (rc != PAM_SUCCESS)
 		goto out;
+	if (password_only(pamh)) {
+		if (opts.debug)
+			pam_syslog(pamh, LOG_DEBUG, "the application asked for the password only");
+		rc = PAM_IGNORE;
+		goto out;
+	}
 	rc = pam_get_user(pamh, &user, NULL);
 	if (rc == PAM_SUCCESS && (user == NULL || user[0] == '\0'))
 		rc = PAM_USER_UNKNOWN;

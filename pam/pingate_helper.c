@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -31,6 +32,7 @@ _Static_assert(PINGATE_REQUEST_MAX <= PIPE_BUF, "a request must fit in an empty 
 
 #define NAME_MAX_LEN 256
 #define SECRET_MAX_LEN 1024
+#define FD_CLOSE_MAX (1L << 20)  /* Linux's default fs.nr_open, the most a hard limit can be */
 
 static const struct {
 	const char *word;
@@ -116,6 +118,21 @@ static bool make_pipe(int fds[2])
 	fds[0] = move_above_stdio(fds[0]);
 	fds[1] = move_above_stdio(fds[1]);
 	return fds[0] >= 0 && fds[1] >= 0;
+}
+
+/*
+ * Where close_range(2) is missing, the child closes descriptors one by one
+ * below this: the hard RLIMIT_NOFILE, since the host may hold descriptors
+ * above a soft limit it lowered after opening them. Computed before fork.
+ */
+static long highest_fd_bound(void)
+{
+	struct rlimit limit;
+
+	if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_max == RLIM_INFINITY ||
+	    limit.rlim_max > (rlim_t)FD_CLOSE_MAX)
+		return FD_CLOSE_MAX;
+	return (long)limit.rlim_max;
 }
 
 /* In the child: only async-signal-safe calls, since the host may be threaded. */
@@ -243,8 +260,9 @@ static bool reap_by_deadline(pid_t pid, int *wstatus, const struct timespec *dea
  * arrived is delivered when the mask is restored. (In a threaded host another
  * thread may still take the signal and reap with waitpid(-1); the helper's
  * answer is then lost and the module fails closed, never to success.) Only
- * an ignored SIGCHLD (or SA_NOCLDWAIT), which makes the kernel reap children
- * itself, is set to the default meanwhile.
+ * what makes the kernel reap children itself is changed meanwhile: an
+ * ignored SIGCHLD becomes the default, and SA_NOCLDWAIT is cleared from a
+ * handler, which stays.
  */
 struct host_child_signal {
 	sigset_t mask;
@@ -255,17 +273,20 @@ struct host_child_signal {
 static void hold_child_signals(struct host_child_signal *host)
 {
 	sigset_t block;
-	struct sigaction reaping = { .sa_handler = SIG_DFL };
+	struct sigaction reaping;
 
 	sigemptyset(&block);
 	sigaddset(&block, SIGCHLD);
 	pthread_sigmask(SIG_BLOCK, &block, &host->mask);
 	host->action_changed = false;
-	if (sigaction(SIGCHLD, NULL, &host->action) == 0 &&
-	    (host->action.sa_handler == SIG_IGN || (host->action.sa_flags & SA_NOCLDWAIT))) {
-		sigemptyset(&reaping.sa_mask);
+	if (sigaction(SIGCHLD, NULL, &host->action) != 0)
+		return;
+	reaping = host->action;
+	reaping.sa_flags &= ~SA_NOCLDWAIT;
+	if (!(reaping.sa_flags & SA_SIGINFO) && reaping.sa_handler == SIG_IGN)
+		reaping.sa_handler = SIG_DFL;
+	if (reaping.sa_flags != host->action.sa_flags || reaping.sa_handler != host->action.sa_handler)
 		host->action_changed = sigaction(SIGCHLD, &reaping, NULL) == 0;
-	}
 }
 
 static void release_child_signals(const struct host_child_signal *host)
@@ -287,7 +308,7 @@ static int run_helper(pam_handle_t *pamh, const struct pingate_options *opts,
 	char *argv[] = { (char *)opts->helper, NULL, NULL, NULL };
 	struct host_child_signal host;
 	bool signals_held = false, too_long, reaped;
-	long max_fd = sysconf(_SC_OPEN_MAX);
+	long max_fd = highest_fd_bound();
 	struct timespec deadline;
 	int wstatus = 0, status = -1;
 	ssize_t got;

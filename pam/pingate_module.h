@@ -11,6 +11,7 @@
 #define PINGATE_MODULE_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 #include <security/pam_modules.h>
 
 #include "pingate_protocol.h"
@@ -27,6 +28,9 @@
 #ifndef PINGATE_CONF_PATH
 #define PINGATE_CONF_PATH "/etc/pingate/pingate.conf"
 #endif
+
+/* Set to "1" in the PAM environment by an application: no PIN this time. */
+#define PINGATE_PASSWORD_ONLY_ENV "PINGATE_PASSWORD_ONLY"
 
 #define PINGATE_RETRIES_MAX 10
 #define PINGATE_SERVICES_MAX 1024
@@ -99,12 +103,22 @@ PINGATE_INTERNAL void pingate_ask_helper(pam_handle_t *pamh,
 
 /*
  * Who may be offered a PIN (pingate_caller.c): only the user it belongs to
- * (or a root caller), and only at the machine.
+ * (or a root caller), and only at the machine. The caller is this process
+ * (its real uid), or, for a root process whose stdin is a unix socket
+ * (polkit's socket-activated agent helper), the process at the other end.
  */
+struct pingate_caller {
+	uid_t uid;
+	pid_t pid;                  /* 0: this process */
+};
+
+PINGATE_INTERNAL bool pingate_find_caller(pam_handle_t *pamh,
+		const struct pingate_options *opts, struct pingate_caller *caller);
 PINGATE_INTERNAL bool pingate_caller_owns(pam_handle_t *pamh,
-		const struct pingate_options *opts, const char *user);
+		const struct pingate_options *opts, const struct pingate_caller *caller,
+		const char *user);
 PINGATE_INTERNAL bool pingate_caller_is_remote(pam_handle_t *pamh,
-		const struct pingate_options *opts);
+		const struct pingate_options *opts, const struct pingate_caller *caller);
 
 /* True if text can be sent on a request line (no control characters). */
 PINGATE_INTERNAL bool pingate_is_clean_value(const char *text, size_t max);

@@ -158,35 +158,37 @@ static char *trim(char *s)
 }
 
 /*
- * A missing file means defaults. A bad line is logged and skipped: the
- * helper reports config errors, and a broken file must not break login.
+ * Only a missing file means defaults. A file that cannot be read, or read
+ * whole (an over-long line or services list), may have narrowed the
+ * services: false, and the caller offers nothing (the password still
+ * works). Other keys and lines are the helper's, which validates them.
  */
-static void read_config_file(pam_handle_t *pamh, struct pingate_options *opts)
+static bool read_config_file(pam_handle_t *pamh, struct pingate_options *opts)
 {
 	char line[PINGATE_SERVICES_MAX + 64];
 	unsigned lineno = 0;
+	bool ok = true;
 	FILE *f;
 
 	f = fopen(opts->conf, "re");
 	if (f == NULL) {
-		if (errno != ENOENT)
-			pam_syslog(pamh, LOG_ERR, "cannot read %s, using defaults: %m", opts->conf);
-		else if (opts->debug)
+		if (errno != ENOENT) {
+			pam_syslog(pamh, LOG_ERR, "cannot read %s, no PIN offered: %m", opts->conf);
+			return false;
+		}
+		if (opts->debug)
 			pam_syslog(pamh, LOG_DEBUG, "no %s, using defaults", opts->conf);
-		return;
+		return true;
 	}
-	while (fgets(line, sizeof(line), f) != NULL) {
+	while (ok && fgets(line, sizeof(line), f) != NULL) {
 		char *key, *value, *eq;
 		size_t len = strlen(line);
 
 		lineno++;
 		if (len > 0 && line[len - 1] != '\n' && !feof(f)) {
-			int c;
-
-			pam_syslog(pamh, LOG_ERR, "%s:%u: line too long, ignored", opts->conf, lineno);
-			while ((c = fgetc(f)) != EOF && c != '\n')
-				;
-			continue;
+			pam_syslog(pamh, LOG_ERR, "%s:%u: line too long, no PIN offered", opts->conf, lineno);
+			ok = false;
+			break;
 		}
 		line[strcspn(line, "#")] = '\0';
 		eq = strchr(line, '=');
@@ -196,11 +198,18 @@ static void read_config_file(pam_handle_t *pamh, struct pingate_options *opts)
 		key = trim(line);
 		value = trim(eq + 1);
 		if (strcmp(key, "services") == 0 &&
-		    set_option(pamh, opts, key, value, FROM_FILE) != PAM_SUCCESS)
-			pam_syslog(pamh, LOG_ERR, "%s:%u: services list too long, ignored",
+		    set_option(pamh, opts, key, value, FROM_FILE) != PAM_SUCCESS) {
+			pam_syslog(pamh, LOG_ERR, "%s:%u: services list too long, no PIN offered",
 				opts->conf, lineno);
+			ok = false;
+		}
+	}
+	if (ok && ferror(f)) {
+		pam_syslog(pamh, LOG_ERR, "cannot read %s, no PIN offered", opts->conf);
+		ok = false;
 	}
 	fclose(f);
+	return ok;
 }
 
 static int split_and_set(pam_handle_t *pamh, struct pingate_options *opts, const char *arg)
@@ -222,6 +231,7 @@ int pingate_options_load(pam_handle_t *pamh, struct pingate_options *opts,
 		int argc, const char **argv)
 {
 	int i, rc = PAM_SUCCESS;
+	bool conf_read;
 
 	set_defaults(opts);
 	/* The file's location and debug come from the arguments, before the file. */
@@ -231,9 +241,11 @@ int pingate_options_load(pam_handle_t *pamh, struct pingate_options *opts,
 		else if (strcmp(argv[i], "debug") == 0)
 			opts->debug = true;
 	}
-	read_config_file(pamh, opts);
+	conf_read = read_config_file(pamh, opts);
 	for (i = 0; i < argc && rc == PAM_SUCCESS; i++)
 		rc = split_and_set(pamh, opts, argv[i]);
+	if (!conf_read)
+		opts->services[0] = '\0';  /* the allow-list is unknown: nothing is allowed */
 	if (rc == PAM_SUCCESS && opts->debug)
 		pam_syslog(pamh, LOG_DEBUG, "options: retries=%u timeout=%u%s%s%s helper=%s conf=%s services=%s",
 			opts->retries, opts->timeout, opts->allow_remote ? " allow_remote" : "",

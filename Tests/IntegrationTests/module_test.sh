@@ -351,13 +351,18 @@ test_use_first_pass_without_authtok_never_prompts() {
     assert_eq 0 "$(prompts)" "prompts"
 }
 
+# The mistyped PIN in PAM_AUTHTOK was spent as a PIN: after the re-prompted
+# PIN succeeds, the next module (pam_gnome_keyring, ...) must not get it.
 test_try_first_pass_prompts_after_a_wrong_authtok() {
     setup
     printf '1 wrong failures=1 left=4\n0 ok\n' > "$T/verify"
+    CONTROL='[success=ok default=ignore]'   # success goes on to the probe
     stack try_first_pass retries=2
     pam_run $'4821\n' --authtok 1111
     assert_eq PAM_SUCCESS "$(result)" "result"
     assert_eq 1 "$(prompts)" "prompts"
+    assert_contains "$(request 2)" "secret=1111"
+    assert_contains "$out" "INFO NEXT authtok=(unset)" "what the next module sees"
 }
 
 # --- forward_pass ------------------------------------------------------------
@@ -510,6 +515,32 @@ test_forwarded_password_and_wrong_pin_stay_for_the_next_module() {
     assert_contains "$out" "INFO NEXT authtok=20240101" "an all-digit password that is a wrong PIN"
 }
 
+# --- the application asks for the password only ----------------------------------
+# The lock screen's password mode sets PINGATE_PASSWORD_ONLY=1 in the PAM
+# environment: the module stays out at once, no helper call, no prompt, no line.
+
+test_password_only_from_the_application_skips_the_module() {
+    setup
+    stack
+    pam_run $'4821\n' --env PINGATE_PASSWORD_ONLY=1
+    assert_ignored
+    assert_eq 0 "$(prompts)" "prompts"
+    assert_eq 0 "$(requests)" "helper requests"
+    assert_eq "INFO NEXT authtok=(unset)" "$(grep '^INFO' <<< "$out")" "messages"
+}
+
+test_other_values_of_password_only_change_nothing() {
+    setup
+    stack
+    local value
+    for value in 0 yes "" " 1" 1x; do
+        rm -f "$T"/request.*
+        pam_run $'4821\n' --env "PINGATE_PASSWORD_ONLY=$value"
+        assert_eq PAM_SUCCESS "$(result)" "result with PINGATE_PASSWORD_ONLY=[$value]"
+        assert_eq 1 "$(prompts)" "prompts with PINGATE_PASSWORD_ONLY=[$value]"
+    done
+}
+
 # --- who asks ------------------------------------------------------------------
 
 test_ruser_naming_another_user_is_not_offered() {
@@ -573,6 +604,22 @@ test_a_host_child_that_exits_meanwhile_is_not_lost() {
     pam_run $'4821\n' --host-child
     assert_eq PAM_SUCCESS "$(result)" "result"
     assert_contains "$out" "HOST_CHILD reaped" "the application's own SIGCHLD handler"
+}
+
+# Where close_range(2) is missing (Linux < 5.9, or refused by a seccomp
+# filter), the child closes descriptors one by one: up to the hard limit,
+# since the host may hold descriptors above a soft limit it lowered later.
+test_the_helper_inherits_no_descriptor_without_close_range() {
+    command -v cc >/dev/null || skip "no C compiler"
+    setup
+    printf '#include <errno.h>\nint close_range(unsigned a, unsigned b, int c)\n{ (void)a; (void)b; (void)c; errno = ENOSYS; return -1; }\n' > "$T/no_close_range.c"
+    cc -shared -fPIC -o "$T/no_close_range.so" "$T/no_close_range.c" || fail "cannot build the shim"
+    stack
+    out=$(printf '4821\n' | env LD_PRELOAD="$T/no_close_range.so" bash -c 'exec 100</dev/null; ulimit -Sn 64; exec "$@"' -- \
+        "$harness" --confdir "$T/pam.d" --service sudo --user "$me") && rc=0 || rc=$?
+    assert_eq PAM_SUCCESS "$(result)" "result (transcript: $out)"
+    # (the shell script's own are below 64: dash keeps the script on 10)
+    assert_eq "" "$(awk '$1 >= 64' "$T/fds.1" | tr '\n' ' ')" "the helper's descriptors at or above the soft limit"
 }
 
 test_links_only_libpam_and_libc() {

@@ -36,12 +36,23 @@ fresh() {
     # su is allowed here on purpose: the owner rule, not the list, must stop it.
     echo "services = sudo su i3lock" >> /etc/pingate/pingate.conf
     enroll pgalice "$TEST_PIN" --pin
+    # Each test user's own local login, for the callers of the owner tests.
+    session 40 0 61001
+    session 41 0 61002
 }
 
-# suid_run CALLER SERVICE USER INPUT: the setuid harness run by CALLER.
+# at_seat USER COMMAND...: COMMAND as USER in USER's local session (fresh).
+at_seat() {
+    local user=$1; shift
+    local uid; uid=$(id -u "$user")
+    in_cgroup "user.slice/user-$uid.slice/session-$((uid - 60961)).scope" \
+        setpriv --reuid="$uid" --regid="$uid" --clear-groups --reset-env -- "$@"
+}
+
+# suid_run CALLER SERVICE USER INPUT: the setuid harness run by CALLER at the machine.
 suid_run() {
     local caller=$1 service=$2 user=$3 input=$4
-    out=$(printf '%s' "$input" | as_user "$caller" "$SUID_HARNESS" --confdir "$CONF" \
+    out=$(printf '%s' "$input" | at_seat "$caller" "$SUID_HARNESS" --confdir "$CONF" \
         --service "$service" --user "$user") && rc=0 || rc=$?
 }
 
@@ -67,11 +78,11 @@ test_setuid_client_run_by_another_user_never_runs_the_helper() {
     cp "$REPO_ROOT/pam/tests/fake-helper.sh" "$fake/fake-helper"; chmod 755 "$fake/fake-helper"
     echo "0 enrolled kind=pin failures=0" > "$fake/status"; echo "0 ok" > "$fake/verify"
     write_service "$SANDBOX/fake-conf" sudo "$(module_line helper=$fake/fake-helper)" "$(next_line)"
-    out=$(printf '%s\n' "$TEST_PIN" | as_user pgbob "$SUID_HARNESS" --confdir "$SANDBOX/fake-conf" \
+    out=$(printf '%s\n' "$TEST_PIN" | at_seat pgbob "$SUID_HARNESS" --confdir "$SANDBOX/fake-conf" \
         --service sudo --user pgalice) && rc=0 || rc=$?
     assert_ignored
     assert_eq 0 "$(ls "$fake" | grep -c '^request\.' || true)" "helper requests for another user"
-    out=$(printf '%s\n' "$TEST_PIN" | as_user pgalice "$SUID_HARNESS" --confdir "$SANDBOX/fake-conf" \
+    out=$(printf '%s\n' "$TEST_PIN" | at_seat pgalice "$SUID_HARNESS" --confdir "$SANDBOX/fake-conf" \
         --service sudo --user pgalice) && rc=0 || rc=$?
     assert_eq 2 "$(ls "$fake" | grep -c '^request\.' || true)" "helper requests for the owner (status, verify)"
 }
@@ -117,6 +128,93 @@ test_sudo_targetpw_does_not_offer_the_targets_pin() {
     assert_eq 0 "$rc" "sudo exit status with pgalice's password (stderr: $err)"
     assert_not_contains "$err" "PIN" "sudo's prompts"
     assert_eq "$before" "$(record_state pgalice)" "pgalice's record"
+}
+
+# --- a root service on a unix socket: the peer is the caller ----------------------------
+# polkit >= 125 runs its agent helper as root from a socket unit
+# (polkit-agent-helper@.service, stdin/stdout the connection accepted on
+# /run/polkit/agent-helper.socket), and sets PAM_RUSER to the target itself.
+# unix_inetd SOCKET starts the same shape: a root listener that, on the first
+# connection, puts it on fd 0 and 1 and runs the harness as root for service
+# polkit-1, user and ruser pgalice, with the stand-in helper in $SANDBOX/fake.
+
+unix_inetd() {
+    local socket=$1
+    store_reset   # the default services, which have polkit-1
+    rm -rf "$SANDBOX/fake" "$socket" "$socket.ready"; mkdir -p "$SANDBOX/fake"
+    cp "$REPO_ROOT/pam/tests/fake-helper.sh" "$SANDBOX/fake/fake-helper"; chmod 755 "$SANDBOX/fake/fake-helper"
+    echo "0 enrolled kind=pin failures=0" > "$SANDBOX/fake/status"; echo "0 ok" > "$SANDBOX/fake/verify"
+    write_service "$SANDBOX/polkit-conf" polkit-1 "$(module_line helper=$SANDBOX/fake/fake-helper)" "$(next_line)"
+    python3 -c '
+import os, socket, sys
+path, argv = sys.argv[1], sys.argv[2:]
+listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+listener.bind(path)
+os.chmod(path, 0o666)
+listener.listen(1)
+listener.settimeout(20)
+open(path + ".ready", "w").close()
+connection, _ = listener.accept()
+listener.close()
+os.dup2(connection.fileno(), 0)
+os.dup2(connection.fileno(), 1)
+os.execv(argv[0], argv)
+' "$socket" "$HARNESS" --confdir "$SANDBOX/polkit-conf" --service polkit-1 --user pgalice --ruser pgalice \
+        > /dev/null 2>&1 &
+    INETD_PID=$!
+    local i
+    for i in $(seq 100); do [ -e "$socket.ready" ] && return 0; sleep 0.05; done
+    fail "the unix-socket listener did not start"
+}
+
+# connect_as COMMAND... -- SOCKET ANSWER: connects (run under COMMAND, e.g.
+# as_user pgbob), answers a prompt with ANSWER, and sets $out to the
+# harness's transcript.
+connect_as() {
+    local prefix=()
+    while [ "$1" != "--" ]; do prefix+=("$1"); shift; done
+    shift
+    out=$("${prefix[@]}" python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+f = s.makefile("rwb", buffering=0)
+for line in f:
+    sys.stdout.write(line.decode())
+    if line.startswith(b"PROMPT_"):
+        s.sendall(sys.argv[2].encode() + b"\n")
+' "$1" "$2") || true
+    wait "$INETD_PID" || true
+}
+
+fake_requests() { ls "$SANDBOX/fake" | grep -c '^request\.' || true; }
+
+test_a_root_agent_helper_on_a_unix_socket_offers_no_pin_to_another_users_agent() {
+    unix_inetd "$SANDBOX/agent.sock"
+    connect_as as_user pgbob -- "$SANDBOX/agent.sock" "$TEST_PIN"
+    assert_ignored
+    assert_eq 0 "$(prompts)" "prompts"
+    assert_eq 0 "$(fake_requests)" "helper requests"
+}
+
+test_a_root_agent_helper_on_a_unix_socket_offers_the_pin_to_its_owners_agent() {
+    session 30 0
+    unix_inetd "$SANDBOX/agent.sock"
+    connect_as in_session 30 setpriv --reuid=61001 --regid=61001 --clear-groups --reset-env \
+        -- "$SANDBOX/agent.sock" "$TEST_PIN"
+    assert_eq PAM_SUCCESS "$(result)" "result (transcript: $out)"
+    assert_contains "$out" "PROMPT_ECHO_OFF PIN: "
+}
+
+# The "at the machine" rule runs on the peer's process, not the root helper's.
+test_a_root_agent_helper_on_a_unix_socket_judges_the_peers_session() {
+    session 31 1
+    unix_inetd "$SANDBOX/agent.sock"
+    connect_as in_session 31 setpriv --reuid=61001 --regid=61001 --clear-groups --reset-env \
+        -- "$SANDBOX/agent.sock" "$TEST_PIN"
+    assert_ignored
+    assert_contains "$out" "INFO PIN sign-in is not offered for remote logins"
+    assert_eq 0 "$(fake_requests)" "helper requests"
 }
 
 # --- only at the machine: logind sessions ---------------------------------------------
@@ -185,6 +283,15 @@ test_a_session_scope_outside_loginds_layout_is_not_a_session() {
     rm -f /run/systemd/users/61001
 }
 
+# user_manager_run INPUT: the harness as pgalice for i3lock, in her own
+# service manager (user@61001.service), outside any session scope, as a
+# desktop terminal or `systemd-run --user` is.
+user_manager_run() {
+    out=$(printf '%s' "$1" | in_cgroup "user.slice/user-61001.slice/user@61001.service/app.slice/term.scope" \
+        setpriv --reuid=61001 --regid=61001 --clear-groups --reset-env -- \
+        "$HARNESS" --confdir "$CONF" --service i3lock --user pgalice) && rc=0 || rc=$?
+}
+
 # `systemd-run --user sudo …` from an ssh shell runs outside any session
 # scope: while the user has a remote session, that is remote too.
 test_a_caller_outside_any_session_counts_as_remote_while_the_user_has_a_remote_one() {
@@ -192,11 +299,69 @@ test_a_caller_outside_any_session_counts_as_remote_while_the_user_has_a_remote_o
     session 16 1
     session 17 0
     user_sessions 61001 17 16
-    RUN_AS=pgalice pam_run "$CONF" i3lock pgalice "$TEST_PIN"$'\n'
+    user_manager_run "$TEST_PIN"$'\n'
     assert_ignored
+    rm -f /run/systemd/users/61001
+}
+
+# A desktop terminal runs under the user's service manager: offered while
+# every session of hers is local (her service manager's own session, class
+# "manager" since systemd 256, is no login). Without logind's list of her
+# sessions nothing says she is at the machine.
+test_a_caller_under_the_users_service_manager_is_offered_with_only_local_sessions() {
+    need_cli; fresh
+    session 17 0
+    session 19 0 61001 manager
+    user_sessions 61001 17 19
+    user_manager_run "$TEST_PIN"$'\n'
+    assert_eq PAM_SUCCESS "$(result)" "with only local sessions (transcript: $out)"
+    rm -f /run/systemd/users/61001
+    user_manager_run "$TEST_PIN"$'\n'
+    assert_ignored
+}
+
+# logind lists every session on one SESSIONS= line: a remote one listed after
+# 260 local ones (over 1 KiB into the line) still counts.
+test_a_remote_session_listed_late_in_a_long_sessions_line_counts() {
+    need_cli; fresh
+    local id ids=()
+    for id in $(seq 1000 1259); do session "$id" 0; ids+=("$id"); done
+    session 9999 1
+    user_sessions 61001 "${ids[@]}" 9999
+    user_manager_run "$TEST_PIN"$'\n'
+    assert_ignored
+    assert_eq 0 "$(prompts)" "prompts"
+    user_sessions 61001 "${ids[@]}"
+    user_manager_run "$TEST_PIN"$'\n'
+    assert_eq PAM_SUCCESS "$(result)" "with the 260 local sessions only (transcript: $out)"
+    rm -f /run/systemd/users/61001 /run/systemd/sessions/1??? /run/systemd/sessions/9999
+}
+
+# A cron or at job where cron's PAM stack runs pam_systemd: its session is
+# local to logind (REMOTE=0) but of class "background": nobody is at the machine.
+test_a_background_session_is_not_at_the_machine() {
+    need_cli; fresh
+    session 20 0 61001 background
+    session_run 20 "$TEST_PIN"$'\n'
+    assert_ignored
+    assert_eq 0 "$(prompts)" "prompts"
+    session 20 0 61001 user
+    session_run 20 "$TEST_PIN"$'\n'
+    assert_eq PAM_SUCCESS "$(result)" "the same session as class user (transcript: $out)"
+}
+
+# A user's process in a system service (cron without pam_systemd, a CGI) is
+# outside any session and outside her service manager: not at the machine,
+# even while her only session is local.
+test_a_caller_in_a_system_service_is_not_at_the_machine() {
+    need_cli; fresh
+    session 17 0
     user_sessions 61001 17
-    RUN_AS=pgalice pam_run "$CONF" i3lock pgalice "$TEST_PIN"$'\n'
-    assert_eq PAM_SUCCESS "$(result)" "with only a local session (transcript: $out)"
+    out=$(printf '%s\n' "$TEST_PIN" | in_cgroup "system.slice/cron.service" \
+        setpriv --reuid=61001 --regid=61001 --clear-groups --reset-env -- \
+        "$HARNESS" --confdir "$CONF" --service i3lock --user pgalice) && rc=0 || rc=$?
+    assert_ignored
+    assert_eq 0 "$(prompts)" "prompts"
     rm -f /run/systemd/users/61001
 }
 

@@ -85,6 +85,14 @@ _sandbox_setup() {
     chmod 750 /var/lib/pingate
     mount --bind "$SANDBOX/libexec" /usr/libexec/pingate
     chmod 755 /usr/libexec/pingate
+    # Where systemd is not running (no /run/systemd/system), a /run/systemd
+    # left by the image (an empty sessions/ directory) would look like logind
+    # to the module, and a user's process outside any session is remote
+    # there. Hide it: these machines have no logind. session_lib.sh makes its
+    # own /run for the tests that simulate one.
+    if [ -d /run/systemd ] && [ ! -d /run/systemd/system ]; then
+        mount -t tmpfs -o mode=755 tmpfs /run/systemd
+    fi
 
     cp -a /etc/pam.d "$SANDBOX/pam.d"
     mount --bind "$SANDBOX/pam.d" /etc/pam.d

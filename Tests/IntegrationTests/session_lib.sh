@@ -37,14 +37,14 @@ find_cgroup_root() {
     return 1
 }
 
-# session ID REMOTE|absent [UID]: logind's state file for session ID
-# (REMOTE=0/1, owned by UID, default pgalice's), or none.
+# session ID REMOTE|absent [UID] [CLASS]: logind's state file for session ID
+# (REMOTE=0/1, owned by UID, default pgalice's, of CLASS, default user), or none.
 session() {
-    local id=$1 remote=$2 uid=${3:-61001}
+    local id=$1 remote=$2 uid=${3:-61001} class=${4:-user}
     rm -f "/run/systemd/sessions/$id"
     [ "$remote" = absent ] && return 0
-    printf '# This is private data. Do not parse.\nUID=%s\nUSER=pgalice\nACTIVE=1\nREMOTE=%s\nSERVICE=sshd\n' \
-        "$uid" "$remote" > "/run/systemd/sessions/$id"
+    printf '# This is private data. Do not parse.\nUID=%s\nUSER=pgalice\nACTIVE=1\nREMOTE=%s\nSERVICE=sshd\nCLASS=%s\n' \
+        "$uid" "$remote" "$class" > "/run/systemd/sessions/$id"
 }
 
 # user_sessions UID ID...: logind's list of UID's sessions (/run/systemd/users/UID).

@@ -12,10 +12,12 @@
 #                    kill -STOP would); "sleep SECONDS LINE" waits, then LINE
 #   request.N        written here: the Nth request, verbatim (with the secret)
 #   argv.N           written here: its arguments, one per line
+#   fds.N            written here: the descriptors it was started with
 PATH=/usr/bin:/bin
 dir=$(dirname "$0")
 
 n=$(($(ls "$dir" | grep -c '^request\.') + 1))
+ls /proc/$$/fd > "$dir/fds.$n"
 cat > "$dir/request.$n"
 printf '%s\n' "$@" > "$dir/argv.$n"
 

@@ -13,7 +13,9 @@
  * Like any PAM application it first calls setlocale(LC_ALL, ""), so the
  * modules speak the language of LANG/LC_*.
  *
- * --ruser NAME sets PAM_RUSER, as su and sudo do. --host-child starts a
+ * --ruser NAME sets PAM_RUSER, as su and sudo do. --env NAME=VALUE (up to 8
+ * times) puts a variable in the PAM environment with pam_putenv before
+ * pam_authenticate, as an application may. --host-child starts a
  * child of the harness's own that exits 100 ms into pam_authenticate, with
  * a SIGCHLD handler that reaps it, and then prints
  *   HOST_CHILD reaped|lost
@@ -21,7 +23,7 @@
  *
  * usage: pam_harness --confdir DIR --service NAME --user USER [--rhost H]
  *                    [--ruser NAME] [--tty T] [--silent] [--authtok TEXT]
- *                    [--host-child]
+ *                    [--env NAME=VALUE]... [--host-child]
  */
 #include <getopt.h>
 #include <locale.h>
@@ -118,7 +120,7 @@ fail:
 static void usage(void)
 {
 	fputs("usage: pam_harness --confdir DIR --service NAME --user USER [--rhost H] "
-	      "[--ruser NAME] [--tty T] [--silent] [--authtok TEXT] [--host-child]\n", stderr);
+	      "[--ruser NAME] [--tty T] [--silent] [--authtok TEXT] [--env NAME=VALUE]... [--host-child]\n", stderr);
 	exit(2);
 }
 
@@ -157,11 +159,13 @@ int main(int argc, char **argv)
 		{ "authtok", required_argument, NULL, 'a' },
 		{ "ruser",   required_argument, NULL, 'R' },
 		{ "host-child", no_argument,    NULL, 'H' },
+		{ "env",     required_argument, NULL, 'e' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *confdir = NULL, *service = NULL, *user = NULL;
 	const char *rhost = NULL, *tty = NULL, *authtok = NULL, *ruser = NULL;
-	int with_host_child = 0;
+	int with_host_child = 0, envs = 0, i;
+	const char *env[8];
 	struct pam_conv conv = { converse, NULL };
 	pam_handle_t *pamh = NULL;
 	int flags = 0, option, rc;
@@ -178,6 +182,11 @@ int main(int argc, char **argv)
 		case 'a': authtok = optarg; break;
 		case 'R': ruser = optarg; break;
 		case 'H': with_host_child = 1; break;
+		case 'e':
+			if (envs == 8)
+				usage();
+			env[envs++] = optarg;
+			break;
 		default: usage();
 		}
 	}
@@ -203,6 +212,8 @@ int main(int argc, char **argv)
 			free(variable);
 		}
 	}
+	for (i = 0; i < envs && rc == PAM_SUCCESS; i++)
+		rc = pam_putenv(pamh, env[i]);
 	if (rc == PAM_SUCCESS && with_host_child)
 		start_host_child();
 	if (rc == PAM_SUCCESS)
