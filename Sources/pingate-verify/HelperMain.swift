@@ -75,10 +75,17 @@ struct RequestContext {
 
     var logFields: String {
         let prefix = RequestContext.fieldPrefix(callerUID: callerUID)
-        let service = request.service ?? "?"
-        let tty = request.tty ?? "?"
-        let rhost = request.remoteHost.map { " \(prefix)rhost=\($0)" } ?? ""
+        let service = request.service.map(RequestContext.value) ?? "?"
+        let tty = request.tty.map(RequestContext.value) ?? "?"
+        let rhost = request.remoteHost.map { " \(prefix)rhost=\(RequestContext.value($0))" } ?? ""
         return "user=\(target.name) uid=\(target.uid) \(prefix)service=\(service) \(prefix)tty=\(tty)\(rhost) caller_uid=\(callerUID)"
+    }
+
+    /// A caller-written value as it is when it cannot be read as more than
+    /// one field (`sudo`, `pts/3`, `:0`), else `quoted` (`"sudo caller_uid=0"`).
+    static func value(_ text: String) -> String {
+        let plain = !text.isEmpty && !text.unicodeScalars.contains { $0 == " " || $0 == "\"" || $0 == "\\" || $0 == "=" }
+        return plain ? text : quoted(text)
     }
 
     /// "claimed_" for a non-root caller's fields, nothing for root's.

@@ -86,6 +86,17 @@ test_a_refused_users_name_is_logged_as_a_quoted_claim() {
     assert_not_contains "$log" "$override" "log"
 }
 
+# service, tty and rhost are whatever the caller wrote, spaces included: a
+# value that could read as further fields is quoted.
+test_claimed_fields_with_spaces_are_quoted() {
+    enroll_pin pgalice 9586
+    : > "$LOG"
+    start_listener
+    helper_request as pgalice op=verify user=pgalice 'service=sudo caller_uid=0' 'tty=pts/1 uid=0' 'rhost=a"b' secret=1111 >/dev/null
+    stop_listener
+    assert_contains "$(cat "$LOG")" 'claimed_service="sudo caller_uid=0" claimed_tty="pts/1 uid=0" claimed_rhost="a\"b" caller_uid=61001' "quoted claims"
+}
+
 test_roots_request_fields_are_logged_as_facts() {
     enroll_pin pgalice 9586
     : > "$LOG"

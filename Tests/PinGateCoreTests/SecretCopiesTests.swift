@@ -47,8 +47,11 @@ struct SecretCopiesTests {
 
     @Test("a pattern's canonical text leaves no shorter copy of itself behind")
     func canonicalTextLeavesNoCopy() throws {
-        let pattern = try Pattern(parsing: secret(SecretCopiesTests.typed6x6), expectedGrid: PatternGrid(size: 6), minimumCells: 4)
-        let found = FreedMemoryProbe.holds([Array("6:1-2-3-9-15-".utf8)]) { _ = pattern.canonicalText() }
+        // A long text (45 bytes), so that one grown by appending outgrows a
+        // buffer that held its first bytes; "6:31-26-" begins no other test's.
+        let typed = "31,26,21,16,11,6,12,18,24,30,36,35,34,33,32"
+        let pattern = try Pattern(parsing: secret(typed), expectedGrid: PatternGrid(size: 6), minimumCells: 4)
+        let found = FreedMemoryProbe.holds([Array("6:31-26-".utf8)]) { _ = pattern.canonicalText() }
         #expect(found == [false], "copies left: \(found)")
     }
 
