@@ -9,12 +9,15 @@ import PinGateCore
 public struct PINEntry: Sendable {
     /// The PIN's digits, nil when not known.
     public let knownLength: Int?
-    public private(set) var digits: [UInt8] = []
+    /// Room for the longest PIN is reserved once: typing never moves them.
+    public private(set) var digits: [UInt8]
     /// The most digits a PIN has (pin_max_length's limit).
     public static let longest = PIN.lengthLimits.upperBound
 
     public init(length: Int?) {
         knownLength = length.map { min(max(1, $0), PINEntry.longest) }
+        digits = []
+        digits.reserveCapacity(PINEntry.longest)
     }
 
     /// Dots to draw: the PIN's length, or, when unknown, the digits typed and
@@ -39,7 +42,7 @@ public struct PINEntry: Sendable {
     }
 
     private mutating func take() -> [UInt8] {
-        let pin = digits
+        let pin = digits.separateCopy()
         clear()
         return pin
     }
@@ -52,6 +55,6 @@ public struct PINEntry: Sendable {
 
     public mutating func clear() {
         for index in digits.indices { digits[index] = 0 }
-        digits.removeAll()
+        digits.removeAll(keepingCapacity: true)
     }
 }

@@ -15,6 +15,8 @@ public struct PatternEntry: Sendable {
 
     public init(grid: PatternGrid) {
         self.grid = grid
+        // Room for every cell, once: a path that grows never moves.
+        cells.reserveCapacity(grid.cellCount)
         // The middle dot; on an even grid the upper-left of the middle four.
         let middle = (grid.size - 1) / 2
         self.cursor = middle * grid.size + middle + 1
@@ -58,18 +60,20 @@ public struct PatternEntry: Sendable {
     /// Hands over the path typed on the keyboard (Enter); nil if empty.
     public mutating func take() -> [Int]? {
         guard !cells.isEmpty else { return nil }
-        let path = cells
+        let path = cells.separateCopy()
         clear()
         return path
     }
 
     public mutating func removeLast() {
-        if !cells.isEmpty { cells.removeLast() }
+        guard !cells.isEmpty else { return }
+        cells[cells.count - 1] = 0
+        cells.removeLast()
     }
 
     public mutating func clear() {
         for index in cells.indices { cells[index] = 0 }
-        cells.removeAll()
+        cells.removeAll(keepingCapacity: true)
         isTracing = false
     }
 
@@ -88,8 +92,17 @@ public struct PatternEntry: Sendable {
         return (2 - keypadRow) * 3 + (digit - 1) % 3 + 1
     }
 
-    /// The text sent as the pattern: cells joined by "-", as the module expects.
+    /// The text sent as the pattern: cells joined by "-", as the module
+    /// expects. Written digit by digit into room reserved for it (at most two
+    /// digits and a dash per cell): no String of the pattern, nothing moved.
     public static func text(of path: [Int]) -> [UInt8] {
-        Array(path.map(String.init).joined(separator: "-").utf8)
+        var text = [UInt8]()
+        text.reserveCapacity(path.count * 3)
+        for (index, cell) in path.enumerated() {
+            if index > 0 { text.append(UInt8(ascii: "-")) }
+            if cell >= 10 { text.append(UInt8(ascii: "0") + UInt8(cell / 10)) }
+            text.append(UInt8(ascii: "0") + UInt8(cell % 10))
+        }
+        return text
     }
 }

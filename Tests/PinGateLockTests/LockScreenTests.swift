@@ -41,6 +41,57 @@ struct DialogMonitorTests {
     }
 }
 
+@Suite("Entries never move what is typed")
+struct EntryStorageTests {
+    /// The address of an array's storage.
+    func storage(_ bytes: [UInt8]) -> UnsafeRawPointer? { bytes.withUnsafeBytes { $0.baseAddress } }
+
+    @Test("the password field keeps one storage from the first key to the last, through take and clear, and zeroes what it lets go")
+    func passwordStaysPut() {
+        var field = PasswordEntry()
+        #expect(field.bytes.capacity >= PasswordEntry.maximumBytes)
+        field.type("x")
+        let first = storage(field.bytes)
+        for _ in 0..<300 { field.type("ж") }  // two bytes each: stops at 511
+        #expect(storage(field.bytes) == first)
+        field.backspace()
+        let taken = field.take()
+        #expect(taken.count == 1 + 254 * 2)
+        #expect(storage(taken) != first)
+        #expect(storage(field.bytes) == first && field.bytes.isEmpty)
+        // What was typed, the backspaced character included, is zeroes now.
+        #expect(field.bytes.withUnsafeBufferPointer { UnsafeBufferPointer(start: $0.baseAddress, count: 511).allSatisfy { $0 == 0 } })
+    }
+
+    @Test("the PIN pad keeps one storage for every digit and zeroes it when it hands the PIN over")
+    func pinStaysPut() {
+        var entry = PINEntry(length: 12)
+        _ = entry.type(1)
+        let first = storage(entry.digits)
+        for digit in 2...11 { _ = entry.type(digit % 10) }
+        #expect(storage(entry.digits) == first)
+        let pin = entry.type(2)
+        #expect(pin?.count == 12)
+        #expect(storage(entry.digits) == first && entry.digits.isEmpty)
+        #expect(entry.digits.withUnsafeBufferPointer { UnsafeBufferPointer(start: $0.baseAddress, count: 12).allSatisfy { $0 == 0 } })
+    }
+}
+
+extension EntryStorageTests {
+    @Test("a pattern path keeps one storage on a 6×6 grid; its text is written without a String")
+    func patternStaysPut() throws {
+        var entry = PatternEntry(grid: try PatternGrid(size: 6))
+        entry.begin(at: 1)
+        let first = entry.cells.withUnsafeBytes { $0.baseAddress }
+        for cell in [2, 3, 4, 5, 6, 12, 18, 24, 30, 36, 35, 34, 33, 32, 31, 25, 19, 13, 7, 8] { entry.join(cell) }
+        #expect(entry.cells.withUnsafeBytes { $0.baseAddress } == first)
+        #expect(String(decoding: PatternEntry.text(of: [1, 36, 10, 7]), as: UTF8.self) == "1-36-10-7")
+        let path = entry.finish()
+        #expect(path?.count == 21)
+        #expect(entry.cells.withUnsafeBytes { $0.baseAddress } == first && entry.cells.isEmpty)
+    }
+}
+
 @Suite("Key presses forwarded")
 struct KeyPressTests {
     @Test("a layout's own characters pass; controls do not; a compose result of two characters makes two events")
