@@ -488,13 +488,16 @@ test_a_module_that_forks_a_lingering_child_does_not_stall_the_unlock() {
 test_the_ui_is_not_dumpable_and_its_crash_prints_no_report() {
     need_cli; fresh
     enroll pgalice "$TEST_PIN" --pin
-    start_lock SWIFT_BACKTRACE=enable=yes,interactive=no
+    # The path to the backtracer: a static binary cannot find one by itself.
+    start_lock SWIFT_BACKTRACE=enable=yes,interactive=no,swift-backtrace=/opt/swift/usr/libexec/swift/linux/swift-backtrace-static
     xdo key 4 8
     local ui; ui=$(ui_pid)
     # Not dumpable: another process of the same user may not read its memory
     # or environment (nor ptrace it).
     setpriv --reuid=61001 --regid=61001 --clear-groups cat "/proc/$ui/environ" >/dev/null 2>&1 &&
         fail "pgalice's other processes can read the UI's /proc/$ui/environ (it is dumpable)"
+    # Backtraces off in the UI, whatever the session asked for.
+    assert_contains "$(tr '\0' '\n' < "/proc/$ui/environ" | grep '^SWIFT_BACKTRACE=')" "SWIFT_BACKTRACE=enable=no" "the UI's environment"
     crash_ui_with SEGV
     case "$(cat "$LOG")" in
         *"Program crashed"*|*"Registers"*|*"Backtrace"*) fail "the crashed UI printed a crash report: $(grep -m3 -E 'crashed|Registers|Backtrace' "$LOG")" ;;
@@ -588,6 +591,39 @@ test_a_cover_moved_into_another_window_is_taken_back() {
     assert_eq 0 "$lock_rc" "locker exit status"
 }
 
+# A client that grabs only the pointer: the locker keeps the keyboard it
+# gets back (it used to let it go again every 5 ms while retrying the
+# pointer, so keys went to the window below), and the PIN typed meanwhile
+# unlocks.
+test_a_stolen_pointer_grab_leaves_the_keyboard_with_the_locker() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    start_lock
+    local cover intruder
+    cover=$(xwininfo -root -tree | grep '"pingate-lock"' | awk '{print $1}' | head -n 1)
+    "$X_INTRUDER" steal-pointer "$cover" 4 > "$SANDBOX/intruder.out" &
+    intruder=$!
+    wait_for_log "trying to take it back" 1 5 || fail "the locker did not notice: $(tail -3 "$LOG")"
+    assert_eq 0 "$("$X_INTRUDER" try-keyboard 20)" "times another client got the keyboard while the pointer was stolen"
+    xdo key --delay 40 4 8 2 1
+    wait_unlocked 3
+    wait "$intruder" || true
+    assert_eq "keyboard left, pointer grabbed" "$(cat "$SANDBOX/intruder.out")" "the intruder's grabs"
+    assert_eq 0 "$lock_rc" "locker exit status"
+}
+
+# A client that raises itself whenever another window is restacked, as the
+# locker raises the cover: the two must not spin the X server between them.
+test_a_client_that_fights_for_the_top_cannot_spin_the_server() {
+    need_cli; fresh
+    start_lock
+    local raises
+    raises=$("$X_INTRUDER" raise-war 3)
+    echo "    the intruder raised itself $raises times in 3 s"
+    [ "$raises" -lt 300 ] || fail "$raises raises in 3 s: the locker answers every raise at once"
+    assert_locked
+}
+
 # A cover destroyed by another client (XDestroyWindow needs no permission
 # in X11): a new cover at once, grabs taken, a new UI, still locked.
 test_a_destroyed_cover_is_replaced_and_the_lock_goes_on() {
@@ -600,6 +636,8 @@ test_a_destroyed_cover_is_replaced_and_the_lock_goes_on() {
     wait_for_log "UI started" 2 5 || fail "no new UI after the cover was destroyed: $(tail -5 "$LOG")"
     wait_for_log "ready:" 2 5 || fail "the new UI did not come up: $(tail -5 "$LOG")"
     wait_for_log "grabbed again" 1 5 || fail "the locker did not take the grabs back: $(tail -5 "$LOG")"
+    assert_eq 1 "$(grep -c "grabbed again" "$LOG")" "grabs reported taken (a grab on the destroyed window is no grab)"
+    another_locker_cannot_grab
     new=$(xwininfo -root -tree | grep '"pingate-lock"' | awk '{print $1}' | head -n 1)
     [ -n "$new" ] && [ "$new" != "$cover" ] || fail "no new cover (old $cover, now [$new])"
     assert_eq "$new" "$(top_window)" "topmost window"

@@ -24,10 +24,16 @@ final class Locker {
     private var child: UIChild?
     private var restartAt = 0.0
     private var recentCrashes: [Double] = []
-    /// False after the grabs were lost (the cover unmapped or reparented by
-    /// another client) and could not be taken back at once: the loop then
-    /// tries again every few milliseconds for as long as it takes.
-    private var grabsHeld = true
+    /// After the grabs were lost (the cover unmapped, moved or destroyed by
+    /// another client) the loop tries again for as long as it takes: every
+    /// 5 ms for a second, then every 100 ms.
+    private var grabs = Grabs()
+    private var grabsLostAt = 0.0
+    /// Raises are spaced at least this far apart, so a client that raises
+    /// itself whenever the cover does cannot make the two spin the server.
+    private static let raiseInterval = 0.05
+    private var lastRaise = -1.0
+    private var raisePending = false
     private var keyboard: KeyboardText!
 
     func run() -> Int32 {
@@ -55,10 +61,11 @@ final class Locker {
         XErrorLog.install()
         createCover()
         keyboard = KeyboardText(display: display, window: cover)
-        guard Grabs.take(display: display, window: cover, cursor: cursor) else {
+        guard let taken = Grabs.take(display: display, window: cover, cursor: cursor) else {
             Diagnostics.error(L("cannot grab the keyboard and pointer — another program holds them (a menu or another locker?); not locking"))
             return ExitStatus.cannotLock
         }
+        grabs = taken
         Diagnostics.trace("locked: cover 0x\(String(cover, radix: 16)) mapped, keyboard and pointer grabbed")
         SleepLock.release()
         return loop()
@@ -71,7 +78,7 @@ final class Locker {
         attributes.override_redirect = 1
         attributes.background_pixel = XBlackPixel(display, screen)
         attributes.event_mask = VisibilityChangeMask | StructureNotifyMask
-        cursor = XCreateFontCursor(display, UInt32(XC_left_ptr))
+        if cursor == 0 { cursor = XCreateFontCursor(display, UInt32(XC_left_ptr)) }
         attributes.cursor = cursor
         cover = XCreateWindow(display, root, 0, 0,
                               UInt32(XDisplayWidth(display, screen)), UInt32(XDisplayHeight(display, screen)),
@@ -98,12 +105,13 @@ final class Locker {
                 child = UIChild.start(coverWindow: cover)
                 if child == nil { scheduleRestart() }
             }
-            if !grabsHeld { retakeGrabs() }
+            if !grabs.both { retakeGrabs() }
+            if raisePending { raiseCover() }
             var descriptors = [pollfd(fd: connection, events: Int16(POLLIN), revents: 0)]
             if let child, !child.statusClosed { descriptors.append(pollfd(fd: child.statusFD, events: Int16(POLLIN), revents: 0)) }
             // A UI that closed its status pipe is exiting: reap it promptly.
-            // Lost grabs are tried again at a brisk pace.
-            _ = poll(&descriptors, nfds_t(descriptors.count), child?.statusClosed == true || !grabsHeld ? 5 : 250)
+            // Lost grabs and a raise held back are tried again soon.
+            _ = poll(&descriptors, nfds_t(descriptors.count), pollTimeout())
             if let current = child, descriptors.count > 1, descriptors[1].revents != 0 {
                 current.readStatus()
             }
@@ -144,16 +152,17 @@ final class Locker {
         case MotionNotify:
             forward(.motion(x: Int(event.xmotion.x_root), y: Int(event.xmotion.y_root)))
         case VisibilityNotify:
-            if event.xvisibility.state != VisibilityUnobscured { XRaiseWindow(display, cover) }
+            if event.xvisibility.state != VisibilityUnobscured { raiseCover() }
         case MapNotify:
-            if event.xmap.window != cover { XRaiseWindow(display, cover) }
+            if event.xmap.window != cover { raiseCover() }
         case ConfigureNotify where event.xconfigure.window == root:
             fitCoverToRoot(width: event.xconfigure.width, height: event.xconfigure.height)
         case ConfigureNotify where event.xconfigure.window != cover:
-            // Another window was restacked (raised): under a compositor the
-            // cover is never told it is obscured, so raise it on any restack.
-            XRaiseWindow(display, cover)
-        case UnmapNotify where event.xunmap.window == cover:
+            // Another window was restacked: under a compositor the cover is
+            // never told it is obscured, so look whether it went above.
+            if isAboveCover(event.xconfigure.window) { raiseCover() }
+        case UnmapNotify where event.xunmap.window == cover && event.xunmap.event == cover:
+            // (Once: the root's substructure mask reports the same unmap.)
             // Any client may unmap any window; map it again and take the grabs back.
             Diagnostics.trace("the cover was unmapped by another client: mapping it again")
             XMapRaised(display, cover)
@@ -183,32 +192,69 @@ final class Locker {
     }
 
     /// After another client unmapped, moved or destroyed the cover: the
-    /// grabs end with it. One try now; the loop goes on trying every few
-    /// milliseconds (never blocking here, so the next event — a reparent
-    /// after an unmap — is handled at once).
+    /// grabs end with it. One try now; the loop goes on trying (never
+    /// blocking here, so the next event — a reparent after an unmap — is
+    /// handled at once).
     private func coverDisturbed() {
         XSync(display, 0)
-        if grabsHeld {
-            grabsHeld = false
-            if !retakeGrabs() {
-                Diagnostics.error(L("lost the keyboard or pointer grab to another program; trying to take it back — the screen stays covered"))
-            }
+        guard grabs.both else { return }
+        grabs.lost()
+        grabsLostAt = monotonicSeconds()
+        if !retakeGrabs() {
+            Diagnostics.error(L("lost the keyboard or pointer grab to another program; trying to take it back — the screen stays covered"))
         }
     }
 
-    /// One attempt at both grabs; says when they are held again.
+    /// One try at each grab not held; says when both are held again.
     @discardableResult
     private func retakeGrabs() -> Bool {
-        grabsHeld = Grabs.take(display: display, window: cover, cursor: cursor, attempts: 1)
-        if grabsHeld { Diagnostics.trace("keyboard and pointer grabbed again") }
-        return grabsHeld
+        grabs.tryOnce(display: display, window: cover, cursor: cursor)
+        if grabs.both { Diagnostics.trace("keyboard and pointer grabbed again") }
+        return grabs.both
+    }
+
+    /// True if `window`, a child of the root, is stacked above the cover.
+    private func isAboveCover(_ window: Window) -> Bool {
+        var rootReturn: Window = 0, parent: Window = 0
+        var children: UnsafeMutablePointer<Window>?
+        var count: UInt32 = 0
+        guard XQueryTree(display, root, &rootReturn, &parent, &children, &count) != 0, let children else { return false }
+        defer { XFree(children) }
+        // Bottom to top: whichever of the two comes last is above.
+        let stack = UnsafeBufferPointer(start: children, count: Int(count))
+        guard let windowAt = stack.lastIndex(of: window), let coverAt = stack.lastIndex(of: cover) else { return false }
+        return windowAt > coverAt
+    }
+
+    /// Raises the cover, or, if it was raised less than `raiseInterval` ago,
+    /// leaves that to the loop.
+    private func raiseCover() {
+        let now = monotonicSeconds()
+        guard now - lastRaise >= Locker.raiseInterval else {
+            raisePending = true
+            return
+        }
+        XRaiseWindow(display, cover)
+        XFlush(display)
+        lastRaise = now
+        raisePending = false
+    }
+
+    /// How long the loop may sleep: briefly while an exiting UI waits to be
+    /// reaped, grabs are missing (5 ms for a second, then 100 ms) or a raise
+    /// is held back; else a quarter second.
+    private func pollTimeout() -> Int32 {
+        if child?.statusClosed == true { return 5 }
+        if !grabs.both { return monotonicSeconds() - grabsLostAt < 1 ? 5 : 100 }
+        if raisePending { return Int32(Locker.raiseInterval * 1000) }
+        return 250
     }
 
     private func fitCoverToRoot(width: Int32, height: Int32) {
         guard width > 0, height > 0 else { return }
         Diagnostics.trace("screen is now \(width)x\(height): cover resized")
         XMoveResizeWindow(display, cover, 0, 0, UInt32(width), UInt32(height))
-        XRaiseWindow(display, cover)
+        raiseCover()
         XFlush(display)
     }
 

@@ -149,7 +149,9 @@ final class UIProcess {
         switch event.type {
         case Expose where event.xexpose.count == 0:
             redraw()
-        case ConfigureNotify where event.xconfigure.window == coverWindow:
+        case ConfigureNotify where event.xconfigure.window == coverWindow
+                && (max(event.xconfigure.width, 1), max(event.xconfigure.height, 1)) != (coverWidth, coverHeight):
+            // A new size (a restack of the cover changes nothing here).
             (coverWidth, coverHeight) = (max(event.xconfigure.width, 1), max(event.xconfigure.height, 1))
             XResizeWindow(display, window, UInt32(coverWidth), UInt32(coverHeight))
             painter.resize(width: coverWidth, height: coverHeight)
