@@ -505,6 +505,11 @@ test_the_ui_is_not_dumpable_and_its_crash_prints_no_report() {
     assert_locked
 }
 
+# cover_line: xwininfo's line for the cover ("0x… "pingate-lock": … WxH+X+Y …);
+# cover_window: its id.
+cover_line() { xwininfo -root -tree | grep '"pingate-lock"' | head -n 1; }
+cover_window() { cover_line | awk '{print $1}'; }
+
 # top_window: the id of the topmost mapped child of the root window
 # (xwininfo lists the children top first, unmapped ones included).
 top_window() {
@@ -518,7 +523,7 @@ test_the_cover_spans_the_screen_and_stays_on_top() {
     need_cli; fresh
     start_lock
     local info cover
-    info=$(xwininfo -root -tree | grep '"pingate-lock"')
+    info=$(cover_line)
     assert_contains "$info" "1280x800+0+0"
     cover=$(awk '{print $1}' <<< "$info")
     # A window another client maps later is pushed under the cover again.
@@ -542,7 +547,7 @@ test_a_window_raised_under_a_compositor_is_covered_again() {
     local intruder cover i
     read -r -t 5 intruder <&"${INTRUDER[0]}" || fail "x_intruder did not start"
     start_lock
-    cover=$(xwininfo -root -tree | grep '"pingate-lock"' | awk '{print $1}' | head -n 1)
+    cover=$(cover_window)
     for i in $(seq 40); do [ "$(top_window)" = "$cover" ] && break; sleep 0.05; done
     assert_eq "$cover" "$(top_window)" "topmost window once locked"
     echo raise >&"${INTRUDER[1]}"
@@ -562,11 +567,11 @@ test_grabs_stolen_for_longer_than_the_retries_are_taken_back() {
     enroll pgalice "$TEST_PIN" --pin
     start_lock
     local cover out
-    cover=$(xwininfo -root -tree | grep '"pingate-lock"' | awk '{print $1}' | head -n 1)
+    cover=$(cover_window)
     out=$("$X_INTRUDER" steal-grab "$cover" 3)
     assert_eq "keyboard grabbed, pointer grabbed" "$out" "the intruder's grabs"
     wait_for_log "grabbed again" 1 5 || fail "the locker did not take the grabs back: $(tail -5 "$LOG")"
-    assert_contains "$(xwininfo -root -tree | grep '"pingate-lock"' | head -n 1)" "1280x800+0+0"
+    assert_contains "$(cover_line)" "1280x800+0+0"
     assert_locked
     xdo key 4 8 2 1
     wait_unlocked
@@ -580,7 +585,7 @@ test_a_cover_moved_into_another_window_is_taken_back() {
     enroll pgalice "$TEST_PIN" --pin
     start_lock
     local cover
-    cover=$(xwininfo -root -tree | grep '"pingate-lock"' | awk '{print $1}' | head -n 1)
+    cover=$(cover_window)
     "$X_INTRUDER" reparent "$cover"
     wait_for_log "grabbed again" 1 5 || fail "the locker did not take the grabs back: $(tail -5 "$LOG")"
     # The intruder's window is gone with its exit; the cover was back in the root before.
@@ -600,7 +605,7 @@ test_a_stolen_pointer_grab_leaves_the_keyboard_with_the_locker() {
     enroll pgalice "$TEST_PIN" --pin
     start_lock
     local cover intruder
-    cover=$(xwininfo -root -tree | grep '"pingate-lock"' | awk '{print $1}' | head -n 1)
+    cover=$(cover_window)
     "$X_INTRUDER" steal-pointer "$cover" 4 > "$SANDBOX/intruder.out" &
     intruder=$!
     wait_for_log "trying to take it back" 1 5 || fail "the locker did not notice: $(tail -3 "$LOG")"
@@ -631,17 +636,17 @@ test_a_destroyed_cover_is_replaced_and_the_lock_goes_on() {
     enroll pgalice "$TEST_PIN" --pin
     start_lock
     local cover new
-    cover=$(xwininfo -root -tree | grep '"pingate-lock"' | awk '{print $1}' | head -n 1)
+    cover=$(cover_window)
     "$X_INTRUDER" destroy "$cover"
     wait_for_log "UI started" 2 5 || fail "no new UI after the cover was destroyed: $(tail -5 "$LOG")"
     wait_for_log "ready:" 2 5 || fail "the new UI did not come up: $(tail -5 "$LOG")"
     wait_for_log "grabbed again" 1 5 || fail "the locker did not take the grabs back: $(tail -5 "$LOG")"
     assert_eq 1 "$(grep -c "grabbed again" "$LOG")" "grabs reported taken (a grab on the destroyed window is no grab)"
     another_locker_cannot_grab
-    new=$(xwininfo -root -tree | grep '"pingate-lock"' | awk '{print $1}' | head -n 1)
+    new=$(cover_window)
     [ -n "$new" ] && [ "$new" != "$cover" ] || fail "no new cover (old $cover, now [$new])"
     assert_eq "$new" "$(top_window)" "topmost window"
-    assert_contains "$(xwininfo -root -tree | grep '"pingate-lock"' | head -n 1)" "1280x800+0+0"
+    assert_contains "$(cover_line)" "1280x800+0+0"
     assert_locked
     xdo key 4 8 2 1
     wait_unlocked
@@ -681,7 +686,7 @@ test_a_screen_that_grows_or_shrinks_while_locked_stays_covered() {
         done
         [ $((center - width / 2)) -ge -1 ] && [ $((center - width / 2)) -le 1 ] && [ "$bottom" -lt "$height" ] ||
             fail "on $size the pad is centred at x=$center and its button at y=$bottom: $(grep relayout "$LOG" | tail -n 2)"
-        assert_contains "$(xwininfo -root -tree | grep '"pingate-lock"' | head -n 1)" "$size+0+0"
+        assert_contains "$(cover_line)" "$size+0+0"
         assert_locked
         another_locker_cannot_grab
     done

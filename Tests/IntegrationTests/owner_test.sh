@@ -275,21 +275,25 @@ test_a_session_scope_outside_loginds_layout_is_not_a_session() {
     session 13 0
     session 14 1
     user_sessions 61001 14
-    out=$(printf '%s\n' "$TEST_PIN" | in_cgroup "user.slice/user-61001.slice/user@61001.service/app.slice/session-13.scope" \
-        setpriv --reuid=61001 --regid=61001 --clear-groups --reset-env -- \
-        "$HARNESS" --confdir "$CONF" --service i3lock --user pgalice) && rc=0 || rc=$?
+    locker_in_cgroup "user.slice/user-61001.slice/user@61001.service/app.slice/session-13.scope" "$TEST_PIN"$'\n'
     assert_ignored
     assert_eq 0 "$(prompts)" "prompts"
     rm -f /run/systemd/users/61001
 }
 
-# user_manager_run INPUT: the harness as pgalice for i3lock, in her own
-# service manager (user@61001.service), outside any session scope, as a
-# desktop terminal or `systemd-run --user` is.
-user_manager_run() {
-    out=$(printf '%s' "$1" | in_cgroup "user.slice/user-61001.slice/user@61001.service/app.slice/term.scope" \
+# locker_in_cgroup CGROUP INPUT: the harness as pgalice for i3lock (a
+# user-run locker), its process in CGROUP; sets $out and $rc.
+locker_in_cgroup() {
+    out=$(printf '%s' "$2" | in_cgroup "$1" \
         setpriv --reuid=61001 --regid=61001 --clear-groups --reset-env -- \
         "$HARNESS" --confdir "$CONF" --service i3lock --user pgalice) && rc=0 || rc=$?
+}
+
+# user_manager_run INPUT: the same in her own service manager
+# (user@61001.service), outside any session scope, as a desktop terminal or
+# `systemd-run --user` is.
+user_manager_run() {
+    locker_in_cgroup "user.slice/user-61001.slice/user@61001.service/app.slice/term.scope" "$1"
 }
 
 # `systemd-run --user sudo …` from an ssh shell runs outside any session
@@ -357,9 +361,7 @@ test_a_caller_in_a_system_service_is_not_at_the_machine() {
     need_cli; fresh
     session 17 0
     user_sessions 61001 17
-    out=$(printf '%s\n' "$TEST_PIN" | in_cgroup "system.slice/cron.service" \
-        setpriv --reuid=61001 --regid=61001 --clear-groups --reset-env -- \
-        "$HARNESS" --confdir "$CONF" --service i3lock --user pgalice) && rc=0 || rc=$?
+    locker_in_cgroup "system.slice/cron.service" "$TEST_PIN"$'\n'
     assert_ignored
     assert_eq 0 "$(prompts)" "prompts"
     rm -f /run/systemd/users/61001
@@ -368,9 +370,7 @@ test_a_caller_in_a_system_service_is_not_at_the_machine() {
 test_a_session_that_is_not_the_callers_counts_as_remote() {
     need_cli; fresh
     session 18 0 61002
-    out=$(printf '%s\n' "$TEST_PIN" | in_cgroup "user.slice/user-61001.slice/session-18.scope" \
-        setpriv --reuid=61001 --regid=61001 --clear-groups --reset-env -- \
-        "$HARNESS" --confdir "$CONF" --service i3lock --user pgalice) && rc=0 || rc=$?
+    locker_in_cgroup "user.slice/user-61001.slice/session-18.scope" "$TEST_PIN"$'\n'
     assert_ignored
 }
 
