@@ -16,8 +16,7 @@ public struct PINEntry: Sendable {
 
     public init(length: Int?) {
         knownLength = length.map { min(max(1, $0), PINEntry.longest) }
-        digits = []
-        digits.reserveCapacity(PINEntry.longest)
+        digits = [UInt8](secretScratchCapacity: PINEntry.longest)
     }
 
     /// Dots to draw: the PIN's length, or, when unknown, the digits typed and
@@ -54,7 +53,7 @@ public struct PINEntry: Sendable {
     }
 
     public mutating func clear() {
-        for index in digits.indices { digits[index] = 0 }
+        digits.wipe()
         digits.removeAll(keepingCapacity: true)
     }
 }

@@ -1,3 +1,5 @@
+import PinGateCore
+
 /// The password field: UTF-8 bytes, shown as one symbol per character.
 ///
 /// Its room is reserved once, so typing never moves the bytes (an array
@@ -10,8 +12,7 @@ public struct PasswordEntry: Sendable {
     public static let maximumBytes = 512
 
     public init() {
-        bytes = []
-        bytes.reserveCapacity(PasswordEntry.maximumBytes)
+        bytes = [UInt8](secretScratchCapacity: PasswordEntry.maximumBytes)
     }
 
     public mutating func type(_ character: Unicode.Scalar) {
@@ -42,7 +43,7 @@ public struct PasswordEntry: Sendable {
     }
 
     public mutating func clear() {
-        for index in bytes.indices { bytes[index] = 0 }
+        bytes.wipe()
         bytes.removeAll(keepingCapacity: true)
         characterCount = 0
     }

@@ -7,7 +7,7 @@ import PinGateCore
 /// never joined twice.
 public struct PatternEntry: Sendable {
     public let grid: PatternGrid
-    public private(set) var cells: [Int] = []
+    public private(set) var cells: [Int]
     /// True between a press on a dot and the release.
     public private(set) var isTracing = false
     /// The keyboard's cursor (a cell number), moved by the arrow keys.
@@ -16,7 +16,7 @@ public struct PatternEntry: Sendable {
     public init(grid: PatternGrid) {
         self.grid = grid
         // Room for every cell, once: a path that grows never moves.
-        cells.reserveCapacity(grid.cellCount)
+        cells = [Int](secretScratchCapacity: grid.cellCount)
         // The middle dot; on an even grid the upper-left of the middle four.
         let middle = (grid.size - 1) / 2
         self.cursor = middle * grid.size + middle + 1
@@ -72,7 +72,7 @@ public struct PatternEntry: Sendable {
     }
 
     public mutating func clear() {
-        for index in cells.indices { cells[index] = 0 }
+        cells.wipe()
         cells.removeAll(keepingCapacity: true)
         isTracing = false
     }

@@ -9,25 +9,37 @@ import CSodium
 // - they are wiped before they are dropped, while they are the only owner of
 //   their storage (a write to shared storage would copy it and wipe the copy).
 //
-// `SecretCopiesTests` looks at freed memory for what these rules prevent.
+// `SecretCopiesTests` looks at freed memory for what these rules prevent;
+// the lock screen's entries (PinGateLock) hold what is typed by them too.
 extension Array where Element: BitwiseCopyable {
     /// An empty array with room for `capacity` elements: appending up to
     /// that many never reallocates.
-    init(secretScratchCapacity capacity: Int) {
+    public init(secretScratchCapacity capacity: Int) {
         self.init()
         reserveCapacity(capacity)
     }
 
     /// Appends `element`, which must fit the reserved capacity: growing
     /// would leave the old storage unwiped, so a miscounted capacity traps.
-    mutating func appendWithinCapacity(_ element: Element) {
+    public mutating func appendWithinCapacity(_ element: Element) {
         precondition(count < capacity, "a secret scratch array outgrew its reserved capacity")
         append(element)
     }
 
     /// Zeroes the elements with sodium_memzero, which the optimiser may not
     /// drop as a dead store before the array is freed.
-    mutating func wipe() {
+    public mutating func wipe() {
         withUnsafeMutableBytes { sodium_memzero($0.baseAddress, $0.count) }
+    }
+
+    /// A copy in storage of its own, to hand over before the wipe: after
+    /// `let copy = array` the two share storage, and the wipe would be a
+    /// write that moves this array to new storage and leaves the secret in
+    /// the old one, which the copy keeps.
+    public func separateCopy() -> [Element] {
+        [Element](unsafeUninitializedCapacity: count) { buffer, initialized in
+            for index in indices { buffer[index] = self[index] }
+            initialized = count
+        }
     }
 }
