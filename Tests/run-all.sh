@@ -15,12 +15,12 @@ REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$REPO_ROOT"
 export PATH="/opt/swift/usr/bin:$PATH"
 
-APT_PACKAGES=(libpam0g-dev libsodium-dev pamtester sudo gettext valgrind openssl
+APT_PACKAGES=(libpam0g-dev libsodium-dev libsystemd-dev pamtester sudo gettext valgrind openssl
               libpam-runtime libpam-modules util-linux locales fakeroot lintian
               chrpath dpkg-dev python3
               pkexec polkitd dbus-daemon dbus-bin          # polkit_test.sh: real pkexec, polkitd, a bus
               libx11-dev libxrandr-dev libcairo2-dev libpango1.0-dev fonts-noto-cjk
-              xvfb xdotool imagemagick x11-utils xss-lock   # pingate-lock and lock_test.sh
+              xvfb xdotool imagemagick x11-utils x11-xserver-utils xss-lock   # pingate-lock and lock_test.sh (xrandr, xrdb)
               xserver-xephyr libxcomposite-dev)           # lock_test.sh: a screen that changes size, a hostile client
 
 step() { printf '\n==> %s\n' "$*"; }

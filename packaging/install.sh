@@ -38,7 +38,7 @@ REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # shellcheck source=packaging/layout.sh
 . "$REPO_ROOT/packaging/layout.sh"
 
-BUILD_PACKAGES=(libpam0g-dev libsodium-dev gettext chrpath libx11-dev libxrandr-dev libcairo2-dev libpango1.0-dev)
+BUILD_PACKAGES=(libpam0g-dev libsodium-dev libsystemd-dev gettext chrpath libx11-dev libxrandr-dev libcairo2-dev libpango1.0-dev)
 RUNTIME_PACKAGES=(libpam0g libsodium23)
 BACKUP_SUFFIX=.pingate-backup
 MARKER="# Added by PinGate's install.sh --enable; install.sh --disable or --uninstall removes it."

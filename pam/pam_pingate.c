@@ -112,6 +112,11 @@ static void tell_disabled(pam_handle_t *pamh, int flags, const struct pingate_op
 			"an administrator can run: pingate unlock %s", failures), failures, user);
 }
 
+static void tell_not_local(pam_handle_t *pamh, int flags, const struct pingate_options *opts)
+{
+	inform(pamh, flags, opts, "%s", _("PIN sign-in is offered only at the machine — use your password"));
+}
+
 static void tell_wrong(pam_handle_t *pamh, int flags, const struct pingate_options *opts,
 		enum pingate_kind kind, unsigned left)
 {
@@ -257,6 +262,9 @@ static int judge_verify(pam_handle_t *pamh, int flags, const struct pingate_opti
 		return PAM_AUTH_ERR;
 	case PINGATE_REPLY_NOT_ENROLLED:
 		return PAM_AUTH_ERR;  /* removed since the status request */
+	case PINGATE_REPLY_NOT_LOCAL:
+		tell_not_local(pamh, flags, opts);  /* the session changed since the status request */
+		return PAM_IGNORE;
 	case PINGATE_REPLY_ENROLLED:
 		pam_syslog(pamh, LOG_ERR, "verify for %s: unexpected answer: %s", user, answer->detail);
 		return PAM_AUTHINFO_UNAVAIL;
@@ -266,7 +274,7 @@ static int judge_verify(pam_handle_t *pamh, int flags, const struct pingate_opti
 }
 
 static int authenticate_with_prompts(pam_handle_t *pamh, int flags,
-		const struct pingate_options *opts, const char *user,
+		const struct pingate_options *opts, const struct pingate_caller *caller, const char *user,
 		const struct pingate_answer *status)
 {
 	unsigned attempt, attempts = opts->use_first_pass ? 1 : opts->retries;
@@ -279,7 +287,7 @@ static int authenticate_with_prompts(pam_handle_t *pamh, int flags,
 		rc = get_secret(pamh, flags, opts, status, attempt, &secret);
 		if (rc != PAM_SUCCESS)
 			break;
-		pingate_ask_helper(pamh, opts, "verify", user, secret, &answer);
+		pingate_ask_helper(pamh, opts, caller, "verify", user, secret, &answer);
 		spent = spent || is_authtok(pamh, secret);
 		rc = judge_verify(pamh, flags, opts, user, status->kind, &answer, &again);
 		if (rc == PAM_SUCCESS)
@@ -302,7 +310,7 @@ static bool could_be_credential(const char *text, enum pingate_kind kind)
 }
 
 static int authenticate_forwarded(pam_handle_t *pamh, int flags,
-		const struct pingate_options *opts, const char *user,
+		const struct pingate_options *opts, const struct pingate_caller *caller, const char *user,
 		const struct pingate_answer *status)
 {
 	struct pingate_answer answer;
@@ -323,7 +331,7 @@ static int authenticate_forwarded(pam_handle_t *pamh, int flags,
 		rc = PAM_IGNORE;
 		goto out;
 	}
-	pingate_ask_helper(pamh, opts, "verify", user, secret, &answer);
+	pingate_ask_helper(pamh, opts, caller, "verify", user, secret, &answer);
 	if (answer.reply == PINGATE_REPLY_OK || answer.reply == PINGATE_REPLY_WRONG)
 		rc = judge_verify(pamh, flags, opts, user, status->kind, &answer, &again);
 	else
@@ -337,14 +345,14 @@ out:
 
 /*
  * PAM_SUCCESS if a PIN may be offered at all: to this service, to this
- * caller (only the user it belongs to; see pingate_caller.c), from here.
+ * caller (only the user it belongs to; see pingate_caller.c). Whether the
+ * caller is at the machine, the helper answers (not-local).
  * A caller who is not the owner learns nothing, not even that a PIN exists.
  */
-static int check_gates(pam_handle_t *pamh, int flags, const struct pingate_options *opts,
-		const char *user)
+static int check_gates(pam_handle_t *pamh, const struct pingate_options *opts,
+		const char *user, struct pingate_caller *caller)
 {
 	const void *service = NULL;
-	struct pingate_caller caller;
 
 	if (pam_get_item(pamh, PAM_SERVICE, &service) != PAM_SUCCESS || service == NULL ||
 	    !pingate_service_allowed(opts, service)) {
@@ -353,13 +361,9 @@ static int check_gates(pam_handle_t *pamh, int flags, const struct pingate_optio
 				service != NULL ? (const char *)service : "(none)");
 		return PAM_IGNORE;
 	}
-	if (!pingate_find_caller(pamh, opts, &caller) ||
-	    !pingate_caller_owns(pamh, opts, &caller, user))
+	if (!pingate_find_caller(pamh, opts, caller) ||
+	    !pingate_caller_owns(pamh, opts, caller, user))
 		return PAM_IGNORE;
-	if (pingate_caller_is_remote(pamh, opts, &caller) && !opts->allow_remote) {
-		inform(pamh, flags, opts, "%s", _("PIN sign-in is not offered for remote logins — use your password"));
-		return PAM_IGNORE;
-	}
 	return PAM_SUCCESS;
 }
 
@@ -377,6 +381,9 @@ static int judge_status(pam_handle_t *pamh, int flags, const struct pingate_opti
 		return PAM_IGNORE;
 	case PINGATE_REPLY_DISABLED:
 		tell_disabled(pamh, flags, opts, status->kind, status->failures, user);
+		return PAM_IGNORE;
+	case PINGATE_REPLY_NOT_LOCAL:
+		tell_not_local(pamh, flags, opts);
 		return PAM_IGNORE;
 	case PINGATE_REPLY_ERROR:
 	case PINGATE_REPLY_REFUSED:
@@ -404,6 +411,7 @@ static bool password_only(pam_handle_t *pamh)
 int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **argv)
 {
 	struct pingate_options opts;
+	struct pingate_caller caller;
 	struct pingate_answer status;
 	const char *user = NULL;
 	int rc;
@@ -423,17 +431,17 @@ int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **ar
 		rc = PAM_USER_UNKNOWN;
 	if (rc != PAM_SUCCESS)
 		goto out;
-	rc = check_gates(pamh, flags, &opts, user);
+	rc = check_gates(pamh, &opts, user, &caller);
 	if (rc != PAM_SUCCESS)
 		goto out;
-	pingate_ask_helper(pamh, &opts, "status", user, NULL, &status);
+	pingate_ask_helper(pamh, &opts, &caller, "status", user, NULL, &status);
 	rc = judge_status(pamh, flags, &opts, user, &status);
 	if (rc != PAM_SUCCESS)
 		goto out;
 	if (opts.forward_pass)
-		rc = authenticate_forwarded(pamh, flags, &opts, user, &status);
+		rc = authenticate_forwarded(pamh, flags, &opts, &caller, user, &status);
 	else
-		rc = authenticate_with_prompts(pamh, flags, &opts, user, &status);
+		rc = authenticate_with_prompts(pamh, flags, &opts, &caller, user, &status);
 out:
 	if (opts.debug)
 		pam_syslog(pamh, LOG_DEBUG, "authenticate %s: %s",

@@ -46,6 +46,7 @@ static const struct {
 	{ PINGATE_WORD_DISABLED,     PINGATE_REPLY_DISABLED,     PINGATE_EXIT_DISABLED },
 	{ PINGATE_WORD_NOT_ENROLLED, PINGATE_REPLY_NOT_ENROLLED, PINGATE_EXIT_NOT_ENROLLED },
 	{ PINGATE_WORD_MALFORMED,    PINGATE_REPLY_MALFORMED,    PINGATE_EXIT_MALFORMED },
+	{ PINGATE_WORD_NOT_LOCAL,    PINGATE_REPLY_NOT_LOCAL,    PINGATE_EXIT_NOT_LOCAL },
 	{ PINGATE_WORD_ERROR,        PINGATE_REPLY_ERROR,        PINGATE_EXIT_ERROR },
 	{ PINGATE_WORD_REFUSED,      PINGATE_REPLY_REFUSED,      PINGATE_EXIT_REFUSED },
 };
@@ -74,18 +75,33 @@ static bool append_field(char *buf, size_t *used, const char *key, const char *v
 	return true;
 }
 
-/* Optional PAM items go into the request only if they are printable. */
+/*
+ * Optional PAM items go into the request only if they are printable, except
+ * PAM_RHOST: any remote host makes the request remote, so one that cannot be
+ * sent is sent as a placeholder rather than left out.
+ */
 static bool append_item(pam_handle_t *pamh, char *buf, size_t *used, const char *key, int item)
 {
 	const void *value = NULL;
 
 	if (pam_get_item(pamh, item, &value) != PAM_SUCCESS || value == NULL ||
-	    !pingate_is_clean_value(value, NAME_MAX_LEN))
+	    ((const char *)value)[0] == '\0')
 		return true;
+	if (!pingate_is_clean_value(value, NAME_MAX_LEN))
+		return item != PAM_RHOST || append_field(buf, used, key, "(unprintable)");
 	return append_field(buf, used, key, value);
 }
 
-static size_t build_request(pam_handle_t *pamh, char *buf, const char *op,
+static bool append_number(char *buf, size_t *used, const char *key, long value)
+{
+	char text[24];
+
+	snprintf(text, sizeof(text), "%ld", value);
+	return append_field(buf, used, key, text);
+}
+
+static size_t build_request(pam_handle_t *pamh, const struct pingate_options *opts,
+		const struct pingate_caller *caller, char *buf, const char *op,
 		const char *user, const char *secret)
 {
 	size_t used = (size_t)snprintf(buf, PINGATE_REQUEST_MAX, "%s\n", PINGATE_PROTOCOL_VERSION_LINE);
@@ -94,6 +110,9 @@ static size_t build_request(pam_handle_t *pamh, char *buf, const char *op,
 		append_item(pamh, buf, &used, "service", PAM_SERVICE) &&
 		append_item(pamh, buf, &used, "tty", PAM_TTY) &&
 		append_item(pamh, buf, &used, "rhost", PAM_RHOST) &&
+		append_number(buf, &used, "caller_uid", (long)caller->uid) &&
+		append_number(buf, &used, "caller_pid", (long)caller->pid) &&
+		(!opts->allow_remote || append_field(buf, &used, "allow_remote", "1")) &&
 		(secret == NULL || append_field(buf, &used, "secret", secret));
 
 	return ok ? used : 0;
@@ -463,8 +482,8 @@ static void set_no_answer(struct pingate_answer *answer, const char *why)
 }
 
 void pingate_ask_helper(pam_handle_t *pamh, const struct pingate_options *opts,
-		const char *op, const char *user, const char *secret,
-		struct pingate_answer *answer)
+		const struct pingate_caller *caller, const char *op, const char *user,
+		const char *secret, struct pingate_answer *answer)
 {
 	char request[PINGATE_REQUEST_MAX];
 	char reply[PINGATE_ANSWER_MAX + 1], line[PINGATE_ANSWER_MAX + 1];
@@ -480,7 +499,7 @@ void pingate_ask_helper(pam_handle_t *pamh, const struct pingate_options *opts,
 		goto out;
 	}
 	if (!pingate_is_clean_value(user, NAME_MAX_LEN) ||
-	    (len = build_request(pamh, request, op, user, secret)) == 0) {
+	    (len = build_request(pamh, opts, caller, request, op, user, secret)) == 0) {
 		set_no_answer(answer, "request not sent: a field is too long or holds control characters");
 		goto out;
 	}

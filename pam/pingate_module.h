@@ -74,6 +74,7 @@ enum pingate_reply {
 	PINGATE_REPLY_DISABLED,
 	PINGATE_REPLY_NOT_ENROLLED,
 	PINGATE_REPLY_MALFORMED,
+	PINGATE_REPLY_NOT_LOCAL,    /* the helper's locality rule: not at the machine */
 	PINGATE_REPLY_ERROR,
 	PINGATE_REPLY_REFUSED,
 	PINGATE_REPLY_NO_ANSWER,    /* crash, exec failure, garbled or mismatched answer */
@@ -93,23 +94,15 @@ struct pingate_answer {
 };
 
 /*
- * Sends one request to the helper and reads its answer. op is "status" or
- * "verify"; secret is NULL for status. Never fails: trouble of any kind
- * comes back as PINGATE_REPLY_NO_ANSWER with the reason in detail.
- */
-PINGATE_INTERNAL void pingate_ask_helper(pam_handle_t *pamh,
-		const struct pingate_options *opts, const char *op,
-		const char *user, const char *secret, struct pingate_answer *answer);
-
-/*
- * Who may be offered a PIN (pingate_caller.c): only the user it belongs to
- * (or a root caller), and only at the machine. The caller is this process
- * (its real uid), or, for a root process whose stdin is a unix socket
- * (polkit's socket-activated agent helper), the process at the other end.
+ * Who asks (pingate_caller.c): the calling process (its real uid and pid),
+ * or, for a root process whose stdin is a unix socket (polkit's
+ * socket-activated agent helper), the process at the other end. The module
+ * offers a PIN only to the user it belongs to (or a root caller); whether
+ * the caller is at the machine the helper decides from these facts.
  */
 struct pingate_caller {
 	uid_t uid;
-	pid_t pid;                  /* 0: this process */
+	pid_t pid;
 };
 
 PINGATE_INTERNAL bool pingate_find_caller(pam_handle_t *pamh,
@@ -117,8 +110,17 @@ PINGATE_INTERNAL bool pingate_find_caller(pam_handle_t *pamh,
 PINGATE_INTERNAL bool pingate_caller_owns(pam_handle_t *pamh,
 		const struct pingate_options *opts, const struct pingate_caller *caller,
 		const char *user);
-PINGATE_INTERNAL bool pingate_caller_is_remote(pam_handle_t *pamh,
-		const struct pingate_options *opts, const struct pingate_caller *caller);
+
+/*
+ * Sends one request to the helper and reads its answer. op is "status" or
+ * "verify"; secret is NULL for status. The caller's facts go with it.
+ * Never fails: trouble of any kind comes back as PINGATE_REPLY_NO_ANSWER
+ * with the reason in detail.
+ */
+PINGATE_INTERNAL void pingate_ask_helper(pam_handle_t *pamh,
+		const struct pingate_options *opts, const struct pingate_caller *caller,
+		const char *op, const char *user, const char *secret,
+		struct pingate_answer *answer);
 
 /* True if text can be sent on a request line (no control characters). */
 PINGATE_INTERNAL bool pingate_is_clean_value(const char *text, size_t max);

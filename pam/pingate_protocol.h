@@ -15,7 +15,15 @@
  *                                   the user of its own real uid
  *   service=NAME\n                  optional, for the log (PAM_SERVICE)
  *   tty=NAME\n                      optional, for the log (PAM_TTY)
- *   rhost=NAME\n                    optional, for the log (PAM_RHOST)
+ *   rhost=NAME\n                    optional (PAM_RHOST); any value makes the
+ *                                   request remote: no PIN (see not-local)
+ *   caller_uid=N\n                  optional, from a root caller only: the real
+ *   caller_pid=N\n                  uid and pid of the process it acts for (the
+ *                                   module's caller); the helper judges where
+ *                                   that process is. A non-root caller is
+ *                                   judged by itself, whatever it writes.
+ *   allow_remote=1\n                optional, honoured from a root caller only:
+ *                                   the module's allow_remote option
  *   secret=TEXT\n                   verify, change: the typed PIN or pattern
  *   new_kind=pin|pattern\n          change: kind of the new credential
  *   new_grid=R\n                    change, pattern: grid size (default 3)
@@ -44,6 +52,11 @@
  *              (not a well-formed credential; nothing counted, nothing verified)
  *            error MESSAGE...                                 exit 6
  *              (store or configuration problem; fails closed)
+ *            not-local REASON...                              exit 8
+ *              (the caller is not a person at this machine: a remote host,
+ *               an ssh or seatless session, a user manager with nobody at
+ *               the seat; nothing counted, nothing verified; the password
+ *               still works. Answered before the store is touched.)
  *            refused MESSAGE...                               exit 7
  *              (bad request: a terminal on stdin, oversized or malformed
  *               request, another user's record, unknown operation)
@@ -66,6 +79,7 @@
 #define PINGATE_WORD_DISABLED     "disabled"
 #define PINGATE_WORD_NOT_ENROLLED "not-enrolled"
 #define PINGATE_WORD_MALFORMED    "malformed"
+#define PINGATE_WORD_NOT_LOCAL    "not-local"
 #define PINGATE_WORD_ERROR        "error"
 #define PINGATE_WORD_REFUSED      "refused"
 
@@ -86,5 +100,6 @@
 #define PINGATE_EXIT_MALFORMED    5
 #define PINGATE_EXIT_ERROR        6
 #define PINGATE_EXIT_REFUSED      7
+#define PINGATE_EXIT_NOT_LOCAL    8
 
 #endif

@@ -42,6 +42,8 @@ public enum HelperStatus: Equatable, Sendable {
             self = .notEnrolled
         case let .storeError(message):
             self = .unavailable(reason: message.description)
+        case let .notLocal(reason):
+            self = .unavailable(reason: "not at the machine: \(reason)")
         }
     }
 

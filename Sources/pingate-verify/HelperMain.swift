@@ -2,7 +2,8 @@ import Glibc
 import PinGateCore
 
 /// The helper's flow: arguments (root only), stdin checks, the request, the
-/// caller rule, then the Verifier. Every path ends in exactly one answer.
+/// caller rules (only the owner; only at the machine), then the Verifier.
+/// Every path ends in exactly one answer.
 enum HelperMain {
     static func run(arguments: [String], seams: TestSeams) -> HelperAnswer {
         let callerUID = getuid()
@@ -36,6 +37,18 @@ enum HelperMain {
             return refuse("a user may only ask about their own PIN", detail: "\(user) caller_uid=\(callerUID)")
         }
         let context = RequestContext(request: request, target: target, callerUID: callerUID)
+        // Only at the machine, for every operation and every path (the
+        // module, `pingate verify` and `change`, the lock screen), before
+        // the store is touched: nothing is counted for a remote guess.
+        let caller = CallerFacts(request: request, realUID: callerUID)
+        guard caller.uid == 0 || caller.uid == target.uid else {
+            return refuse("caller_uid \(caller.uid) is not the user's", detail: context.logFields)
+        }
+        if case let .elsewhere(reason) = LocalityRule().judge(caller) {
+            let answer = HelperAnswer(StatusOutcome.notLocal(reason))
+            SystemLog.write(.notice, "\(request.operation.rawValue): refused, not at the machine: \(reason) (\(context.logFields) pid=\(caller.pid == 0 ? getpid() : caller.pid))")
+            return answer
+        }
         return HelperOperations(options: options, seams: seams).perform(request, context: context)
     }
 

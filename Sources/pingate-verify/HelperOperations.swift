@@ -69,6 +69,8 @@ struct HelperOperations {
             SystemLog.write(.notice, "\(operation): refused, disabled after \(failures) failures (\(fields))")
         case .notEnrolled:
             SystemLog.write(.info, "\(operation): not enrolled (\(fields))")
+        case let .notLocal(reason):
+            SystemLog.write(.notice, "\(operation): refused, not at the machine: \(reason) (\(fields))")
         case .malformed:
             SystemLog.write(.info, "\(operation): input is not a well-formed credential, not counted (\(fields))")
         case let .storeError(message):

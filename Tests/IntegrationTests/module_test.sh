@@ -103,10 +103,13 @@ test_requests_carry_the_protocol_fields() {
     setup
     pam_run $'4821\n' --tty pts/7
     assert_eq 2 "$(requests)" "requests"
-    assert_eq "$(printf 'pingate-verify/1\nop=status\nuser=%s\nservice=sudo\ntty=pts/7' "$me")" \
+    # caller_pid is the harness's own pid: the process the helper judges.
+    local pid; pid=$(sed -n 's/^caller_pid=//p' "$T/request.1")
+    assert_eq "$(printf 'pingate-verify/1\nop=status\nuser=%s\nservice=sudo\ntty=pts/7\ncaller_uid=%s\ncaller_pid=%s' "$me" "$(id -u)" "$pid")" \
         "$(request 1)" "status request"
-    assert_eq "$(printf 'pingate-verify/1\nop=verify\nuser=%s\nservice=sudo\ntty=pts/7\nsecret=4821' "$me")" \
+    assert_eq "$(printf 'pingate-verify/1\nop=verify\nuser=%s\nservice=sudo\ntty=pts/7\ncaller_uid=%s\ncaller_pid=%s\nsecret=4821' "$me" "$(id -u)" "$pid")" \
         "$(request 2)" "verify request"
+    case "$pid" in ''|*[!0-9]*) fail "caller_pid [$pid] is not a process id" ;; esac
 }
 
 test_conf_path_is_passed_to_the_helper() {
@@ -160,30 +163,57 @@ test_conversation_eof_is_never_success() {
 
 # --- gates -----------------------------------------------------------------
 
-test_remote_host_is_ignored_without_prompt() {
+# Whether the caller is at the machine, the helper decides (LocalityRule);
+# the module passes what it knows and obeys a not-local answer.
+test_a_not_local_answer_is_ignored_without_prompt() {
     setup
+    echo "8 not-local the request comes from 192.0.2.7" > "$T/status"
     pam_run '' --rhost 192.0.2.7
     assert_ignored
     assert_eq 0 "$(prompts)" "prompts"
-    assert_eq 0 "$(requests)" "helper runs"
-    assert_contains "$out" "INFO PIN sign-in is not offered for remote logins"
+    assert_eq 1 "$(requests)" "helper runs (status only)"
+    assert_contains "$out" "INFO PIN sign-in is offered only at the machine — use your password"
 }
 
-test_remote_host_quiet_shows_nothing() {
+test_a_not_local_answer_with_quiet_shows_nothing() {
     setup
     stack quiet
+    echo "8 not-local the request comes from 192.0.2.7" > "$T/status"
     pam_run '' --rhost 192.0.2.7
     assert_ignored
     assert_eq 1 "$(grep -c '^INFO' <<< "$out")" "info lines (only NEXT)"
 }
 
-test_local_rhost_names_are_local() {
+test_a_not_local_answer_to_a_verification_is_ignored() {
     setup
-    local host
-    for host in localhost 127.0.0.1 ::1 ""; do
-        pam_run $'1234\n' --rhost "$host"
-        assert_eq PAM_SUCCESS "$(result)" "result for rhost [$host]"
-    done
+    echo "8 not-local session 4 is remote" > "$T/verify"
+    pam_run $'1234\n'
+    assert_ignored
+    assert_contains "$out" "INFO PIN sign-in is offered only at the machine"
+}
+
+test_a_not_local_word_with_another_exit_status_is_no_answer() {
+    setup
+    echo "0 not-local session 4 is remote" > "$T/status"
+    pam_run ''
+    assert_eq PAM_AUTHINFO_UNAVAIL "$(result)" "result"
+}
+
+test_the_request_carries_the_callers_uid_pid_and_rhost() {
+    setup
+    pam_run $'1234\n' --rhost 192.0.2.7 --tty pts/4
+    assert_contains "$(request 1)" "rhost=192.0.2.7" "status request"
+    assert_contains "$(request 1)" "caller_uid=$(id -u)" "status request"
+    assert_contains "$(request 1)" "caller_pid=" "status request"
+    assert_contains "$(request 2)" "caller_uid=$(id -u)" "verify request"
+    assert_not_contains "$(request 1)" "allow_remote" "status request"
+}
+
+# A remote host that cannot travel on a request line is still remote.
+test_an_unprintable_rhost_is_sent_as_a_placeholder() {
+    setup
+    pam_run $'1234\n' --rhost $'evil\033[2Jhost'
+    assert_contains "$(request 1)" "rhost=(unprintable)" "status request"
 }
 
 test_allow_remote_prompts_remote_hosts() {
@@ -192,6 +222,7 @@ test_allow_remote_prompts_remote_hosts() {
     pam_run $'1234\n' --rhost 192.0.2.7
     assert_eq PAM_SUCCESS "$(result)" "result"
     assert_contains "$(request 2)" "rhost=192.0.2.7"
+    assert_contains "$(request 1)" "allow_remote=1"
 }
 
 test_service_outside_the_allow_list_is_ignored() {

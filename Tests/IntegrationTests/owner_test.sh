@@ -3,10 +3,12 @@
 #
 # A PIN is offered only when the one asking is the user it belongs to (the
 # calling process's real uid is PAM_USER's, or the caller is root, and no
-# PAM_RUSER names someone else), and not in a remote session: PAM_RHOST, or
-# logind's REMOTE=1 for the caller's session-N.scope. Every refusal is
-# PAM_IGNORE with no prompt and no helper call, so the target's record is
-# untouched and the caller learns nothing about it.
+# PAM_RUSER names someone else) — the module refuses that with no prompt and
+# no helper call — and only at the machine, which the helper decides for
+# every path (the module, the helper run directly, `pingate verify` and
+# `change`) from logind's state through sd-login: PAM_RHOST of any kind, a
+# remote or seatless session, a user manager with nobody at the seat are not
+# at the machine. Every refusal leaves the record untouched.
 #
 # Real setuid-root clients: a setuid copy of pam/tests/pam_harness (the shape
 # of su, sudo and polkit's agent helper), the real `su` through a pty, the
@@ -139,12 +141,13 @@ test_sudo_targetpw_does_not_offer_the_targets_pin() {
 # polkit-1, user and ruser pgalice, with the stand-in helper in $SANDBOX/fake.
 
 unix_inetd() {
-    local socket=$1
+    local socket=$1 helper=${2:-fake} option=""
     store_reset   # the default services, which have polkit-1
     rm -rf "$SANDBOX/fake" "$socket" "$socket.ready"; mkdir -p "$SANDBOX/fake"
     cp "$REPO_ROOT/pam/tests/fake-helper.sh" "$SANDBOX/fake/fake-helper"; chmod 755 "$SANDBOX/fake/fake-helper"
     echo "0 enrolled kind=pin failures=0" > "$SANDBOX/fake/status"; echo "0 ok" > "$SANDBOX/fake/verify"
-    write_service "$SANDBOX/polkit-conf" polkit-1 "$(module_line helper=$SANDBOX/fake/fake-helper)" "$(next_line)"
+    [ "$helper" = fake ] && option="helper=$SANDBOX/fake/fake-helper"
+    write_service "$SANDBOX/polkit-conf" polkit-1 "$(module_line $option)" "$(next_line)"
     python3 -c '
 import os, socket, sys
 path, argv = sys.argv[1], sys.argv[2:]
@@ -206,15 +209,29 @@ test_a_root_agent_helper_on_a_unix_socket_offers_the_pin_to_its_owners_agent() {
     assert_contains "$out" "PROMPT_ECHO_OFF PIN: "
 }
 
-# The "at the machine" rule runs on the peer's process, not the root helper's.
+# The "at the machine" rule runs on the peer's process, not the root helper's:
+# the module passes the peer's uid and pid, and the real helper judges them.
 test_a_root_agent_helper_on_a_unix_socket_judges_the_peers_session() {
     session 31 1
-    unix_inetd "$SANDBOX/agent.sock"
+    unix_inetd "$SANDBOX/agent.sock" real
+    enroll pgalice "$TEST_PIN" --pin
     connect_as in_session 31 setpriv --reuid=61001 --regid=61001 --clear-groups --reset-env \
         -- "$SANDBOX/agent.sock" "$TEST_PIN"
     assert_ignored
-    assert_contains "$out" "INFO PIN sign-in is not offered for remote logins"
-    assert_eq 0 "$(fake_requests)" "helper requests"
+    assert_contains "$out" "INFO PIN sign-in is offered only at the machine"
+    assert_eq 0 "$(prompts)" "prompts"
+    assert_eq 0 "$(record_failures pgalice)" "pgalice's failures"
+}
+
+test_the_module_passes_the_peers_uid_and_pid_to_the_helper() {
+    session 32 0
+    unix_inetd "$SANDBOX/agent.sock"
+    connect_as in_session 32 setpriv --reuid=61001 --regid=61001 --clear-groups --reset-env \
+        -- "$SANDBOX/agent.sock" "$TEST_PIN"
+    local request; request="$(cat "$SANDBOX"/fake/request.* | head -20)"
+    assert_contains "$request" "caller_uid=61001" "the status request"
+    assert_contains "$request" "caller_pid=" "the status request"
+    assert_not_contains "$request" "caller_pid=$INETD_PID" "the status request (the peer's pid, not the root helper's)"
 }
 
 # --- only at the machine: logind sessions ---------------------------------------------
@@ -241,7 +258,9 @@ test_remote_logind_session_is_not_offered_without_rhost() {
     session 8 1
     session_run 8 "$TEST_PIN"$'\n'
     assert_ignored
-    assert_contains "$out" "INFO PIN sign-in is not offered for remote logins"
+    assert_contains "$out" "INFO PIN sign-in is offered only at the machine"
+    assert_eq 0 "$(prompts)" "prompts"
+    assert_eq 0 "$(record_failures pgalice)" "pgalice's failures"
 }
 
 test_local_logind_session_is_offered() {
@@ -315,7 +334,7 @@ test_a_caller_outside_any_session_counts_as_remote_while_the_user_has_a_remote_o
 test_a_caller_under_the_users_service_manager_is_offered_with_only_local_sessions() {
     need_cli; fresh
     session 17 0
-    session 19 0 61001 manager
+    session 19 0 61001 manager -
     user_sessions 61001 17 19
     user_manager_run "$TEST_PIN"$'\n'
     assert_eq PAM_SUCCESS "$(result)" "with only local sessions (transcript: $out)"
@@ -374,12 +393,137 @@ test_a_session_that_is_not_the_callers_counts_as_remote() {
     assert_ignored
 }
 
-test_no_logind_session_falls_back_to_rhost() {
+test_a_root_caller_outside_sessions_is_judged_by_rhost() {
     need_cli; fresh
     pam_run "$CONF" sudo pgalice "$TEST_PIN"$'\n'
     assert_eq PAM_SUCCESS "$(result)" "no session, no rhost"
     pam_run "$CONF" sudo pgalice "$TEST_PIN"$'\n' --rhost 192.0.2.7
     assert_ignored
+}
+
+# Tunnels end at the loopback address: localhost is remote like any host.
+test_a_loopback_rhost_is_remote() {
+    need_cli; fresh
+    local host
+    for host in localhost 127.0.0.1 ::1; do
+        pam_run "$CONF" sudo pgalice "$TEST_PIN"$'\n' --rhost "$host"
+        assert_ignored
+        assert_eq 0 "$(prompts)" "prompts (rhost $host)"
+    done
+    assert_eq 0 "$(record_failures pgalice)" "pgalice's failures"
+}
+
+# Where logind does not run (no seat0; a leftover /run/systemd/sessions says
+# nothing), PAM_RHOST alone decides, for every caller.
+test_without_seat0_rhost_alone_decides() {
+    need_cli; fresh
+    session 21 1
+    logind_stops
+    session_run 21 "$TEST_PIN"$'\n'
+    assert_eq PAM_SUCCESS "$(result)" "a 'remote' session without logind (transcript: $out)"
+    user_sessions 61001
+    user_manager_run "$TEST_PIN"$'\n'
+    assert_eq PAM_SUCCESS "$(result)" "outside any session without logind (transcript: $out)"
+    session_run 21 "$TEST_PIN"$'\n' --rhost 127.0.0.1
+    assert_ignored
+    logind_starts
+}
+
+# --- only at the machine, on every path: the helper decides ----------------------------
+
+# direct_helper ID OP SECRET: pgalice runs the setgid helper herself inside
+# session ID (or CGROUP when ID holds a /); prints the answer and exit=N.
+direct_helper() {
+    local where=$1 op=$2 secret=$3 request
+    request=$(printf 'pingate-verify/1\nop=%s\nuser=pgalice' "$op")
+    [ -z "$secret" ] || request+=$'\n'"secret=$secret"
+    request+=$'\n'
+    local runner=(in_session "$where")
+    case "$where" in */*) runner=(in_cgroup "$where") ;; esac
+    printf '%s' "$request" | "${runner[@]}" setpriv --reuid=61001 --regid=61001 --clear-groups --reset-env \
+        -- "$HELPER" && echo "exit=0" || echo "exit=$?"
+}
+
+# cli_as ID ARGS...: pgalice's `pingate ARGS` in session ID (or a cgroup path); sets $out and $rc.
+cli_as() {
+    local where=$1; shift
+    local runner=(in_session "$where")
+    case "$where" in */*) runner=(in_cgroup "$where") ;; esac
+    out=$("${runner[@]}" setpriv --reuid=61001 --regid=61001 --clear-groups --reset-env -- "$PINGATE" "$@" 2>&1) && rc=0 || rc=$?
+}
+
+MANAGER_CGROUP="user.slice/user-61001.slice/user@61001.service/app.slice/run-r1.service"
+
+# assert_every_path_refused WHERE: the module, the helper run directly,
+# `pingate verify` (right and wrong PIN) and `pingate change` from WHERE
+# (a session ID or a cgroup path) — none offers, none counts.
+assert_every_path_refused() {
+    local where=$1 answer
+    case "$where" in */*) locker_in_cgroup "$where" "$TEST_PIN"$'\n' ;; *) session_run "$where" "$TEST_PIN"$'\n' ;; esac
+    assert_ignored
+    assert_eq 0 "$(prompts)" "module prompts from $where"
+    answer=$(direct_helper "$where" verify 1397)
+    assert_contains "$answer" "not-local" "the helper run directly from $where"
+    assert_contains "$answer" "exit=8" "the helper's exit status from $where"
+    answer=$(direct_helper "$where" status "")
+    assert_contains "$answer" "not-local" "a status request from $where"
+    printf '%s\n' "$TEST_PIN" > "$SANDBOX/pin-input"; chmod 644 "$SANDBOX/pin-input"
+    cli_as "$where" verify pgalice --stdin < "$SANDBOX/pin-input"
+    assert_eq 3 "$rc" "pingate verify (right PIN) from $where: $out"
+    assert_contains "$out" "only by someone at the machine" "pingate verify from $where"
+    cli_as "$where" verify pgalice --stdin <<< "1397"
+    assert_eq 3 "$rc" "pingate verify (wrong PIN) from $where: $out"
+    printf '%s\n%s\n%s\n' "$TEST_PIN" 2580 2580 > "$SANDBOX/change-input"; chmod 644 "$SANDBOX/change-input"
+    cli_as "$where" change --stdin < "$SANDBOX/change-input"
+    assert_eq 3 "$rc" "pingate change from $where: $out"
+    assert_eq 0 "$(record_failures pgalice)" "pgalice's failures after every path from $where"
+}
+
+# An attacker with pgalice's ssh key: `loginctl enable-linger`, a
+# `systemd-run --user` timer that guesses, log out. The job runs under her
+# user manager with no session at all.
+test_a_lingering_user_manager_is_refused_on_every_path() {
+    need_cli; fresh
+    user_sessions 61001
+    assert_every_path_refused "$MANAGER_CGROUP"
+}
+
+# ssh through a reverse tunnel: pam_systemd records REMOTE=0 for localhost,
+# and no seat.
+test_ssh_through_a_loopback_tunnel_is_refused_on_every_path() {
+    need_cli; fresh
+    session 50 0 61001 user -
+    assert_every_path_refused 50
+    # ... and her user manager while that is her only session.
+    user_sessions 61001 50
+    assert_every_path_refused "$MANAGER_CGROUP"
+}
+
+test_a_real_ssh_session_is_refused_on_every_path() {
+    need_cli; fresh
+    session 51 1
+    assert_every_path_refused 51
+}
+
+# At the seat every path works; the user manager too, until the same user
+# also has a remote or seatless session.
+test_at_the_seat_every_path_works_and_the_user_manager_until_a_remote_session_appears() {
+    need_cli; fresh
+    session 52 0
+    session_run 52 "$TEST_PIN"$'\n'
+    assert_eq PAM_SUCCESS "$(result)" "the module at the seat (transcript: $out)"
+    printf '%s\n' "$TEST_PIN" > "$SANDBOX/pin-input"; chmod 644 "$SANDBOX/pin-input"
+    cli_as 52 verify pgalice --stdin < "$SANDBOX/pin-input"
+    assert_eq 0 "$rc" "pingate verify at the seat: $out"
+    user_sessions 61001 52
+    locker_in_cgroup "$MANAGER_CGROUP" "$TEST_PIN"$'\n'
+    assert_eq PAM_SUCCESS "$(result)" "the user manager while she sits at the seat (transcript: $out)"
+    session 53 1
+    user_sessions 61001 52 53
+    assert_every_path_refused "$MANAGER_CGROUP"
+    session 53 0 61001 user -
+    assert_every_path_refused "$MANAGER_CGROUP"
+    rm -f /run/systemd/users/61001
 }
 
 run_tests

@@ -23,6 +23,36 @@ struct ProtocolRoundTripTests {
         #expect(read.newSecret?.constantTimeEquals(SecretBytes(Array("4:1-2-3-4".utf8))) == true)
     }
 
+    @Test("a root caller's facts about its own caller travel with the request")
+    func callerFacts() throws {
+        var sent = HelperRequest(operation: .status, user: "alice", remoteHost: "")
+        sent.callerUID = 1000
+        sent.callerPID = 4242
+        sent.allowRemote = true
+        let read = try parse(sent)
+        #expect(read.callerUID == 1000 && read.callerPID == 4242 && read.allowRemote)
+        let facts = CallerFacts(request: read, realUID: 0)
+        #expect(facts == CallerFacts(uid: 1000, pid: 4242, remoteHost: "", allowRemote: true))
+    }
+
+    @Test("a non-root caller is judged by itself, whatever facts it writes")
+    func nonRootFactsIgnored() throws {
+        var sent = HelperRequest(operation: .verify, user: "alice", remoteHost: "ssh.example", secret: SecretBytes(Array("0427".utf8)))
+        sent.callerUID = 0
+        sent.callerPID = 1
+        sent.allowRemote = true
+        let facts = CallerFacts(request: try parse(sent), realUID: 1000)
+        #expect(facts == CallerFacts(uid: 1000, pid: 0, remoteHost: "ssh.example", allowRemote: false))
+    }
+
+    @Test("caller facts that are not numbers are refused", arguments: ["caller_uid=-1", "caller_uid=x", "caller_pid=0", "caller_pid=-5", "allow_remote=yes"])
+    func badCallerFacts(line: String) {
+        let text = "pingate-verify/1\nop=status\nuser=alice\n\(line)\n"
+        #expect(throws: HelperRequest.ParseError.self) {
+            try Array(text.utf8).withUnsafeBytes { try HelperRequest(parsing: $0) }
+        }
+    }
+
     @Test("a status request carries no secret and starts with the version line")
     func statusRequest() throws {
         let encoded = HelperRequest(operation: .status, user: "bob").encoded()
@@ -39,6 +69,7 @@ struct ProtocolRoundTripTests {
         .locked(seconds: 42, failures: 6),
         .disabled(failures: 10),
         .notEnrolled,
+        .notLocal("session 4 is remote"),
         .malformed(.reported("a PIN has 4 digits; got 3")),
         .storeError(.message("record /var/lib/pingate/1000.record is busy")),
     ]
@@ -56,6 +87,7 @@ struct ProtocolRoundTripTests {
         .locked(seconds: 300, failures: 6),
         .disabled(failures: 10),
         .notEnrolled,
+        .notLocal("uid 1000 has no display session (lingering, or logged out)"),
         .storeError(.message("key /var/lib/pingate/machine.key is missing")),
     ]
 

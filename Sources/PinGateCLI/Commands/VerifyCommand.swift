@@ -41,6 +41,10 @@ struct VerifyCommand: Command {
         let outcome: VerifyOutcome
         let kind: CredentialKind
         if caller.isRoot {
+            // Root's own attempts face the rule the helper applies to everyone else's.
+            if case let .elsewhere(reason) = LocalityRule().judge(.thisProcess) {
+                throw StatusOutcome.notLocal(reason).refusal(kind: nil, user: user.name)!
+            }
             let store = try locations.store()
             guard let record = try storeCall({ try store.readRecord(uid: uid) }) else {
                 throw StatusOutcome.notEnrolled.refusal(kind: nil, user: user.name)!

@@ -29,6 +29,8 @@ extension VerifyOutcome {
             return StatusOutcome.disabled(failures: failures).refusal(kind: kind, user: user)
         case .notEnrolled:
             return StatusOutcome.notEnrolled.refusal(kind: kind, user: user)
+        case let .notLocal(reason):
+            return StatusOutcome.notLocal(reason).refusal(kind: kind, user: user)
         case let .malformed(reason):
             return .failed(pattern ? L("not a well-formed pattern: %s (nothing was counted)", reason.localized)
                 : L("not a well-formed PIN: %s (nothing was counted)", reason.localized))
@@ -60,6 +62,8 @@ extension StatusOutcome {
                 : LP("%2$s's PIN is disabled after %1$d failed attempt; root can run 'pingate unlock %2$s'", "%2$s's PIN is disabled after %1$d failed attempts; root can run 'pingate unlock %2$s'", failures, user))
         case .notEnrolled:
             return .notFound(L("%s has no PIN or pattern; root can enrol one with 'pingate enroll %s'", user, user))
+        case let .notLocal(reason):
+            return CLIError(status: .permission, message: L("a PIN or pattern can be tried only by someone at the machine, and this is not (%s); nothing was counted — use your password, or try at the machine", reason))
         case let .storeError(message):
             return CLIError(status: .storeOrConfig, message: message.description)
         }

@@ -4,7 +4,9 @@
 public enum AnswerWord: String, CaseIterable, Sendable {
     case enrolled, ok, wrong, locked, disabled
     case notEnrolled = "not-enrolled"
-    case malformed, error, refused
+    case malformed
+    case notLocal = "not-local"
+    case error, refused
 
     public var exitCode: HelperAnswer.ExitCode {
         switch self {
@@ -14,6 +16,7 @@ public enum AnswerWord: String, CaseIterable, Sendable {
         case .disabled: .disabled
         case .notEnrolled: .notEnrolled
         case .malformed: .malformed
+        case .notLocal: .notLocal
         case .error: .error
         case .refused: .refused
         }

@@ -5,7 +5,7 @@ public struct DecodedAnswer: Sendable, Equatable {
     public let word: AnswerWord
     /// The `key=value` fields after the word (and bare words, with "").
     public let fields: [String: String]
-    /// The text after the word: the message of `error` and `malformed`.
+    /// The text after the word: the message of `error`, `malformed` and `not-local`.
     public let message: String
 
     /// Reads `line`, which must start with a known word that agrees with
@@ -18,7 +18,7 @@ public struct DecodedAnswer: Sendable, Equatable {
         let rest = String(line.dropFirst(first.count).drop { $0 == " " })
         if word == .refused { throw .refused(rest) }
         var fields: [String: String] = [:]
-        if word != .error, word != .malformed {
+        if word != .error, word != .malformed, word != .notLocal {
             for item in rest.split(separator: " ") {
                 let parts = item.split(separator: "=", maxSplits: 1)
                 fields[String(parts[0])] = parts.count == 2 ? String(parts[1]) : ""
@@ -46,6 +46,7 @@ public struct DecodedAnswer: Sendable, Equatable {
         case .locked: return .locked(seconds: Int64(integer("seconds")), failures: integer("failures"))
         case .disabled: return .disabled(failures: integer("failures"))
         case .notEnrolled: return .notEnrolled
+        case .notLocal: return .notLocal(message)
         case .malformed, .error, .refused: return .storeError(.message(message))
         }
     }
@@ -63,6 +64,7 @@ public struct DecodedAnswer: Sendable, Equatable {
         case .locked: return .locked(seconds: Int64(integer("seconds")), failures: integer("failures"))
         case .disabled: return .disabled(failures: integer("failures"))
         case .notEnrolled: return .notEnrolled
+        case .notLocal: return .notLocal(message)
         case .malformed: return .malformed(.reported(message))
         case .error, .refused: return .storeError(.message(message))
         }

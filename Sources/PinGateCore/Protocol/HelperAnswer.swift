@@ -1,7 +1,7 @@
 /// The helper's one-line answer and its exit status (see pingate_protocol.h).
 public struct HelperAnswer: Equatable, Sendable {
     public enum ExitCode: Int32, Sendable {
-        case ok = 0, wrong = 1, locked = 2, disabled = 3, notEnrolled = 4, malformed = 5, error = 6, refused = 7
+        case ok = 0, wrong = 1, locked = 2, disabled = 3, notEnrolled = 4, malformed = 5, error = 6, refused = 7, notLocal = 8
     }
 
     public let line: String
@@ -37,6 +37,8 @@ public struct HelperAnswer: Equatable, Sendable {
             self.init(.disabled, "failures=\(failures)")
         case .notEnrolled:
             self.init(AnswerWord.notEnrolled)
+        case let .notLocal(reason):
+            self.init(.notLocal, reason)
         case let .storeError(error):
             self.init(.error, error.description)
         }
@@ -56,6 +58,7 @@ public struct HelperAnswer: Equatable, Sendable {
         case let .locked(seconds, failures): self.init(StatusOutcome.locked(seconds: seconds, failures: failures))
         case let .disabled(failures): self.init(StatusOutcome.disabled(failures: failures))
         case .notEnrolled: self.init(StatusOutcome.notEnrolled)
+        case let .notLocal(reason): self.init(StatusOutcome.notLocal(reason))
         case let .storeError(error): self.init(StatusOutcome.storeError(error))
         }
     }

@@ -14,6 +14,12 @@ public struct HelperRequest: Sendable {
     public var service: String?
     public var tty: String?
     public var remoteHost: String?
+    /// From a root caller: the real uid and pid of the process it acts for
+    /// (the module's caller), for the locality rule. Ignored from anyone else.
+    public var callerUID: UInt32?
+    public var callerPID: Int32?
+    /// From a root caller: the module's `allow_remote`.
+    public var allowRemote = false
     public var secret: SecretBytes?
     public var newKind: CredentialKind?
     public var newGridSize: Int?
@@ -70,7 +76,7 @@ public struct HelperRequest: Sendable {
             switch key {
             case "secret", "new":
                 secrets[key] = SecretBytes(copying: value)
-            case "op", "user", "service", "tty", "rhost", "new_kind", "new_grid":
+            case "op", "user", "service", "tty", "rhost", "new_kind", "new_grid", "caller_uid", "caller_pid", "allow_remote":
                 guard let text = String(validating: value, as: UTF8.self) else {
                     throw ParseError(description: "the value of '\(key)' is not UTF-8")
                 }
@@ -88,6 +94,18 @@ public struct HelperRequest: Sendable {
         service = fields["service"]
         tty = fields["tty"]
         remoteHost = fields["rhost"]
+        if let text = fields["caller_uid"] {
+            guard let uid = UInt32(text), uid != UInt32.max else { throw ParseError(description: "caller_uid must be a uid") }
+            callerUID = uid
+        }
+        if let text = fields["caller_pid"] {
+            guard let pid = Int32(text), pid > 0 else { throw ParseError(description: "caller_pid must be a process id") }
+            callerPID = pid
+        }
+        if let text = fields["allow_remote"] {
+            guard text == "1" else { throw ParseError(description: "allow_remote must be 1") }
+            allowRemote = true
+        }
         secret = secrets["secret"]
         newSecret = secrets["new"]
         switch operation {
@@ -120,6 +138,9 @@ extension HelperRequest {
         if let service { text.append(("service", service)) }
         if let tty { text.append(("tty", tty)) }
         if let remoteHost { text.append(("rhost", remoteHost)) }
+        if let callerUID { text.append(("caller_uid", String(callerUID))) }
+        if let callerPID { text.append(("caller_pid", String(callerPID))) }
+        if allowRemote { text.append(("allow_remote", "1")) }
         if let newKind { text.append(("new_kind", newKind.description)) }
         if let newGridSize { text.append(("new_grid", String(newGridSize))) }
         let secrets = [("secret", secret), ("new", newSecret)].compactMap { key, value in value.map { (key, $0) } }

@@ -5,6 +5,8 @@ public enum StatusOutcome: Equatable, Sendable {
     case locked(seconds: Int64, failures: Int)
     case disabled(failures: Int)
     case notEnrolled
+    /// The caller is not a person at this machine (LocalityRule): no PIN, nothing counted.
+    case notLocal(String)
     case storeError(FailClosedError)
 }
 
@@ -20,6 +22,8 @@ public enum VerifyOutcome: Equatable, Sendable {
     /// Refused without verifying or counting: disabled until `pingate unlock`.
     case disabled(failures: Int)
     case notEnrolled
+    /// The caller is not a person at this machine: nothing verified or counted.
+    case notLocal(String)
     /// Not a well-formed credential: refused without verifying or counting.
     case malformed(CredentialError)
     /// The store, the key, the KDF or the configuration is unusable: fail closed.

@@ -1,0 +1,41 @@
+import Glibc
+
+/// Who asks for an attempt, and from where: what the locality rule judges.
+///
+/// The helper cannot see its caller past a root parent: under sudo or a
+/// setuid agent the PAM module runs as root and the helper sees uid 0. So
+/// a root caller passes the facts of the process it acts for (`caller_uid`,
+/// `caller_pid`, PAM_RHOST); a non-root caller is judged by itself — its real
+/// uid, and the helper's own process, which a fork left in the caller's
+/// cgroup and so in its logind session.
+public struct CallerFacts: Equatable, Sendable {
+    public var uid: uid_t
+    /// The process whose session counts; 0 means the judging process itself.
+    public var pid: pid_t
+    /// PAM_RHOST as the caller reported it; any value at all is remote.
+    public var remoteHost: String?
+    /// The module's `allow_remote`, honoured from a root caller only.
+    public var allowRemote: Bool
+
+    public init(uid: uid_t, pid: pid_t = 0, remoteHost: String? = nil, allowRemote: Bool = false) {
+        self.uid = uid
+        self.pid = pid
+        self.remoteHost = remoteHost
+        self.allowRemote = allowRemote
+    }
+
+    /// The facts of a helper request from a process whose real uid is
+    /// `realUID`. Only root may speak for another process; what a non-root
+    /// caller writes may make it look more remote, never less.
+    public init(request: HelperRequest, realUID: uid_t) {
+        if realUID == 0 {
+            self.init(uid: request.callerUID ?? 0, pid: request.callerPID ?? 0,
+                      remoteHost: request.remoteHost, allowRemote: request.allowRemote)
+        } else {
+            self.init(uid: realUID, pid: 0, remoteHost: request.remoteHost, allowRemote: false)
+        }
+    }
+
+    /// This process, as the CLI run by root judges itself.
+    public static var thisProcess: CallerFacts { CallerFacts(uid: getuid()) }
+}

@@ -1,0 +1,116 @@
+import Glibc
+import CSystemdLogin
+
+/// One logind session as sd-login reads it from logind's state file.
+public struct LoginSession: Equatable, Sendable {
+    public let id: String
+    public let uid: uid_t
+    /// nil: the session has no seat (ssh, cron, a user manager's own session).
+    public let seat: String?
+    public let isRemote: Bool
+    /// `user`, `greeter`, `lock-screen`, `background`, `manager`, …
+    public let sessionClass: String
+    public let isActive: Bool
+
+    public init(id: String, uid: uid_t, seat: String?, isRemote: Bool, sessionClass: String, isActive: Bool) {
+        self.id = id
+        self.uid = uid
+        self.seat = seat
+        self.isRemote = isRemote
+        self.sessionClass = sessionClass
+        self.isActive = isActive
+    }
+}
+
+/// The logind facts the locality rule reads. `SystemdLogin` asks sd-login;
+/// unit tests give a table. Every method throws when logind's answer cannot
+/// be had, and the rule then fails closed.
+public protocol LoginSessions {
+    /// True where logind (or elogind) runs. It always creates seat0, while a
+    /// leftover /run/systemd/sessions, or systemd as PID 1 (`sd_booted`),
+    /// says nothing about it.
+    var logindRuns: Bool { get }
+    /// The session that process `pid` (0: this one) belongs to; nil if none.
+    func session(ofProcess pid: pid_t) throws(Errno) -> String?
+    func describe(session id: String) throws(Errno) -> LoginSession
+    /// The uid whose own service manager (`user@UID.service`) runs `pid`; nil if none does.
+    func userManagerOwner(ofProcess pid: pid_t) throws(Errno) -> uid_t?
+    /// The user's graphical (or else text) session at a seat; nil if none.
+    func displaySession(ofUser uid: uid_t) throws(Errno) -> String?
+    func sessions(ofUser uid: uid_t) throws(Errno) -> [String]
+}
+
+/// sd-login from libsystemd: reads /proc/PID/cgroup, /run/systemd/sessions/ID
+/// and /run/systemd/users/UID, the files logind writes. Each call turns
+/// sd-login's negative errno into a thrown `Errno`; -ENODATA, its word for
+/// "no such thing", into nil.
+public struct SystemdLogin: LoginSessions {
+    public static let seat0Path = "/run/systemd/seats/seat0"
+
+    public init() {}
+
+    public var logindRuns: Bool { access(SystemdLogin.seat0Path, F_OK) == 0 }
+
+    public func session(ofProcess pid: pid_t) throws(Errno) -> String? {
+        try optionalString { sd_pid_get_session(pid, $0) }
+    }
+
+    public func describe(session id: String) throws(Errno) -> LoginSession {
+        var uid: uid_t = 0
+        try check(sd_session_get_uid(id, &uid))
+        let seat = try optionalString { sd_session_get_seat(id, $0) }
+        let sessionClass = try optionalString { sd_session_get_class(id, $0) }
+        guard let sessionClass else { throw Errno(rawValue: ENODATA) }
+        return LoginSession(id: id, uid: uid, seat: seat?.isEmpty == false ? seat : nil,
+                            isRemote: try check(sd_session_is_remote(id)) != 0,
+                            sessionClass: sessionClass,
+                            isActive: try check(sd_session_is_active(id)) != 0)
+    }
+
+    public func userManagerOwner(ofProcess pid: pid_t) throws(Errno) -> uid_t? {
+        guard let unit = try optionalString({ sd_pid_get_unit(pid, $0) }) else { return nil }
+        var owner: uid_t = 0
+        let result = sd_pid_get_owner_uid(pid, &owner)
+        if result == -ENODATA { return nil }
+        try check(result)
+        return unit == "user@\(owner).service" ? owner : nil
+    }
+
+    public func displaySession(ofUser uid: uid_t) throws(Errno) -> String? {
+        let result: String?
+        do { result = try optionalString { sd_uid_get_display(uid, $0) } } catch where error.rawValue == ENXIO || error.rawValue == ENOENT {
+            return nil  // no state file: the user is not logged in
+        }
+        return result?.isEmpty == false ? result : nil
+    }
+
+    public func sessions(ofUser uid: uid_t) throws(Errno) -> [String] {
+        var list: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = nil
+        // -1: every session logind lists (SESSIONS=), not only the online ones.
+        let count = try check(sd_uid_get_sessions(uid, -1, &list))
+        defer { free(list) }
+        var ids: [String] = []
+        for index in 0..<Int(count) {
+            guard let item = list?[index] else { continue }
+            ids.append(String(cString: item))
+            free(item)
+        }
+        return ids
+    }
+
+    /// A string sd-login allocates; nil for -ENODATA.
+    private func optionalString(_ call: (UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt) throws(Errno) -> String? {
+        var text: UnsafeMutablePointer<CChar>? = nil
+        let result = call(&text)
+        defer { free(text) }
+        if result == -ENODATA { return nil }
+        try check(result)
+        return text.map { String(cString: $0) }
+    }
+
+    @discardableResult
+    private func check(_ result: CInt) throws(Errno) -> CInt {
+        guard result >= 0 else { throw Errno(rawValue: -result) }
+        return result
+    }
+}
