@@ -9,7 +9,7 @@ struct ChangeCommand: Command {
         HelpText.paragraph(L("A user other than root proves the current secret first, through %s (the attempt is counted like any other, so the lockout applies), then types the new one twice. Root changes any user's credential without the current one; failures and a lock are cleared. The new credential keeps the current kind unless --pin or --pattern is given. Ctrl-C, Esc or an empty entry cancels with nothing changed.", HelperClient.installedPath))
     }
     static var exitStatuses: String? {
-        HelpText.paragraph(L("Exit status: 0 changed; 1 wrong current secret, locked, disabled, or the new secret refused; 2 usage; 3 another user's credential, or a root-only option; 4 not enrolled; 5 store error; 130 cancelled."))
+        HelpText.paragraph(L("Exit status: 0 changed; 1 wrong current secret, locked, disabled, or the new secret refused; 2 usage; 3 another user's credential, a root-only option, or not at the machine (nothing counted); 4 not enrolled; 5 store error; 130 cancelled."))
     }
 
     struct Arguments: ArgumentGroup {

@@ -9,7 +9,7 @@ struct VerifyCommand: Command {
         HelpText.paragraph(L("Asks for USER's PIN or pattern and checks it with the verifier, exactly as a login would: the attempt is counted first, a wrong one moves the user toward a timeout, a right one clears the failures. Root may check any user; other users only themselves (through %s).", HelperClient.installedPath))
     }
     static var exitStatuses: String? {
-        HelpText.paragraph(L("Exit status: 0 correct; 1 wrong, locked, disabled, or not a well-formed secret (not counted); 2 usage; 3 another user; 4 no such user or not enrolled; 5 store or configuration error; 130 cancelled."))
+        HelpText.paragraph(L("Exit status: 0 correct; 1 wrong, locked, disabled, or not a well-formed secret (not counted); 2 usage; 3 another user, or not at the machine (nothing counted); 4 no such user or not enrolled; 5 store or configuration error; 130 cancelled."))
     }
 
     struct Arguments: ArgumentGroup {
