@@ -236,6 +236,8 @@ static int judge_verify(pam_handle_t *pamh, int flags, const struct pingate_opti
 		const char *user, enum pingate_kind kind, const struct pingate_answer *answer,
 		bool *again)
 {
+	char name[PINGATE_LOG_TEXT_MAX];
+
 	*again = false;
 	switch (answer->reply) {
 	case PINGATE_REPLY_OK:
@@ -266,7 +268,8 @@ static int judge_verify(pam_handle_t *pamh, int flags, const struct pingate_opti
 		tell_not_local(pamh, flags, opts);  /* the session changed since the status request */
 		return PAM_IGNORE;
 	case PINGATE_REPLY_ENROLLED:
-		pam_syslog(pamh, LOG_ERR, "verify for %s: unexpected answer: %s", user, answer->detail);
+		pam_syslog(pamh, LOG_ERR, "verify for %s: unexpected answer: %s",
+			pingate_log_text(user, name), answer->detail);
 		return PAM_AUTHINFO_UNAVAIL;
 	default:
 		return PAM_AUTHINFO_UNAVAIL;  /* logged by pingate_ask_helper */
@@ -353,12 +356,13 @@ static int check_gates(pam_handle_t *pamh, const struct pingate_options *opts,
 		const char *user, struct pingate_caller *caller)
 {
 	const void *service = NULL;
+	char name[PINGATE_LOG_TEXT_MAX];
 
 	if (pam_get_item(pamh, PAM_SERVICE, &service) != PAM_SUCCESS || service == NULL ||
 	    !pingate_service_allowed(opts, service)) {
 		if (opts->debug)
 			pam_syslog(pamh, LOG_DEBUG, "service %s is not in the allow-list",
-				service != NULL ? (const char *)service : "(none)");
+				pingate_log_text(service, name));
 		return PAM_IGNORE;
 	}
 	if (!pingate_find_caller(pamh, opts, caller) ||
@@ -371,6 +375,8 @@ static int check_gates(pam_handle_t *pamh, const struct pingate_options *opts,
 static int judge_status(pam_handle_t *pamh, int flags, const struct pingate_options *opts,
 		const char *user, const struct pingate_answer *status)
 {
+	char name[PINGATE_LOG_TEXT_MAX];
+
 	switch (status->reply) {
 	case PINGATE_REPLY_ENROLLED:
 		return PAM_SUCCESS;
@@ -390,7 +396,8 @@ static int judge_status(pam_handle_t *pamh, int flags, const struct pingate_opti
 	case PINGATE_REPLY_NO_ANSWER:
 		return PAM_AUTHINFO_UNAVAIL;  /* logged by pingate_ask_helper */
 	default:
-		pam_syslog(pamh, LOG_ERR, "status for %s: unexpected answer: %s", user, status->detail);
+		pam_syslog(pamh, LOG_ERR, "status for %s: unexpected answer: %s",
+			pingate_log_text(user, name), status->detail);
 		return PAM_AUTHINFO_UNAVAIL;
 	}
 }
@@ -413,6 +420,7 @@ int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **ar
 	struct pingate_options opts;
 	struct pingate_caller caller;
 	struct pingate_answer status;
+	char name[PINGATE_LOG_TEXT_MAX];
 	const char *user = NULL;
 	int rc;
 
@@ -445,7 +453,7 @@ int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **ar
 out:
 	if (opts.debug)
 		pam_syslog(pamh, LOG_DEBUG, "authenticate %s: %s",
-			user != NULL ? user : "(unknown)", pam_strerror(pamh, rc));
+			pingate_log_text(user, name), pam_strerror(pamh, rc));
 	return rc;
 }
 

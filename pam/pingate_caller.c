@@ -77,12 +77,13 @@ bool pingate_caller_owns(pam_handle_t *pamh, const struct pingate_options *opts,
 {
 	const void *ruser = NULL;
 	uid_t caller = who->uid, owner;
+	char ruser_text[PINGATE_LOG_TEXT_MAX], user_text[PINGATE_LOG_TEXT_MAX];
 
 	if (pam_get_item(pamh, PAM_RUSER, &ruser) == PAM_SUCCESS && ruser != NULL &&
 	    ((const char *)ruser)[0] != '\0' && strcmp(ruser, user) != 0) {
 		if (opts->debug)
 			pam_syslog(pamh, LOG_DEBUG, "PAM_RUSER %s is not %s: not offered",
-				(const char *)ruser, user);
+				pingate_log_text(ruser, ruser_text), pingate_log_text(user, user_text));
 		return false;
 	}
 	if (caller == 0)
@@ -90,7 +91,7 @@ bool pingate_caller_owns(pam_handle_t *pamh, const struct pingate_options *opts,
 	if (!lookup_uid(user, &owner) || owner != caller) {
 		if (opts->debug)
 			pam_syslog(pamh, LOG_DEBUG, "caller uid %u is not %s: not offered",
-				(unsigned)caller, user);
+				(unsigned)caller, pingate_log_text(user, user_text));
 		return false;
 	}
 	return true;

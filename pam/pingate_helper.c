@@ -64,6 +64,24 @@ bool pingate_is_clean_value(const char *text, size_t max)
 	return true;
 }
 
+const char *pingate_log_text(const char *text, char buffer[PINGATE_LOG_TEXT_MAX])
+{
+	size_t used = 0;
+
+	if (text == NULL)
+		return "(none)";
+	for (; *text != '\0' && used + 5 < PINGATE_LOG_TEXT_MAX; text++) {
+		unsigned char c = (unsigned char)*text;
+
+		if (c < 0x20 || c == 0x7f || c == '\\')
+			used += (size_t)snprintf(buffer + used, PINGATE_LOG_TEXT_MAX - used, "\\x%02x", c);
+		else
+			buffer[used++] = (char)c;
+	}
+	buffer[used] = '\0';
+	return buffer;
+}
+
 static bool append_field(char *buf, size_t *used, const char *key, const char *value)
 {
 	size_t room = PINGATE_REQUEST_MAX - *used;
@@ -488,6 +506,7 @@ void pingate_ask_helper(pam_handle_t *pamh, const struct pingate_options *opts,
 	char request[PINGATE_REQUEST_MAX];
 	char reply[PINGATE_ANSWER_MAX + 1], line[PINGATE_ANSWER_MAX + 1];
 	char why[2 * PINGATE_ANSWER_MAX] = "";
+	char name[PINGATE_LOG_TEXT_MAX];
 	size_t len = 0, reply_len;
 	int status = -1;
 
@@ -531,8 +550,9 @@ out:
 	explicit_bzero(request, sizeof(request));
 	/* A malformed answer's reason describes the typed text: never logged. */
 	if (opts->debug)
-		pam_syslog(pamh, LOG_DEBUG, "%s request for %s: %s", op, user,
+		pam_syslog(pamh, LOG_DEBUG, "%s request for %s: %s", op, pingate_log_text(user, name),
 			answer->reply == PINGATE_REPLY_MALFORMED ? "malformed" : answer->detail);
 	if (answer->reply >= PINGATE_REPLY_ERROR)
-		pam_syslog(pamh, LOG_ERR, "%s request for %s failed: %s", op, user, answer->detail);
+		pam_syslog(pamh, LOG_ERR, "%s request for %s failed: %s", op, pingate_log_text(user, name),
+			answer->detail);
 }

@@ -122,6 +122,14 @@ PINGATE_INTERNAL void pingate_ask_helper(pam_handle_t *pamh,
 		const char *op, const char *user, const char *secret,
 		struct pingate_answer *answer);
 
+/*
+ * A caller-written name (PAM_USER, PAM_RUSER, the service) as a log line may
+ * show it: control bytes as \xNN, so a name cannot forge or hide log lines
+ * or send escapes to the terminal of whoever reads the log; cut to fit.
+ */
+#define PINGATE_LOG_TEXT_MAX 128
+PINGATE_INTERNAL const char *pingate_log_text(const char *text, char buffer[PINGATE_LOG_TEXT_MAX]);
+
 /* True if text can be sent on a request line (no control characters). */
 PINGATE_INTERNAL bool pingate_is_clean_value(const char *text, size_t max);
 

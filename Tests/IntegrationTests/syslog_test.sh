@@ -128,6 +128,33 @@ test_module_debug_logs_nothing_derived_from_the_typed_text() {
     assert_not_contains "$log" "hunter2" "log"
 }
 
+# PAM_USER is typed by whoever sits at a login prompt, PAM_RUSER and the
+# service are the application's: the module's own log lines show their
+# control bytes as \xNN, so no name can forge a log line or send escapes.
+test_module_log_lines_escape_control_characters_in_names() {
+    local conf="$SANDBOX/debug-conf"
+    mkdir -p "$conf"
+    printf '%s\n' "auth [success=done default=ignore] $SANDBOX/pam_pingate.so debug" \
+        "auth required pam_deny.so" > "$conf/sudo"
+    cp "$conf/sudo" "$conf/$(printf 'svc\033x')"
+    : > "$LOG"
+    start_listener
+    "$PAM_BUILD/pam_harness" --confdir "$conf" --service sudo --user "$(printf 'pg\033[2Jbob\rroot')" \
+        --ruser "$(printf 'evil\033]0;x\a')" < /dev/null >/dev/null 2>&1 || true
+    "$PAM_BUILD/pam_harness" --confdir "$conf" --service "$(printf 'svc\033x')" --user pgalice \
+        < /dev/null >/dev/null 2>&1 || true
+    stop_listener
+    local log; log="$(cat "$LOG")"
+    assert_contains "$log" 'PAM_RUSER evil\x1b]0;x\x07 is not pg\x1b[2Jbob\x0droot: not offered' "the ruser line"
+    assert_contains "$log" 'authenticate pg\x1b[2Jbob\x0droot:' "the result line"
+    assert_contains "$log" 'service svc\x1bx is not in the allow-list' "the service line"
+    # libpam's own prefix, pam_pingate(SERVICE:auth), shows the service as the
+    # application set it; every other byte of every line is the module's.
+    if grep -av "pam_pingate(svc" "$LOG" | grep -q "$(printf '\033')"; then
+        fail "an escape byte reached the log: $(grep -a "$(printf '\033')" "$LOG" | od -c | head -3)"
+    fi
+}
+
 test_a_lockout_is_logged() {
     enroll_pin pgalice 9586
     : > "$LOG"
