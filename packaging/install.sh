@@ -213,7 +213,11 @@ ensure_machine_key() {
     if [ -e "$target" ] || [ -L "$target" ]; then
         if [ -f "$target" ] && [ ! -L "$target" ] && has_owner_and_mode "$target" "0:$PINGATE_GID" 0640; then before=right; else before=wrong; fi
     fi
-    LC_ALL=C "$ROOT$PINGATE_CLI" init --store "$ROOT$PINGATE_STORE" --group-id "$PINGATE_GID" > /dev/null ||
+    # A staged root has its own group file; on this system, init also refuses
+    # a pingate group with members (as good as root: pingate(8), init).
+    local staged=()
+    [ -z "$ROOT" ] || staged=(--group-id "$PINGATE_GID")
+    LC_ALL=C "$ROOT$PINGATE_CLI" init --store "$ROOT$PINGATE_STORE" "${staged[@]}" > /dev/null ||
         die "pingate init could not set up $ROOT$PINGATE_STORE (the reason and its fix are above)"
     case "$before" in
         missing) say created "$PINGATE_KEY" ;;

@@ -430,6 +430,34 @@ test_doctor_prints_each_problem_with_its_fix() {
     assert_contains "$out" "pingate.conf:1:"
 }
 
+# A member of the pingate group reads the key and every record and may
+# rewrite them: as good as root. Listed in /etc/group, or by primary group.
+test_doctor_and_init_refuse_a_pingate_group_with_members() {
+    store_reset
+    install_fake_module
+    cp /etc/group "$SANDBOX/group.saved"; cp /etc/passwd "$SANDBOX/passwd.saved"
+    trap 'cat "$SANDBOX/group.saved" > /etc/group; cat "$SANDBOX/passwd.saved" > /etc/passwd' EXIT
+    sed 's/^pingate:x:61000:$/pingate:x:61000:pgbob/' "$SANDBOX/group.saved" > /etc/group
+    run "$PINGATE" doctor
+    assert_eq 5 "$rc" "doctor with a member: $out"
+    assert_contains "$out" "group pingate has members (pgbob)"
+    assert_contains "$out" "fix: gpasswd -d pgbob pingate"
+    run "$PINGATE" init
+    assert_eq 5 "$rc" "init with a member"
+    assert_contains "$err" "group pingate has members (pgbob)"
+    run "$PINGATE" init --upgrade
+    assert_eq 0 "$rc" "init --upgrade with a member: $err"
+    assert_contains "$err" "WARNING: group pingate has members (pgbob)"
+    cat "$SANDBOX/group.saved" > /etc/group
+    sed 's/^\(pgcarol:x:61003:\)61003:/\161000:/' "$SANDBOX/passwd.saved" > /etc/passwd
+    run "$PINGATE" doctor
+    assert_eq 5 "$rc" "doctor with a primary member: $out"
+    assert_contains "$out" "group pingate has members (pgcarol)"
+    cat "$SANDBOX/passwd.saved" > /etc/passwd
+    run "$PINGATE" doctor
+    assert_not_contains "$out" "has members" "doctor without members"
+}
+
 test_doctor_finds_a_damaged_record_and_a_missing_module() {
     store_reset
     enroll_pin pgalice "$PIN"

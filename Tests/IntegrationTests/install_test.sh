@@ -137,6 +137,20 @@ test_second_install_changes_nothing() {
     assert_contains "$out" "unchanged  /var/lib/pingate/machine.key"
 }
 
+# A member of the pingate group is as good as root (it reads the key and
+# every record): install.sh refuses to go on, naming the member.
+test_install_refuses_a_pingate_group_with_members() {
+    install_pingate > /dev/null
+    local line out rc=0
+    line="$(getent group pingate)"
+    [ -n "$line" ] || fail "no pingate group after the install"
+    gpasswd -a root pingate > /dev/null
+    out="$("$INSTALL" --no-build 2>&1)" || rc=$?
+    gpasswd -d root pingate > /dev/null
+    [ "$rc" != 0 ] || fail "install.sh accepted a pingate group with members: $out"
+    assert_contains "$out" "group pingate has members (root)" "install.sh's message"
+}
+
 test_reinstall_repairs_a_wrong_mode_but_keeps_the_key_and_a_changed_config() {
     install_pingate > /dev/null
     local key; key="$(sha256sum < /var/lib/pingate/machine.key)"

@@ -64,6 +64,11 @@ struct Doctor {
         group = SystemGroup.lookup(name: StoreLocation.groupName)
         if let group {
             add(.ok, L("group %s exists (gid %d)", group.name, group.gid))
+            let members = group.members
+            if !members.isEmpty {
+                add(.problem, InitCommand.membersProblem(group: group.name, members: members),
+                    fix: members.map { "gpasswd -d \($0) \(group.name)  # or usermod -g OTHER \($0) for a primary group" }.joined(separator: "; "))
+            }
         } else {
             add(.problem, L("group %s does not exist", StoreLocation.groupName), fix: "groupadd --system \(StoreLocation.groupName)")
         }

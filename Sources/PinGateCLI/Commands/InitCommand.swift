@@ -10,25 +10,42 @@ struct InitCommand: Command {
         HelpText.paragraph(L("Creates the store directory (root:%s 0750) and the machine key in it (root:%s 0640, 32 random bytes) when they are missing, and sets a wrong owner, group or mode right. An existing key is never replaced: every enrolled PIN and pattern depends on it. Running it again changes nothing.", StoreLocation.groupName, StoreLocation.groupName))
     }
     static var exitStatuses: String? {
-        HelpText.paragraph(L("Exit status: 0 the store is ready; 2 usage; 3 not root; 5 the group is missing, or the store or key is unsafe and must be moved away."))
+        HelpText.paragraph(L("Exit status: 0 the store is ready; 2 usage; 3 not root; 5 the group is missing or has members, or the store or key is unsafe and must be moved away."))
     }
     static let requiresRoot = true
 
     struct Arguments: ArgumentGroup {
         let groupID = Option("--group-id", value: "GID", in: 0...Int(UInt32.max - 1),
                              help: L("the group's number instead of looking 'pingate' up, for a store in a staged root whose /etc/group is not this system's"))
+        let upgrade = Flag("--upgrade", help: L("an upgrade of an installed system: members of the group are warned about, not refused"))
     }
     static let arguments = Arguments()
 
     let locations: Locations
     let groupID: Int?
+    let upgrade: Bool
 
     init(_ arguments: ParsedArguments) throws {
         locations = Locations(arguments)
         groupID = try arguments.value(Self.arguments.groupID)
+        upgrade = arguments[Self.arguments.upgrade]
+    }
+
+    /// Why members of the store's group are a problem, naming them.
+    static func membersProblem(group: String, members: [String]) -> String {
+        L("group %s has members (%s): each can read the machine key and every record and rewrite them — guess every PIN offline, reset counts, plant a known PIN and sign in as anyone; that is as good as root. Remove them from the group.", group, members.joined(separator: ", "))
     }
 
     func run(caller: Caller) throws -> ExitStatus {
+        // A staged root (--group-id) has its own /etc/group: not this system's members.
+        if groupID == nil, let group = SystemGroup.lookup(name: StoreLocation.groupName) {
+            let members = group.members
+            if !members.isEmpty {
+                let problem = Self.membersProblem(group: group.name, members: members)
+                guard upgrade else { throw CLIError(status: .storeOrConfig, message: problem) }
+                Output.error(L("WARNING: %s", problem))
+            }
+        }
         let store = try groupID.map { Store(location: StoreLocation(directory: locations.storeDirectory, owner: 0, group: gid_t($0))) }
             ?? locations.store()
         for action in try storeCall({ try store.setUp() }) { Output.line(Self.report(action)) }

@@ -69,6 +69,29 @@ public struct SystemGroup: Sendable, Equatable {
         return SystemGroup(name: name, gid: entry.gr_gid)
     }
 
+    /// Every user in the group: those the group database lists, and those
+    /// whose primary group it is (passwd's gid, which /etc/group never shows).
+    public var members: [String] {
+        var names: [String] = []
+        var entry = group()
+        var result: UnsafeMutablePointer<group>? = nil
+        var buffer = [CChar](repeating: 0, count: 64 * 1024)
+        let status = buffer.withUnsafeMutableBufferPointer { getgrgid_r(gid, &entry, $0.baseAddress!, $0.count, &result) }
+        if status == 0, result != nil, var member = entry.gr_mem {
+            while let name = member.pointee {
+                names.append(String(cString: name))
+                member += 1
+            }
+        }
+        setpwent()
+        while let user = getpwent() {
+            if user.pointee.pw_gid == gid, let name = user.pointee.pw_name { names.append(String(cString: name)) }
+        }
+        endpwent()
+        var seen = Set<String>()
+        return names.filter { seen.insert($0).inserted }
+    }
+
     public static func lookup(gid: gid_t) -> SystemGroup? {
         var entry = group()
         var result: UnsafeMutablePointer<group>? = nil
