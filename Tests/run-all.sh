@@ -15,12 +15,16 @@ REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$REPO_ROOT"
 export PATH="/opt/swift/usr/bin:$PATH"
 
+# Every command the tests run must come from one of these or from Debian's base
+# system: Tests/test-commands.txt names each one's package, and the suite
+# "test commands have packages" (Tests/check-test-commands.py) fails otherwise.
 APT_PACKAGES=(libpam0g-dev libsodium-dev libsystemd-dev pamtester sudo gettext valgrind openssl
               libpam-runtime libpam-modules util-linux locales fakeroot lintian
               chrpath dpkg-dev python3
+              gcc make binutils procps                    # cc, make; nm, readelf, strings; ps, pgrep, pkill, kill
               pkexec polkitd dbus-daemon dbus-bin          # polkit_test.sh: real pkexec, polkitd, a bus
               libx11-dev libxrandr-dev libcairo2-dev libpango1.0-dev fonts-noto-cjk
-              xvfb xdotool imagemagick x11-utils x11-xserver-utils xss-lock   # pingate-lock and lock_test.sh (xrandr, xrdb)
+              xvfb xdotool imagemagick x11-utils x11-xserver-utils x11-apps xss-lock   # pingate-lock and lock_test.sh (xrandr, xrdb, xwd)
               xserver-xephyr libxcomposite-dev)           # lock_test.sh: a screen that changes size, a hostile client
 
 step() { printf '\n==> %s\n' "$*"; }
@@ -117,6 +121,14 @@ run_unit_tests() {
     record unit "$WORK/unit.summary" "$rc"
 }
 
+# Every command the test scripts run comes from a package installed above
+# (Tests/test-commands.txt); run before the build, so a gap shows at once.
+check_test_commands() {
+    local output="$WORK/test-commands.out"
+    python3 Tests/check-test-commands.py 2>&1 | tee "$output"
+    record "test commands have packages" "$output" "${PIPESTATUS[0]}"
+}
+
 run_integration_tests() {
     local file name rc
     for file in Tests/IntegrationTests/*_test.sh; do
@@ -133,6 +145,7 @@ trap 'rm -rf "$WORK"' EXIT
 START=$(date +%s)
 
 step "packages"; install_packages || { echo "FAIL: could not install packages" >&2; exit 1; }
+step "test commands have packages"; check_test_commands
 step "build"; build || { echo "FAIL: build failed" >&2; exit 1; }
 step "static Swift runtime"; check_static_runtime || exit 1
 if [ "${SKIP_UNIT:-0}" != 1 ]; then step "unit tests"; run_unit_tests; fi
