@@ -193,8 +193,9 @@ test_module_disabled_and_remote_messages_are_translated() {
     fake_run ''
     assert_contains "$out" "INFO 連續失敗 10 次，PIN 碼已停用，請改用密碼；管理員可執行：pingate unlock $(id -un)"
     speak zh_CN.UTF-8
+    echo "8 not-local the request comes from 192.0.2.7" > "$T/status"
     fake_run '' --rhost 192.0.2.7
-    assert_contains "$out" "INFO 远程登录无法使用 PIN 码，请使用密码"
+    assert_contains "$out" "INFO PIN 码只能在这台电脑前使用，请使用密码"
 }
 
 test_module_forward_pass_prompt_is_translated() {
