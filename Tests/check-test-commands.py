@@ -282,17 +282,21 @@ class Lexer:
                 self.read_dollar(w, text, False)
                 continue
             if c == "`":
-                start = self.i
-                self.i += 1
-                w.subs.append(self.tokens(stop="`"))
-                w.expansions += 1
-                text.append(self.s[start:self.i])
+                self.read_backtick(w, text)
                 continue
             text.append(c)
             w.literal += 1
             self.i += 1
         w.text = "".join(text)
         return w
+
+    def read_backtick(self, w, text):
+        """`command`: a substitution, outside or inside double quotes alike."""
+        start = self.i
+        self.i += 1
+        w.subs.append(self.tokens(stop="`"))
+        w.expansions += 1
+        text.append(self.s[start:self.i])
 
     def read_double_quoted(self, w, text):
         while self.i < self.n:
@@ -317,11 +321,7 @@ class Lexer:
                 self.read_dollar(w, text, True)
                 continue
             if c == "`":
-                start = self.i
-                self.i += 1
-                w.subs.append(self.tokens(stop="`"))
-                w.expansions += 1
-                text.append(self.s[start:self.i])
+                self.read_backtick(w, text)
                 continue
             text.append(c)
             w.literal += 1

@@ -45,9 +45,9 @@ enum HelperMain {
             return refuse("caller_uid \(caller.uid) is not the user's", detail: context.logFields)
         }
         if case let .elsewhere(reason) = LocalityRule().judge(caller) {
-            let answer = HelperAnswer(StatusOutcome.notLocal(reason))
-            SystemLog.write(.notice, "\(request.operation.rawValue): refused, not at the machine: \(reason) (\(context.logFields) pid=\(caller.pid == 0 ? getpid() : caller.pid))")
-            return answer
+            let judged = caller.pid == 0 ? getpid() : caller.pid
+            HelperOperations.log(.notLocal("\(reason); judged pid \(judged)"), operation: request.operation.rawValue, context: context)
+            return HelperAnswer(StatusOutcome.notLocal(reason))
         }
         return HelperOperations(options: options, seams: seams).perform(request, context: context)
     }

@@ -26,7 +26,7 @@ struct HelperOperations {
         case .verify:
             guard let secret = request.secret else { return .refused("verify needs a secret") }
             let outcome = verifier.verify(uid: uid, input: secret)
-            log(outcome, operation: "verify", context: context)
+            Self.log(outcome, operation: "verify", context: context)
             return withCredentialKind(HelperAnswer(outcome), verifier: verifier, uid: uid)
         case .change:
             guard let current = request.secret, let new = request.newSecret, let kind = request.newKind else {
@@ -42,7 +42,7 @@ struct HelperOperations {
                 return HelperAnswer(line: "malformed the new \(kind): \(error)", exitCode: .malformed)
             }
             let outcome = verifier.change(uid: uid, current: current, replacement: replacement)
-            log(outcome, operation: "change", context: context)
+            Self.log(outcome, operation: "change", context: context)
             return withCredentialKind(HelperAnswer(outcome), verifier: verifier, uid: uid)
         }
     }
@@ -55,7 +55,9 @@ struct HelperOperations {
         return answer.describingCredential(kind: record.kind, gridSize: record.gridSize)
     }
 
-    private func log(_ outcome: VerifyOutcome, operation: String, context: RequestContext) {
+    /// The one log line of an answered request (HelperMain logs its
+    /// not-local refusals here too).
+    static func log(_ outcome: VerifyOutcome, operation: String, context: RequestContext) {
         let fields = context.logFields
         switch outcome {
         case .ok:
