@@ -20,6 +20,9 @@ let package = Package(
         ),
         // Header-only shims for the few variadic or shadowed system calls.
         .systemLibrary(name: "CPinGateSystem"),
+        // The module's contract headers (pam/pingate_protocol.h, pingate_install.h),
+        // imported as they are: the helper protocol and install facts have one copy.
+        .systemLibrary(name: "CPinGateContract"),
         // gettext and wcwidth for the CLI's translations (po/).
         .systemLibrary(name: "CLocalization"),
         // pingate-lock: Xlib + RandR, cairo + pango, libpam (the UI runs PAM as the user).
@@ -42,7 +45,7 @@ let package = Package(
         ),
         .target(
             name: "PinGateCore",
-            dependencies: ["CSodium", "CPinGateSystem", "CSystemdLogin"]
+            dependencies: ["CSodium", "CPinGateSystem", "CSystemdLogin", "CPinGateContract"]
         ),
         .executableTarget(
             name: "pingate-verify",
@@ -58,7 +61,7 @@ let package = Package(
         ),
         .target(
             name: "PinGateCLI",
-            dependencies: ["PinGateCore", "PinGateText", "CLocalization"]
+            dependencies: ["PinGateCore", "PinGateText", "CLocalization", "CPinGateContract"]
         ),
         .executableTarget(
             name: "pingate",
@@ -72,7 +75,8 @@ let package = Package(
         ),
         .executableTarget(
             name: "pingate-lock",
-            dependencies: ["PinGateLock", "PinGateText", "CX11", "CCairo", "CPAM", "CLocalization", "CPinGateSystem"],
+            dependencies: ["PinGateLock", "PinGateText", "CX11", "CCairo", "CPAM", "CLocalization", "CPinGateSystem",
+                           "CPinGateContract"],
             swiftSettings: [.unsafeFlags(["-Xcc", "-I/usr/include/pango-1.0", "-Xcc", "-I/usr/include/harfbuzz"])]
         ),
         .testTarget(

@@ -14,6 +14,7 @@
 # The pingate archive holds the helper as root:root 0755, because the pingate
 # group exists only once postinst has run; postinst then registers
 #   dpkg-statoverride --update --add root pingate 2755 /usr/libexec/pingate/pingate-verify
+# (those values filled in from pam/pingate_install.h)
 # which dpkg also applies to every later upgrade. postinst also creates the
 # group, the store and the machine key; prerm (remove) takes the profile out of
 # the common-* stacks with pam-auth-update before the module leaves the disk;
@@ -119,7 +120,11 @@ build_package() {
     install -m 0644 "$control/conffiles" "$stage/DEBIAN/conffiles"
     local script
     for script in postinst prerm postrm; do
-        [ -f "$control/$script" ] && install -m 0755 "$control/$script" "$stage/DEBIAN/$script"
+        [ -f "$control/$script" ] || continue
+        sed -e "s|@HELPER@|$PINGATE_HELPER|g" -e "s|@HELPER_MODE@|$PINGATE_HELPER_MODE|g" \
+            -e "s|@GROUP@|$PINGATE_GROUP|g" "$control/$script" > "$stage/DEBIAN/$script"
+        chmod 0755 "$stage/DEBIAN/$script"
+        ! grep -q '@[A-Z_]*@' "$stage/DEBIAN/$script" || die "$script has a placeholder build-deb.sh does not fill"
     done
     (cd "$stage" && find . -path ./DEBIAN -prune -o -type f -printf '%P\n' | LC_ALL=C sort |
         xargs -d '\n' md5sum) > "$stage/DEBIAN/md5sums"

@@ -501,11 +501,13 @@ enable_service() {
         fi
         return
     fi
-    case " $(grep -E '^[[:space:]]*services[[:space:]]*=' "$ROOT$PINGATE_CONF" 2>/dev/null | cut -d= -f2 | tr ',\t' '  ') " in
-        "  ") case " ${PINGATE_DEFAULT_SERVICES} " in *" $service "*) ;;
-              *) echo "warning: $service is not in the default services; add it to 'services =' in $PINGATE_CONF" >&2 ;; esac ;;
+    # pingate.conf has one reader, the helper's (the CLI shares it): ask it.
+    local offered
+    offered="$(LC_ALL=C "$ROOT$PINGATE_CLI" policy --config "$ROOT$PINGATE_CONF" 2>/dev/null | sed -n 's/^services = //p')"
+    case " $offered " in
         *" $service "*) ;;
-        *) echo "warning: $service is not in 'services =' of $PINGATE_CONF: the module will ignore it there" >&2 ;;
+        "  ") echo "warning: cannot read the services of $PINGATE_CONF (see: pingate policy check)" >&2 ;;
+        *) echo "warning: $service is not in the services of $PINGATE_CONF (services = $offered): no PIN is offered there until you add it" >&2 ;;
     esac
     at="$(insertion_line "$file")"
     [ -n "$at" ] || die "$file has no auth line: nothing to put the PIN in front of (nothing changed)"
@@ -559,8 +561,6 @@ services_enabled_here() {
 }
 
 # --- actions -------------------------------------------------------------------
-
-PINGATE_DEFAULT_SERVICES="sudo login polkit-1 i3lock swaylock xscreensaver gdm-password lightdm sddm kde cinnamon-screensaver gnome-screensaver hyprlock pingate-lock"
 
 do_install() {
     refuse_weakening_enables

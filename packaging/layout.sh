@@ -7,15 +7,26 @@
 # Needs REPO_ROOT set by the caller; PINGATE_RELEASE_BIN may point at other
 # release binaries than $REPO_ROOT/.build/release.
 
+# pingate_install_fact NAME: the value of NAME in pam/pingate_install.h, the
+# one copy of the facts the module, the Swift side and these scripts share
+# (as the compiler sees it, so the multiarch triplet is this machine's).
+pingate_install_fact() {
+    cc -E -dM "$REPO_ROOT/pam/pingate_install.h" | sed -n "s/^#define $1 \"\{0,1\}\([^\"]*\)\"\{0,1\}\$/\1/p"
+}
+
 # shellcheck disable=SC2034  # read by the scripts that source this file
 PINGATE_VERSION=0.1.0
-PINGATE_GROUP=pingate
-
-PINGATE_MULTIARCH="$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || cc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)"
+PINGATE_GROUP="$(pingate_install_fact PINGATE_GROUP)"
+PINGATE_MULTIARCH="$(pingate_install_fact PINGATE_MULTIARCH)"
+PINGATE_HELPER="$(pingate_install_fact PINGATE_HELPER_PATH)"
+PINGATE_HELPER_MODE="$(pingate_install_fact PINGATE_HELPER_MODE | sed 's/^0*//')"
+if [ -z "$PINGATE_GROUP" ] || [ -z "$PINGATE_MULTIARCH" ] || [ -z "$PINGATE_HELPER" ] || [ -z "$PINGATE_HELPER_MODE" ]; then
+    echo "layout.sh: cannot read pam/pingate_install.h with cc -E (is gcc installed?)" >&2
+    exit 1
+fi
 PINGATE_RELEASE_BIN="${PINGATE_RELEASE_BIN:-$REPO_ROOT/.build/release}"
 PINGATE_MODULE_BUILD="${PINGATE_MODULE_BUILD:-$REPO_ROOT/pam/build/pam_pingate.so}"
 
-PINGATE_HELPER=/usr/libexec/pingate/pingate-verify
 PINGATE_CLI=/usr/sbin/pingate
 PINGATE_MODULE="/lib/$PINGATE_MULTIARCH/security/pam_pingate.so"
 PINGATE_CONF=/etc/pingate/pingate.conf
@@ -47,7 +58,7 @@ pingate_files() {
 
 pingate_core_files() {
     cat <<EOF
-elf  $PINGATE_HELPER 2755 root $PINGATE_GROUP $PINGATE_RELEASE_BIN/pingate-verify
+elf  $PINGATE_HELPER $PINGATE_HELPER_MODE root $PINGATE_GROUP $PINGATE_RELEASE_BIN/pingate-verify
 elf  $PINGATE_CLI 0755 root root $PINGATE_RELEASE_BIN/pingate
 elf  $PINGATE_MODULE 0644 root root $PINGATE_MODULE_BUILD
 data $PINGATE_PROFILE 0644 root root $REPO_ROOT/pam/pam-configs/pingate

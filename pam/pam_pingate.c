@@ -203,7 +203,7 @@ static int get_secret(pam_handle_t *pamh, int flags, const struct pingate_option
 	if (is_pattern(status->kind))
 		show_legend(pamh, flags, opts, status->grid);
 	if (prompt == NULL)
-		prompt = is_pattern(status->kind) ? _("Pattern: ") : _("PIN: ");
+		prompt = is_pattern(status->kind) ? _(pingate_prompt_pattern) : _(pingate_prompt_pin);
 	return prompt_secret(pamh, prompt, secret);
 }
 
@@ -267,6 +267,8 @@ static int judge_verify(pam_handle_t *pamh, int flags, const struct pingate_opti
 	case PINGATE_REPLY_NOT_LOCAL:
 		tell_not_local(pamh, flags, opts);  /* the session changed since the status request */
 		return PAM_IGNORE;
+	case PINGATE_REPLY_NOT_OFFERED:
+		return PAM_IGNORE;  /* pingate.conf changed since the status request */
 	case PINGATE_REPLY_ENROLLED:
 		pam_syslog(pamh, LOG_ERR, "verify for %s: unexpected answer: %s",
 			pingate_log_text(user, name), answer->detail);
@@ -323,7 +325,7 @@ static int authenticate_forwarded(pam_handle_t *pamh, int flags,
 
 	rc = copy_authtok(pamh, &secret);
 	if (rc == PAM_AUTHINFO_UNAVAIL) {
-		rc = prompt_secret(pamh, opts->prompt != NULL ? opts->prompt : _("PIN or password: "), &secret);
+		rc = prompt_secret(pamh, opts->prompt != NULL ? opts->prompt : _(pingate_prompt_pin_or_password), &secret);
 		if (rc == PAM_SUCCESS)
 			rc = pam_set_item(pamh, PAM_AUTHTOK, secret);
 	}
@@ -347,24 +349,15 @@ out:
 }
 
 /*
- * PAM_SUCCESS if a PIN may be offered at all: to this service, to this
- * caller (only the user it belongs to; see pingate_caller.c). Whether the
- * caller is at the machine, the helper answers (not-local).
- * A caller who is not the owner learns nothing, not even that a PIN exists.
+ * PAM_SUCCESS if a PIN may be offered to this caller at all: only to the
+ * user it belongs to (see pingate_caller.c). Whether the caller is at the
+ * machine, and whether this service offers a PIN, the helper answers
+ * (not-local, not-offered). A caller who is not the owner learns nothing,
+ * not even that a PIN exists.
  */
 static int check_gates(pam_handle_t *pamh, const struct pingate_options *opts,
 		const char *user, struct pingate_caller *caller)
 {
-	const void *service = NULL;
-	char name[PINGATE_LOG_TEXT_MAX];
-
-	if (pam_get_item(pamh, PAM_SERVICE, &service) != PAM_SUCCESS || service == NULL ||
-	    !pingate_service_allowed(opts, service)) {
-		if (opts->debug)
-			pam_syslog(pamh, LOG_DEBUG, "service %s is not in the allow-list",
-				pingate_log_text(service, name));
-		return PAM_IGNORE;
-	}
 	if (!pingate_find_caller(pamh, opts, caller) ||
 	    !pingate_caller_owns(pamh, opts, caller, user))
 		return PAM_IGNORE;
@@ -391,6 +384,8 @@ static int judge_status(pam_handle_t *pamh, int flags, const struct pingate_opti
 	case PINGATE_REPLY_NOT_LOCAL:
 		tell_not_local(pamh, flags, opts);
 		return PAM_IGNORE;
+	case PINGATE_REPLY_NOT_OFFERED:
+		return PAM_IGNORE;  /* silently: the admin chose where PINs are offered */
 	case PINGATE_REPLY_ERROR:
 	case PINGATE_REPLY_REFUSED:
 	case PINGATE_REPLY_NO_ANSWER:

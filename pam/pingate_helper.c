@@ -34,23 +34,6 @@ _Static_assert(PINGATE_REQUEST_MAX <= PIPE_BUF, "a request must fit in an empty 
 #define SECRET_MAX_LEN 1024
 #define FD_CLOSE_MAX (1L << 20)  /* Linux's default fs.nr_open, the most a hard limit can be */
 
-static const struct {
-	const char *word;
-	enum pingate_reply reply;
-	int exit_status;
-} answer_words[] = {
-	{ PINGATE_WORD_ENROLLED,     PINGATE_REPLY_ENROLLED,     PINGATE_EXIT_OK },
-	{ PINGATE_WORD_OK,           PINGATE_REPLY_OK,           PINGATE_EXIT_OK },
-	{ PINGATE_WORD_WRONG,        PINGATE_REPLY_WRONG,        PINGATE_EXIT_WRONG },
-	{ PINGATE_WORD_LOCKED,       PINGATE_REPLY_LOCKED,       PINGATE_EXIT_LOCKED },
-	{ PINGATE_WORD_DISABLED,     PINGATE_REPLY_DISABLED,     PINGATE_EXIT_DISABLED },
-	{ PINGATE_WORD_NOT_ENROLLED, PINGATE_REPLY_NOT_ENROLLED, PINGATE_EXIT_NOT_ENROLLED },
-	{ PINGATE_WORD_MALFORMED,    PINGATE_REPLY_MALFORMED,    PINGATE_EXIT_MALFORMED },
-	{ PINGATE_WORD_NOT_LOCAL,    PINGATE_REPLY_NOT_LOCAL,    PINGATE_EXIT_NOT_LOCAL },
-	{ PINGATE_WORD_ERROR,        PINGATE_REPLY_ERROR,        PINGATE_EXIT_ERROR },
-	{ PINGATE_WORD_REFUSED,      PINGATE_REPLY_REFUSED,      PINGATE_EXIT_REFUSED },
-};
-
 bool pingate_is_clean_value(const char *text, size_t max)
 {
 	size_t i;
@@ -95,18 +78,21 @@ static bool append_field(char *buf, size_t *used, const char *key, const char *v
 
 /*
  * Optional PAM items go into the request only if they are printable, except
- * PAM_RHOST: any remote host makes the request remote, so one that cannot be
- * sent is sent as a placeholder rather than left out.
+ * PAM_RHOST and PAM_SERVICE, which the helper judges: any remote host makes
+ * the request remote, and a request without a service is the admin CLI's,
+ * to which the services list does not apply. So those two are never left
+ * out: an unprintable or missing one is sent as a placeholder.
  */
 static bool append_item(pam_handle_t *pamh, char *buf, size_t *used, const char *key, int item)
 {
 	const void *value = NULL;
+	bool judged = item == PAM_RHOST || item == PAM_SERVICE;
 
 	if (pam_get_item(pamh, item, &value) != PAM_SUCCESS || value == NULL ||
 	    ((const char *)value)[0] == '\0')
-		return true;
+		return item != PAM_SERVICE || append_field(buf, used, key, "(none)");
 	if (!pingate_is_clean_value(value, NAME_MAX_LEN))
-		return item != PAM_RHOST || append_field(buf, used, key, "(unprintable)");
+		return !judged || append_field(buf, used, key, "(unprintable)");
 	return append_field(buf, used, key, value);
 }
 
@@ -356,10 +342,10 @@ static int run_helper(pam_handle_t *pamh, const struct pingate_options *opts,
 	 * let its caller choose the store or policy), so a user-run locker
 	 * with conf= on its line asks with the default configuration.
 	 */
-	if (opts->conf_given && geteuid() == 0) {
+	if (opts->conf != NULL && geteuid() == 0) {
 		argv[1] = "--config";
 		argv[2] = (char *)opts->conf;
-	} else if (opts->conf_given && opts->debug) {
+	} else if (opts->conf != NULL && opts->debug) {
 		pam_syslog(pamh, LOG_DEBUG, "conf=%s not passed to the helper: the caller is not root",
 			opts->conf);
 	}
@@ -424,74 +410,6 @@ out:
 	return status;
 }
 
-static bool parse_number(const char *text, unsigned long max, unsigned long *value)
-{
-	char *end;
-
-	if (text[0] < '0' || text[0] > '9')
-		return false;
-	errno = 0;
-	*value = strtoul(text, &end, 10);
-	return errno == 0 && *end == '\0' && *value <= max;
-}
-
-static bool parse_field(struct pingate_answer *answer, const char *key, const char *value)
-{
-	unsigned long n;
-
-	if (strcmp(key, "kind") == 0) {
-		if (strcmp(value, "pin") == 0)
-			answer->kind = PINGATE_KIND_PIN;
-		else if (strcmp(value, "pattern") == 0)
-			answer->kind = PINGATE_KIND_PATTERN;
-		else
-			return false;
-	} else if (strcmp(key, "grid") == 0) {
-		if (!parse_number(value, 6, &n) || n < 3)
-			return false;
-		answer->grid = (unsigned)n;
-	} else if (strcmp(key, "failures") == 0 || strcmp(key, "left") == 0) {
-		if (!parse_number(value, 1000000, &n))
-			return false;
-		*(key[0] == 'f' ? &answer->failures : &answer->left) = (unsigned)n;
-	} else if (strcmp(key, "seconds") == 0 || strcmp(key, "locked") == 0) {
-		if (!parse_number(value, 100000000, &answer->seconds))
-			return false;
-	}
-	return true;  /* unknown keys are for newer helpers */
-}
-
-/* One line, its first word agreeing with the exit status. */
-static bool parse_answer(char *line, int status, struct pingate_answer *answer)
-{
-	char *save = NULL, *word, *eq;
-	size_t i, count = sizeof(answer_words) / sizeof(answer_words[0]);
-
-	word = strtok_r(line, " ", &save);
-	for (i = 0; word != NULL && i < count; i++)
-		if (strcmp(word, answer_words[i].word) == 0)
-			break;
-	if (word == NULL || i == count || answer_words[i].exit_status != status)
-		return false;
-	answer->reply = answer_words[i].reply;
-	if (answer->reply >= PINGATE_REPLY_MALFORMED)
-		return true;  /* the rest is a message */
-	while ((word = strtok_r(NULL, " ", &save)) != NULL) {
-		if (strcmp(word, "disabled") == 0)
-			answer->disabled = true;
-		else if ((eq = strchr(word, '=')) != NULL) {
-			*eq = '\0';
-			if (!parse_field(answer, word, eq + 1))
-				return false;
-		}
-	}
-	if (answer->reply == PINGATE_REPLY_ENROLLED && answer->kind == PINGATE_KIND_NONE)
-		return false;
-	if (answer->kind == PINGATE_KIND_PATTERN && answer->grid == 0)
-		return false;
-	return true;
-}
-
 static void set_no_answer(struct pingate_answer *answer, const char *why)
 {
 	memset(answer, 0, sizeof(*answer));
@@ -541,7 +459,7 @@ void pingate_ask_helper(pam_handle_t *pamh, const struct pingate_options *opts,
 	}
 	memcpy(line, reply, reply_len);
 	snprintf(answer->detail, sizeof(answer->detail), "%s", reply);
-	if (!parse_answer(line, status, answer)) {
+	if (!pingate_parse_answer(line, status, answer)) {
 		snprintf(why, sizeof(why), "answer \"%s\" does not fit the protocol or exit %d",
 			reply, status);
 		set_no_answer(answer, why);

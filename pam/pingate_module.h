@@ -14,26 +14,17 @@
 #include <sys/types.h>
 #include <security/pam_modules.h>
 
+#include "pingate_install.h"
 #include "pingate_protocol.h"
 
 #define PINGATE_INTERNAL __attribute__((visibility("hidden")))
 
-#ifndef PINGATE_HELPER_PATH
-#define PINGATE_HELPER_PATH "/usr/libexec/pingate/pingate-verify"
-#endif
 #ifndef PINGATE_LOCALEDIR
 #define PINGATE_LOCALEDIR "/usr/share/locale"
 #endif
 #define PINGATE_TEXT_DOMAIN "pingate"
-#ifndef PINGATE_CONF_PATH
-#define PINGATE_CONF_PATH "/etc/pingate/pingate.conf"
-#endif
-
-/* Set to "1" in the PAM environment by an application: no PIN this time. */
-#define PINGATE_PASSWORD_ONLY_ENV "PINGATE_PASSWORD_ONLY"
 
 #define PINGATE_RETRIES_MAX 10
-#define PINGATE_SERVICES_MAX 1024
 /*
  * How long the module waits for one helper answer before it kills the helper.
  * At least the helper's own worst case for an honest request — its lock wait
@@ -53,18 +44,17 @@ struct pingate_options {
 	bool quiet;
 	bool debug;
 	bool forward_pass;
-	const char *prompt;         /* NULL: "PIN: " / "Pattern: " */
+	const char *prompt;         /* NULL: PINGATE_PROMPT_PIN or _PATTERN */
 	const char *helper;
-	const char *conf;
-	bool conf_given;            /* conf= was passed: tell the helper too */
-	char services[PINGATE_SERVICES_MAX];  /* space separated allow-list */
+	const char *conf;           /* NULL: the helper's own (pingate.conf) */
 };
 
-/* Defaults, then the config file, then the module arguments. */
+/*
+ * Defaults, then the module arguments. pingate.conf is the helper's: it
+ * answers not-offered for a service not in its `services`.
+ */
 PINGATE_INTERNAL int pingate_options_load(pam_handle_t *pamh,
 		struct pingate_options *opts, int argc, const char **argv);
-PINGATE_INTERNAL bool pingate_service_allowed(const struct pingate_options *opts,
-		const char *service);
 
 enum pingate_reply {
 	PINGATE_REPLY_ENROLLED,     /* status: exit 0 */
@@ -75,6 +65,7 @@ enum pingate_reply {
 	PINGATE_REPLY_NOT_ENROLLED,
 	PINGATE_REPLY_MALFORMED,
 	PINGATE_REPLY_NOT_LOCAL,    /* the helper's locality rule: not at the machine */
+	PINGATE_REPLY_NOT_OFFERED,  /* the service is not in pingate.conf's services */
 	PINGATE_REPLY_ERROR,
 	PINGATE_REPLY_REFUSED,
 	PINGATE_REPLY_NO_ANSWER,    /* crash, exec failure, garbled or mismatched answer */
@@ -121,6 +112,14 @@ PINGATE_INTERNAL void pingate_ask_helper(pam_handle_t *pamh,
 		const struct pingate_options *opts, const struct pingate_caller *caller,
 		const char *op, const char *user, const char *secret,
 		struct pingate_answer *answer);
+
+/*
+ * Reads one answer line (without its newline; cut up in place) that came
+ * with exit status `status` into *answer, which the caller zeroed: its first
+ * word must agree with the status, and known fields must be well formed
+ * (pingate_protocol.h). False if the line does not fit the protocol.
+ */
+PINGATE_INTERNAL bool pingate_parse_answer(char *line, int status, struct pingate_answer *answer);
 
 /*
  * A caller-written name (PAM_USER, PAM_RUSER, the service) as a log line may

@@ -3,9 +3,10 @@
  *
  * The module runs the helper the pam_unix → unix_chkpwd way: fork, stdin and
  * stdout on pipes, every other descriptor closed, exec of an absolute path with
- * an empty environment. The Swift side of this contract lives in
- * Sources/PinGateCore/Protocol/; the unit test ProtocolAgreementTests reads
- * this file and fails when the two disagree.
+ * an empty environment. This header is the contract's one copy: the module
+ * includes it, and Swift imports it (Sources/CPinGateContract), so the words,
+ * exit statuses, limits, prompts and default services below are written
+ * nowhere else.
  *
  * REQUEST (helper's stdin, at most PINGATE_REQUEST_MAX bytes, then EOF)
  *
@@ -13,7 +14,12 @@
  *   op=status|verify|change\n       required
  *   user=NAME\n                     required; a non-root caller may name only
  *                                   the user of its own real uid
- *   service=NAME\n                  optional, for the log (PAM_SERVICE)
+ *   service=NAME\n                  PAM_SERVICE, always sent by the module
+ *                                   ("(none)" or "(unprintable)" when it has
+ *                                   no usable one): a name not in
+ *                                   pingate.conf's services is answered
+ *                                   not-offered. Absent: the admin CLI,
+ *                                   which is no PAM service
  *   tty=NAME\n                      optional, for the log (PAM_TTY)
  *   rhost=NAME\n                    optional (PAM_RHOST); any value makes the
  *                                   request remote: no PIN (see not-local)
@@ -57,6 +63,9 @@
  *               an ssh or seatless session, a user manager with nobody at
  *               the seat; nothing counted, nothing verified; the password
  *               still works. Answered before the store is touched.)
+ *            not-offered SERVICE                              exit 9
+ *              (the service is not in pingate.conf's services: no PIN
+ *               there; answered before the store is touched)
  *            refused MESSAGE...                               exit 7
  *              (bad request: a terminal on stdin, oversized or malformed
  *               request, another user's record, unknown operation)
@@ -82,15 +91,31 @@
 #define PINGATE_WORD_NOT_LOCAL    "not-local"
 #define PINGATE_WORD_ERROR        "error"
 #define PINGATE_WORD_REFUSED      "refused"
+#define PINGATE_WORD_NOT_OFFERED  "not-offered"
 
 /*
  * The services a PIN is offered in when pingate.conf names none (its
- * `services` key; the module reads that key, the helper the rest).
+ * `services` key, which the helper reads and applies: a request whose
+ * service is not in the list is answered not-offered). One line: Swift
+ * imports it (Sources/CPinGateContract), and it imports only a single literal.
  * Not su: su authenticates its target, not its caller, and the module offers
  * a PIN only to the caller's own account.
  */
-#define PINGATE_DEFAULT_SERVICES "sudo login polkit-1 i3lock swaylock xscreensaver " \
-	"gdm-password lightdm sddm kde cinnamon-screensaver gnome-screensaver hyprlock pingate-lock"
+#define PINGATE_DEFAULT_SERVICES "sudo login polkit-1 i3lock swaylock xscreensaver gdm-password lightdm sddm kde cinnamon-screensaver gnome-screensaver hyprlock pingate-lock"
+
+/*
+ * What the module asks, and what an application may tell it. A client that
+ * answers the module's prompts itself (pingate-lock) recognises them by
+ * these texts, in English or translated in the "pingate" catalogue.
+ * PINGATE_TEXT() marks them for xgettext (po/Makefile). Variables, not
+ * macros: Swift imports no macro that expands to another macro's call.
+ */
+#define PINGATE_TEXT(text) text
+static const char *const pingate_prompt_pin = PINGATE_TEXT("PIN: ");
+static const char *const pingate_prompt_pattern = PINGATE_TEXT("Pattern: ");
+static const char *const pingate_prompt_pin_or_password = PINGATE_TEXT("PIN or password: ");
+/* Set to "1" in the PAM environment by an application: no PIN this time. */
+#define PINGATE_PASSWORD_ONLY_ENV "PINGATE_PASSWORD_ONLY"
 
 #define PINGATE_EXIT_OK           0
 #define PINGATE_EXIT_WRONG        1
@@ -101,5 +126,6 @@
 #define PINGATE_EXIT_ERROR        6
 #define PINGATE_EXIT_REFUSED      7
 #define PINGATE_EXIT_NOT_LOCAL    8
+#define PINGATE_EXIT_NOT_OFFERED  9
 
 #endif

@@ -44,6 +44,8 @@ public enum HelperStatus: Equatable, Sendable {
             self = .unavailable(reason: message.description)
         case let .notLocal(reason):
             self = .unavailable(reason: "not at the machine: \(reason)")
+        case let .notOffered(service):
+            self = .unavailable(reason: "not offered to the service \(service) (pingate.conf, services)")
         }
     }
 

@@ -14,7 +14,13 @@ struct HelperOperations {
             location = try StoreLocation.system(directory: options.storeDirectory)
         } catch {
             SystemLog.write(.error, "configuration error: \(error) (\(context.logFields))")
-            return HelperAnswer(line: "error \(error)", exitCode: .error)
+            return HelperAnswer(.error, "\(error)")
+        }
+        // Where a PIN is offered is pingate.conf's to say (services), and
+        // said here, for every client: nothing is read or counted elsewhere.
+        if let service = request.service, !policy.allows(service: service) {
+            Self.log(.notOffered(service: service), operation: request.operation.rawValue, context: context)
+            return HelperAnswer(StatusOutcome.notOffered(service: service))
         }
         let verifier = Verifier(store: Store(location: location), policy: policy, faultHook: seams.faultHook)
         let uid = UInt32(context.target.uid)
@@ -73,6 +79,8 @@ struct HelperOperations {
             SystemLog.write(.info, "\(operation): not enrolled (\(fields))")
         case let .notLocal(reason):
             SystemLog.write(.notice, "\(operation): refused, not at the machine: \(reason) (\(fields))")
+        case .notOffered:
+            SystemLog.write(.info, "\(operation): not offered to this service, see services in pingate.conf (\(fields))")
         case .malformed:
             SystemLog.write(.info, "\(operation): input is not a well-formed credential, not counted (\(fields))")
         case let .storeError(message):

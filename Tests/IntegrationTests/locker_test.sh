@@ -80,9 +80,9 @@ test_conf_on_the_module_line_does_not_break_a_user_run_locker() {
     assert_eq PAM_SUCCESS "$(result)" "result (transcript: $out)"
 }
 
-# A pingate.conf the module cannot read (here 0600, so a user-run locker is
-# refused it) may narrow the services; the defaults, which include i3lock,
-# must not stand in for it. Only a missing file means the defaults.
+# A pingate.conf the helper cannot read (here 0600, so a user-run locker's
+# helper is refused it) may narrow the services; the defaults, which include
+# i3lock, must not stand in for it. Only a missing file means the defaults.
 test_an_unreadable_config_offers_nothing() {
     need_cli; fresh
     enroll pgalice "$TEST_PIN" --pin
@@ -90,19 +90,21 @@ test_an_unreadable_config_offers_nothing() {
     chmod 600 /etc/pingate/pingate.conf
     locker pgalice "$TEST_PIN"$'\n'
     chmod 644 /etc/pingate/pingate.conf   # store_reset keeps the mode for later tests
-    assert_ignored
+    # The helper answers `error`: the module is unavailable, the password decides.
+    assert_eq PAM_AUTHINFO_UNAVAIL "$(result)" "result"
     assert_eq 0 "$(prompts)" "prompts"
     assert_eq 0 "$(record_failures pgalice)" "failures"
 }
 
-# Nor a file whose lines the module cannot take whole.
-test_an_over_long_config_line_offers_nothing() {
+# A services list that leaves the locker out: nothing offered, nothing counted.
+test_a_services_list_without_the_locker_offers_nothing() {
     need_cli; fresh
     enroll pgalice "$TEST_PIN" --pin
     printf 'services = sudo %s\n' "$(printf 'x%.0s' $(seq 1200))" >> /etc/pingate/pingate.conf
     locker pgalice "$TEST_PIN"$'\n'
     assert_ignored
     assert_eq 0 "$(prompts)" "prompts"
+    assert_eq 0 "$(record_failures pgalice)" "failures"
 }
 
 test_locker_not_enrolled_is_ignored() {

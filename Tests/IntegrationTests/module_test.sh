@@ -225,31 +225,38 @@ test_allow_remote_prompts_remote_hosts() {
     assert_contains "$(request 1)" "allow_remote=1"
 }
 
-test_service_outside_the_allow_list_is_ignored() {
+# Where a PIN is offered is pingate.conf's `services`, which the helper
+# applies (pingate_verify's not-offered): the module always names the
+# service, and stays out silently when told.
+test_a_service_the_helper_does_not_offer_is_ignored_silently() {
     setup
     SERVICE=sshd
     cp "$T/pam.d/sudo" "$T/pam.d/sshd"
+    echo "9 not-offered sshd" > "$T/status"
     pam_run ''
     assert_ignored
-    assert_eq 0 "$(requests)" "helper runs"
+    assert_eq 0 "$(prompts)" "prompts"
+    assert_not_contains "$out" "INFO PIN" "a message"
+    assert_contains "$(cat "$T/request.1")" "service=sshd" "the request"
 }
 
-test_config_file_services_replace_the_default_list() {
+# A request without a service would be the admin CLI's, to which the list
+# does not apply: the module never leaves it out.
+test_the_service_is_sent_even_when_unprintable() {
     setup
-    printf '# site policy\npin_min_length = 6\nservices = login, other-locker  # no sudo\n' > "$T/pingate.conf"
-    pam_run ''
-    assert_ignored
-    cp "$T/pam.d/sudo" "$T/pam.d/other-locker"
-    SERVICE=other-locker pam_run $'1234\n'
-    assert_eq PAM_SUCCESS "$(result)" "result for other-locker"
+    cp "$T/pam.d/sudo" "$T/pam.d/$(printf 'svc\033x')"
+    SERVICE=$(printf 'svc\033x') pam_run $'1234\n'
+    assert_contains "$(cat "$T/request.1")" "service=(unprintable)" "the request"
 }
 
-test_module_services_argument_overrides_the_file() {
+# The list has one reader, the helper: `services=` on the module's line is
+# no option (it never was documented), and an unknown option is an error.
+test_services_on_the_module_line_is_an_unknown_option() {
     setup
-    echo "services = login" > "$T/pingate.conf"
     stack "services=sudo,login"
     pam_run $'1234\n'
-    assert_eq PAM_SUCCESS "$(result)" "result"
+    assert_eq PAM_SERVICE_ERR "$(result)" "result"
+    assert_eq 0 "$(requests)" "helper runs"
 }
 
 # --- locked and disabled ---------------------------------------------------

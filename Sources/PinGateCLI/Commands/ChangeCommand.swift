@@ -85,7 +85,7 @@ struct ChangeCommand: Command {
         let proof = try proveCurrent(user.name, credential: current, client: client, dialog: dialog)
         let (newKind, grid) = try newShape(current: current.kind, currentGrid: current.grid.size, policy: policy)
         let credential = try dialog.askNew(kind: newKind, grid: grid, user: user.name, allowWeak: false)
-        let change = HelperRequest(operation: .change, user: user.name, service: "pingate", secret: proof,
+        let change = HelperRequest(operation: .change, user: user.name, secret: proof,
                                    newKind: newKind, newGridSize: newKind == .pattern ? grid.size : nil,
                                    newSecret: credential.canonicalBytes())
         let outcome = try helperCall { () throws(HelperClientError) in try client.send(change).verifyOutcome }

@@ -1,3 +1,4 @@
+import CPinGateContract
 import Glibc
 import PinGateCore
 
@@ -11,29 +12,9 @@ struct Doctor {
 
     static let helperPath = HelperClient.installedPath
     static let pamDirectory = "/etc/pam.d"
-    static var moduleDirectory: String { "/lib/\(multiarch)/security" }
+    static let moduleDirectory = "/lib/\(PINGATE_MULTIARCH)/security"
     static let polkitSandboxUnit = "/usr/lib/systemd/system/polkit-agent-helper@.service"
 
-    /// Debian's multiarch triplet for this build's architecture.
-    static var multiarch: String {
-        #if arch(x86_64)
-        return "x86_64-linux-gnu"
-        #elseif arch(arm64)
-        return "aarch64-linux-gnu"
-        #elseif arch(i386)
-        return "i386-linux-gnu"
-        #elseif arch(arm)
-        return "arm-linux-gnueabihf"
-        #elseif arch(riscv64)
-        return "riscv64-linux-gnu"
-        #elseif arch(powerpc64le)
-        return "powerpc64le-linux-gnu"
-        #elseif arch(s390x)
-        return "s390x-linux-gnu"
-        #else
-        return "unknown-linux-gnu"
-        #endif
-    }
 
     init(storeDirectory: String, configPath: String) {
         self.storeDirectory = storeDirectory
@@ -48,8 +29,8 @@ struct Doctor {
             checkRecords(group: group)
         }
         checkConfig()
-        _ = checkPath(Doctor.helperPath, what: L("helper"), type: S_IFREG, mode: 0o2755, group: group,
-                      create: "install -o root -g \(StoreLocation.groupName) -m 2755 .build/release/pingate-verify \(Doctor.helperPath)")
+        _ = checkPath(Doctor.helperPath, what: L("helper"), type: S_IFREG, mode: mode_t(PINGATE_HELPER_MODE), group: group,
+                      create: "install -o root -g \(StoreLocation.groupName) -m \(String(PINGATE_HELPER_MODE, radix: 8)) .build/release/pingate-verify \(Doctor.helperPath)")
         let module = Doctor.moduleDirectory + "/pam_pingate.so"
         _ = checkPath(module, what: L("PAM module"), type: S_IFREG, mode: 0o644, group: SystemGroup.lookup(gid: 0),
                       create: "make -C pam && install -o root -g root -m 0644 pam/build/pam_pingate.so \(module)")

@@ -106,16 +106,14 @@ struct PolicyCommand: Command {
     }
 
     static func json(_ policy: Policy, path: String) -> JSON {
-        .object([
-            ("config", .string(path)), ("config_exists", .bool(configExists(path))),
-            ("pin_min_length", .int(policy.pinMinLength)), ("pin_max_length", .int(policy.pinMaxLength)),
-            ("pattern_min_cells", .int(policy.patternMinCells)), ("pattern_grid", .int(policy.patternGrid)),
-            ("free_failures", .int(policy.lockout.freeFailures)),
-            ("lockout_timeouts", .array(policy.lockout.timeouts.map { .int($0) })),
-            ("max_failures", .int(policy.lockout.maxFailures)),
-            ("kdf_operations", .int(Int64(policy.kdf.operations))), ("kdf_memory", .int(policy.kdf.memoryBytes)),
-            ("services", .array(policy.services.map { .string($0) })),
-        ])
+        let settings = Policy.settings.map { setting -> (String, JSON) in
+            switch setting.typed(policy) {
+            case let .number(value): (setting.key, .int(value))
+            case let .numbers(values): (setting.key, .array(values.map { .int($0) }))
+            case let .names(names): (setting.key, .array(names.map { .string($0) }))
+            }
+        }
+        return .object([("config", .string(path)), ("config_exists", .bool(configExists(path)))] + settings)
     }
 }
 

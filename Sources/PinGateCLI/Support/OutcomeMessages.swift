@@ -31,6 +31,8 @@ extension VerifyOutcome {
             return StatusOutcome.notEnrolled.refusal(kind: kind, user: user)
         case let .notLocal(reason):
             return StatusOutcome.notLocal(reason).refusal(kind: kind, user: user)
+        case let .notOffered(service):
+            return StatusOutcome.notOffered(service: service).refusal(kind: kind, user: user)
         case let .malformed(reason):
             return .failed(pattern ? L("not a well-formed pattern: %s (nothing was counted)", reason.localized)
                 : L("not a well-formed PIN: %s (nothing was counted)", reason.localized))
@@ -64,6 +66,8 @@ extension StatusOutcome {
             return .notFound(L("%s has no PIN or pattern; root can enrol one with 'pingate enroll %s'", user, user))
         case let .notLocal(reason):
             return CLIError(status: .permission, message: L("a PIN or pattern can be tried only by someone at the machine, and this is not (%s); nothing was counted — use your password, or try at the machine", reason))
+        case let .notOffered(service):
+            return CLIError(status: .permission, message: L("no PIN or pattern is offered to the service %s (the services key of pingate.conf); nothing was counted", service))
         case let .storeError(message):
             return CLIError(status: .storeOrConfig, message: message.description)
         }

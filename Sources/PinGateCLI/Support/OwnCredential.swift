@@ -20,8 +20,8 @@ struct OwnCredential {
 }
 
 extension HelperRequest {
-    /// A counted attempt by the CLI, logged with service "pingate".
+    /// A counted attempt by the CLI, which names no PAM service.
     static func attempt(_ operation: Operation, user: String, secret: SecretBytes) -> HelperRequest {
-        HelperRequest(operation: operation, user: user, service: "pingate", secret: secret)
+        HelperRequest(operation: operation, user: user, secret: secret)
     }
 }

@@ -62,7 +62,7 @@ struct StatusReport {
             return
         case let .storeError(message):
             throw CLIError(status: .storeOrConfig, message: message.description)
-        case .notLocal:
+        case .notLocal, .notOffered:
             throw status.refusal(kind: nil, user: user)!
         case let .enrolled(_, _, _, count), let .locked(_, count), let .disabled(count):
             enrolled = true
@@ -79,7 +79,7 @@ struct StatusReport {
         case let .locked(seconds, _): lockedSeconds = seconds
         case .disabled: disabled = true
         case let .storeError(message): error = message.description
-        case .enrolled, .notEnrolled, .notLocal: break
+        case .enrolled, .notEnrolled, .notLocal, .notOffered: break
         }
         if !disabled, lockedSeconds == 0 { attemptsLeft = policy.lockout.attemptsLeft(afterFailures: failures) }
     }

@@ -1,3 +1,5 @@
+import CPinGateContract
+
 /// Everything pingate.conf can set, with the defaults of docs/design.md and pingate.conf(5).
 public struct Policy: Equatable, Sendable {
     public var pinMinLength = 4
@@ -7,16 +9,20 @@ public struct Policy: Equatable, Sendable {
     public var patternGrid = 3
     public var lockout = LockoutSchedule()
     public var kdf = KDFParameters.default
-    /// PAM services the module prompts for (read by the C module too).
+    /// PAM services a PIN is offered in: the helper answers `not-offered`
+    /// to a request from any other (`allows(service:)`).
     public var services: [String] = Policy.defaultServices
 
     public init() {}
 
-    public static let defaultServices = [
-        "sudo", "login", "polkit-1", "i3lock", "swaylock", "xscreensaver",
-        "gdm-password", "lightdm", "sddm", "kde", "cinnamon-screensaver",
-        "gnome-screensaver", "hyprlock", "pingate-lock",
-    ]
+    /// PINGATE_DEFAULT_SERVICES of pam/pingate_protocol.h.
+    public static let defaultServices = PINGATE_DEFAULT_SERVICES.split(separator: " ").map(String.init)
+
+    /// Whether a request from `service` may be answered at all. The admin
+    /// CLI names none (it is no PAM service); the module always names one.
+    public func allows(service: String?) -> Bool {
+        service.map(services.contains) ?? true
+    }
 
     public static let defaultPath = "/etc/pingate/pingate.conf"
 }

@@ -3,43 +3,85 @@ public struct PolicySettingError: Error, Equatable, Sendable {
     public let message: String
 }
 
+/// A setting's value with its type, for `pingate policy --json`: durations
+/// in seconds, sizes in bytes.
+public enum PolicyValue: Equatable, Sendable {
+    case number(Int64)
+    case numbers([Int64])
+    case names([String])
+}
+
+/// One pingate.conf key: how its text is read into a `Policy`, and how the
+/// policy's value is written back as text and as a typed value. `Policy.settings`
+/// lists them all; the parser, `pingate policy` (text and JSON) and the tests
+/// take every key from there.
+public struct PolicySetting: Sendable {
+    public let key: String
+    let read: @Sendable (inout Policy, String) throws -> Void
+    let text: @Sendable (Policy) -> String
+    public let typed: @Sendable (Policy) -> PolicyValue
+
+    /// A whole number in `range`.
+    static func integer(_ key: String, in range: ClosedRange<Int>, _ field: WritableKeyPath<Policy, Int> & Sendable) -> PolicySetting {
+        PolicySetting(key: key,
+                      read: { policy, value in policy[keyPath: field] = try wholeNumber(value, key, in: range) },
+                      text: { String($0[keyPath: field]) },
+                      typed: { .number(Int64($0[keyPath: field])) })
+    }
+}
+
 extension Policy {
     /// Every key pingate.conf accepts, in the order `pingate policy` prints them.
-    public static let keys = [
-        "pin_min_length", "pin_max_length", "pattern_min_cells", "pattern_grid",
-        "free_failures", "lockout_timeouts", "max_failures",
-        "kdf_operations", "kdf_memory", "services",
+    public static let settings: [PolicySetting] = [
+        .integer("pin_min_length", in: PIN.lengthLimits, \.pinMinLength),
+        .integer("pin_max_length", in: PIN.lengthLimits, \.pinMaxLength),
+        .integer("pattern_min_cells", in: 4...36, \.patternMinCells),
+        .integer("pattern_grid", in: PatternGrid.supportedSizes, \.patternGrid),
+        .integer("free_failures", in: 0...20, \.lockout.freeFailures),
+        PolicySetting(key: "lockout_timeouts",
+                      read: { policy, value in
+                          let items = value.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" })
+                          guard !items.isEmpty, items.count <= 32 else {
+                              throw PolicySettingError(message: "lockout_timeouts needs 1 to 32 durations, e.g. '1m 5m 15m 30m 90m'")
+                          }
+                          policy.lockout.timeouts = try items.map { try duration(String($0), "lockout_timeouts") }
+                      },
+                      text: { $0.lockout.timeouts.map(formatDuration).joined(separator: " ") },
+                      typed: { .numbers($0.lockout.timeouts) }),
+        .integer("max_failures", in: 1...100, \.lockout.maxFailures),
+        PolicySetting(key: "kdf_operations",
+                      read: { policy, value in
+                          let range = KDFParameters.operationsRange
+                          policy.kdf.operations = UInt64(try wholeNumber(value, "kdf_operations", in: Int(range.lowerBound)...Int(range.upperBound)))
+                      },
+                      text: { String($0.kdf.operations) },
+                      typed: { .number(Int64($0.kdf.operations)) }),
+        PolicySetting(key: "kdf_memory",
+                      read: { policy, value in policy.kdf.memoryBytes = try byteSize(value, "kdf_memory") },
+                      text: { formatByteSize($0.kdf.memoryBytes) },
+                      typed: { .number(Int64($0.kdf.memoryBytes)) }),
+        PolicySetting(key: "services",
+                      read: { policy, value in
+                          let names = value.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" }).map(String.init)
+                          guard names.allSatisfy({ $0.allSatisfy { $0.isLetter || $0.isNumber || "-_.".contains($0) } }) else {
+                              throw PolicySettingError(message: "services is a list of PAM service names separated by spaces")
+                          }
+                          policy.services = names
+                      },
+                      text: { $0.services.joined(separator: " ") },
+                      typed: { .names($0.services) }),
     ]
+
+    public static var keys: [String] { settings.map(\.key) }
 
     /// Sets one key from its text value: the single path for config files and tests.
     public mutating func set(_ key: String, to value: String) throws {
-        switch key {
-        case "pin_min_length": pinMinLength = try integer(value, key, in: PIN.lengthLimits)
-        case "pin_max_length": pinMaxLength = try integer(value, key, in: PIN.lengthLimits)
-        case "pattern_min_cells": patternMinCells = try integer(value, key, in: 4...36)
-        case "pattern_grid": patternGrid = try integer(value, key, in: PatternGrid.supportedSizes)
-        case "free_failures": lockout.freeFailures = try integer(value, key, in: 0...20)
-        case "max_failures": lockout.maxFailures = try integer(value, key, in: 1...100)
-        case "lockout_timeouts":
-            let items = value.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" })
-            guard !items.isEmpty, items.count <= 32 else {
-                throw PolicySettingError(message: "lockout_timeouts needs 1 to 32 durations, e.g. '1m 5m 15m 30m 90m'")
-            }
-            lockout.timeouts = try items.map { try duration(String($0), key) }
-        case "kdf_operations":
-            kdf.operations = UInt64(try integer(value, key, in: Int(KDFParameters.operationsRange.lowerBound)...Int(KDFParameters.operationsRange.upperBound)))
-        case "kdf_memory": kdf.memoryBytes = try byteSize(value, key)
-        case "services":
-            let names = value.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" }).map(String.init)
-            guard names.allSatisfy({ $0.allSatisfy { $0.isLetter || $0.isNumber || "-_.".contains($0) } }) else {
-                throw PolicySettingError(message: "services is a list of PAM service names separated by spaces")
-            }
-            services = names
-        default:
+        guard let setting = Policy.settings.first(where: { $0.key == key }) else {
             let suggestion = Policy.keys.min(by: { editDistance($0, key) < editDistance($1, key) })
                 .flatMap { editDistance($0, key) <= 3 ? " (did you mean '\($0)'?)" : nil } ?? ""
             throw PolicySettingError(message: "unknown key '\(key.prefix(40))'\(suggestion)")
         }
+        try setting.read(&self, value)
     }
 
     /// Checks the settings against each other.
@@ -57,23 +99,11 @@ extension Policy {
 
     /// The current value of `key` as config text (for `pingate policy`).
     public func value(of key: String) -> String {
-        switch key {
-        case "pin_min_length": return String(pinMinLength)
-        case "pin_max_length": return String(pinMaxLength)
-        case "pattern_min_cells": return String(patternMinCells)
-        case "pattern_grid": return String(patternGrid)
-        case "free_failures": return String(lockout.freeFailures)
-        case "max_failures": return String(lockout.maxFailures)
-        case "lockout_timeouts": return lockout.timeouts.map(formatDuration).joined(separator: " ")
-        case "kdf_operations": return String(kdf.operations)
-        case "kdf_memory": return formatByteSize(kdf.memoryBytes)
-        case "services": return services.joined(separator: " ")
-        default: return ""
-        }
+        Policy.settings.first { $0.key == key }?.text(self) ?? ""
     }
 }
 
-private func integer(_ text: String, _ key: String, in range: ClosedRange<Int>) throws -> Int {
+private func wholeNumber(_ text: String, _ key: String, in range: ClosedRange<Int>) throws -> Int {
     guard let value = Int(text), range.contains(value) else {
         throw PolicySettingError(message: "\(key) must be a whole number from \(range.lowerBound) to \(range.upperBound), got '\(text.prefix(40))'")
     }

@@ -3,31 +3,73 @@
 /// admin CLI and the lock screen. `HelperAnswer` writes these lines.
 public struct DecodedAnswer: Sendable, Equatable {
     public let word: AnswerWord
-    /// The `key=value` fields after the word (and bare words, with "").
+    /// The `key=value` fields after the word.
     public let fields: [String: String]
-    /// The text after the word: the message of `error`, `malformed` and `not-local`.
+    /// The bare word `disabled` of a wrong answer: this failure disabled the credential.
+    public let disabled: Bool
+    /// The text after the word: the message of `error`, `malformed` and
+    /// `not-local`, the service of `not-offered`.
     public let message: String
 
     /// Reads `line`, which must start with a known word that agrees with
-    /// `exitCode`. A `refused` answer is thrown: the request itself was bad.
+    /// `exitCode`, by the module's grammar (pam/pingate_answer.c; the two are
+    /// compared line by line in AnswerGrammarTests): each known field at most
+    /// once and well formed, unknown fields kept unchecked. A `refused` answer is
+    /// thrown: the request itself was bad.
     public init(line: String, exitCode: Int32) throws(HelperClientError) {
+        let garbled = HelperClientError.garbled("\"\(line.prefix(80))\" with exit status \(exitCode)")
         let first = line.prefix { $0 != " " }
-        guard let word = AnswerWord(rawValue: String(first)), word.exitCode.rawValue == exitCode else {
-            throw .garbled("\"\(line.prefix(80))\" with exit status \(exitCode)")
-        }
+        guard let word = AnswerWord(rawValue: String(first)), word.exitCode.rawValue == exitCode else { throw garbled }
         let rest = String(line.dropFirst(first.count).drop { $0 == " " })
         if word == .refused { throw .refused(rest) }
         var fields: [String: String] = [:]
-        if word != .error, word != .malformed, word != .notLocal {
+        var disabled = false
+        if !DecodedAnswer.messageWords.contains(word) {
+            var slots: Set<String> = []
             for item in rest.split(separator: " ") {
-                let parts = item.split(separator: "=", maxSplits: 1)
-                fields[String(parts[0])] = parts.count == 2 ? String(parts[1]) : ""
+                guard let equals = item.firstIndex(of: "=") else {
+                    disabled = disabled || item == "disabled"
+                    continue
+                }
+                let key = String(item[..<equals]), value = String(item[item.index(after: equals)...])
+                // Unknown keys (length=, which only Swift reads) are kept unchecked, as the module skips them.
+                if let rule = DecodedAnswer.fieldRules[key] {
+                    guard rule.accepts(value), slots.insert(rule.slot).inserted else { throw garbled }
+                }
+                fields[key] = value
             }
+            guard word != .enrolled || fields["kind"] != nil, fields["kind"] != "pattern" || fields["grid"] != nil else { throw garbled }
         }
         self.word = word
         self.fields = fields
+        self.disabled = disabled
         self.message = rest
     }
+
+    /// Words whose rest is a message, not fields.
+    static let messageWords: Set<AnswerWord> = [.malformed, .notLocal, .notOffered, .error, .refused]
+
+    /// The fields both sides read, with the values they accept. `slot`:
+    /// `seconds` (of locked) and `locked` (of wrong) are one value.
+    struct FieldRule: Sendable {
+        let slot: String
+        let accepts: @Sendable (String) -> Bool
+
+        static func number(_ range: ClosedRange<UInt64>, slot: String) -> FieldRule {
+            FieldRule(slot: slot) { text in
+                !text.isEmpty && text.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } && UInt64(text).map(range.contains) == true
+            }
+        }
+    }
+
+    static let fieldRules: [String: FieldRule] = [
+        "kind": FieldRule(slot: "kind") { $0 == "pin" || $0 == "pattern" },
+        "grid": .number(3...6, slot: "grid"),
+        "failures": .number(0...1_000_000, slot: "failures"),
+        "left": .number(0...1_000_000, slot: "left"),
+        "seconds": .number(0...100_000_000, slot: "seconds"),
+        "locked": .number(0...100_000_000, slot: "seconds"),
+    ]
 
     private func integer(_ key: String) -> Int { fields[key].flatMap { Int($0) } ?? 0 }
 
@@ -47,6 +89,7 @@ public struct DecodedAnswer: Sendable, Equatable {
         case .disabled: return .disabled(failures: integer("failures"))
         case .notEnrolled: return .notEnrolled
         case .notLocal: return .notLocal(message)
+        case .notOffered: return .notOffered(service: message)
         case .malformed, .error, .refused: return .storeError(.message(message))
         }
     }
@@ -60,11 +103,12 @@ public struct DecodedAnswer: Sendable, Equatable {
         case .enrolled: return .storeError(.message("unexpected answer to a verification: \(word.rawValue) \(message)"))
         case .wrong:
             return .wrong(failures: integer("failures"), attemptsLeft: integer("left"),
-                          lockedSeconds: Int64(integer("locked")), disabled: fields["disabled"] != nil)
+                          lockedSeconds: Int64(integer("locked")), disabled: disabled)
         case .locked: return .locked(seconds: Int64(integer("seconds")), failures: integer("failures"))
         case .disabled: return .disabled(failures: integer("failures"))
         case .notEnrolled: return .notEnrolled
         case .notLocal: return .notLocal(message)
+        case .notOffered: return .notOffered(service: message)
         case .malformed: return .malformed(.reported(message))
         case .error, .refused: return .storeError(.message(message))
         }

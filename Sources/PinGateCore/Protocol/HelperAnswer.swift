@@ -1,14 +1,29 @@
+import CPinGateContract
+
 /// The helper's one-line answer and its exit status (see pingate_protocol.h).
 public struct HelperAnswer: Equatable, Sendable {
-    public enum ExitCode: Int32, Sendable {
-        case ok = 0, wrong = 1, locked = 2, disabled = 3, notEnrolled = 4, malformed = 5, error = 6, refused = 7, notLocal = 8
+    /// The exit statuses PINGATE_EXIT_* of pam/pingate_protocol.h.
+    public struct ExitCode: RawRepresentable, Hashable, Sendable {
+        public let rawValue: Int32
+        public init(rawValue: Int32) { self.rawValue = rawValue }
+
+        public static let ok = ExitCode(rawValue: PINGATE_EXIT_OK)
+        public static let wrong = ExitCode(rawValue: PINGATE_EXIT_WRONG)
+        public static let locked = ExitCode(rawValue: PINGATE_EXIT_LOCKED)
+        public static let disabled = ExitCode(rawValue: PINGATE_EXIT_DISABLED)
+        public static let notEnrolled = ExitCode(rawValue: PINGATE_EXIT_NOT_ENROLLED)
+        public static let malformed = ExitCode(rawValue: PINGATE_EXIT_MALFORMED)
+        public static let error = ExitCode(rawValue: PINGATE_EXIT_ERROR)
+        public static let refused = ExitCode(rawValue: PINGATE_EXIT_REFUSED)
+        public static let notLocal = ExitCode(rawValue: PINGATE_EXIT_NOT_LOCAL)
+        public static let notOffered = ExitCode(rawValue: PINGATE_EXIT_NOT_OFFERED)
     }
 
     public let line: String
     public let exitCode: ExitCode
 
-    /// PINGATE_ANSWER_MAX: the most bytes the module reads, newline included.
-    public static let maximumSize = 512
+    /// The most bytes the module reads, newline included.
+    public static let maximumSize = Int(PINGATE_ANSWER_MAX)
 
     public init(line: String, exitCode: ExitCode) {
         // One line, always: a message can never smuggle a second answer.
@@ -39,6 +54,8 @@ public struct HelperAnswer: Equatable, Sendable {
             self.init(AnswerWord.notEnrolled)
         case let .notLocal(reason):
             self.init(.notLocal, reason)
+        case let .notOffered(service):
+            self.init(.notOffered, service)
         case let .storeError(error):
             self.init(.error, error.description)
         }
@@ -59,6 +76,7 @@ public struct HelperAnswer: Equatable, Sendable {
         case let .disabled(failures): self.init(StatusOutcome.disabled(failures: failures))
         case .notEnrolled: self.init(StatusOutcome.notEnrolled)
         case let .notLocal(reason): self.init(StatusOutcome.notLocal(reason))
+        case let .notOffered(service): self.init(StatusOutcome.notOffered(service: service))
         case let .storeError(error): self.init(StatusOutcome.storeError(error))
         }
     }

@@ -1,3 +1,4 @@
+import CPinGateContract
 import Glibc
 
 /// Why a request to the helper got no usable answer.
@@ -27,8 +28,8 @@ public enum HelperClientError: Error, Equatable, CustomStringConvertible, Sendab
 /// is killed. For callers that are not root — a user's `pingate change` or
 /// `status`, the lock screen — the helper is the only way to their record.
 public struct HelperClient: Sendable {
-    /// Where the installers put the helper (the module's PINGATE_HELPER_PATH).
-    public static let installedPath = "/usr/libexec/pingate/pingate-verify"
+    /// Where the installers put the helper (pam/pingate_install.h).
+    public static let installedPath = PINGATE_HELPER_PATH
 
     public var path: String
     /// Seconds to wait for one answer, as the module's `timeout=` default.

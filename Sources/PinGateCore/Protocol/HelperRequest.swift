@@ -1,3 +1,5 @@
+import CPinGateContract
+
 /// A request to pingate-verify, parsed from its stdin. The wire format is
 /// documented in pam/pingate_protocol.h (the C side of the same contract).
 public struct HelperRequest: Sendable {
@@ -5,9 +7,9 @@ public struct HelperRequest: Sendable {
         case status, verify, change
     }
 
-    public static let versionLine = "pingate-verify/1"
-    /// PINGATE_REQUEST_MAX: larger input is refused unread.
-    public static let maximumSize = 4096
+    public static let versionLine = PINGATE_PROTOCOL_VERSION_LINE
+    /// Larger input is refused unread.
+    public static let maximumSize = Int(PINGATE_REQUEST_MAX)
 
     public var operation: Operation
     public var user: String

@@ -1,10 +1,11 @@
+import CPinGateContract
 import Glibc
 
 /// Where the store is and who must own it. Production uses `system()`;
 /// tests point it at a temporary directory owned by themselves.
 public struct StoreLocation: Sendable, Equatable {
     public static let defaultDirectory = "/var/lib/pingate"
-    public static let groupName = "pingate"
+    public static let groupName = PINGATE_GROUP
     public static let recordMode: mode_t = 0o660
     public static let keyMode: mode_t = 0o640
     public static let directoryMode: mode_t = 0o750

@@ -7,6 +7,8 @@ public enum StatusOutcome: Equatable, Sendable {
     case notEnrolled
     /// The caller is not a person at this machine (LocalityRule): no PIN, nothing counted.
     case notLocal(String)
+    /// The request's PAM service is not in pingate.conf's `services`: no PIN there.
+    case notOffered(service: String)
     case storeError(FailClosedError)
 }
 
@@ -24,6 +26,8 @@ public enum VerifyOutcome: Equatable, Sendable {
     case notEnrolled
     /// The caller is not a person at this machine: nothing verified or counted.
     case notLocal(String)
+    /// Not offered to the request's PAM service: nothing verified or counted.
+    case notOffered(service: String)
     /// Not a well-formed credential: refused without verifying or counting.
     case malformed(CredentialError)
     /// The store, the key, the KDF or the configuration is unusable: fail closed.

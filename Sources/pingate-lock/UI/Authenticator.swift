@@ -1,4 +1,5 @@
 import CPAM
+import CPinGateContract
 import Glibc
 
 /// PAM for the lock screen: service `pingate-lock`, run as the user, one
@@ -26,7 +27,7 @@ enum Authenticator {
     }
 
     static let service = "pingate-lock"
-    static let modulePrompts = ["PIN: ", "Pattern: ", "PIN or password: "]
+    static let modulePrompts = [pingate_prompt_pin, pingate_prompt_pattern, pingate_prompt_pin_or_password].map { String(cString: $0) }
 
     final class Conversation {
         let mode: Mode
@@ -71,7 +72,7 @@ enum Authenticator {
         // Password mode: pam_pingate.so stays out at once (pam_pingate(8),
         // ENVIRONMENT), whatever its prompt= says; refusing its prompt below
         // is the second line, for a module from before this variable.
-        if mode == .password { pam_putenv(handle, "PINGATE_PASSWORD_ONLY=1") }
+        if mode == .password { pam_putenv(handle, PINGATE_PASSWORD_ONLY_ENV + "=1") }
         rc = pam_authenticate(handle, 0)
         if rc == PAM_SUCCESS {
             rc = pam_acct_mgmt(handle, 0)

@@ -10,7 +10,7 @@ enum HelperQuery {
     static let deadlineSeconds = 5
 
     static func status(user: String) -> HelperStatus {
-        let request = HelperRequest(operation: .status, user: user, service: "pingate-lock")
+        let request = HelperRequest(operation: .status, user: user, service: Authenticator.service)
         do {
             return HelperStatus(try HelperClient(timeoutSeconds: deadlineSeconds).send(request))
         } catch {

@@ -1,0 +1,38 @@
+/*
+ * answer_driver.c — what the module makes of answer lines, for
+ * AnswerGrammarTests: reads "STATUS<TAB>LINE" lines on stdin and prints, for
+ * each, "rejected" or "accepted WORD kind=K grid=G failures=F left=L
+ * seconds=S disabled=D", the fields pingate_parse_answer() fills.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../pingate_module.h"
+
+int main(void)
+{
+	static const char *const kinds[] = { "none", "pin", "pattern" };
+	char input[2 * PINGATE_ANSWER_MAX], word[PINGATE_ANSWER_MAX];
+
+	while (fgets(input, sizeof(input), stdin) != NULL) {
+		struct pingate_answer answer;
+		char *tab = strchr(input, '\t');
+
+		input[strcspn(input, "\n")] = '\0';
+		if (tab == NULL) {
+			puts("rejected");
+			continue;
+		}
+		*tab = '\0';
+		memset(&answer, 0, sizeof(answer));
+		snprintf(word, sizeof(word), "%.*s", (int)strcspn(tab + 1, " "), tab + 1);
+		if (!pingate_parse_answer(tab + 1, atoi(input), &answer))
+			puts("rejected");
+		else
+			printf("accepted %s kind=%s grid=%u failures=%u left=%u seconds=%lu disabled=%d\n",
+				word, kinds[answer.kind], answer.grid, answer.failures, answer.left,
+				answer.seconds, answer.disabled);
+	}
+	return 0;
+}
