@@ -51,14 +51,14 @@ let package = Package(
             name: "pingate-verify",
             dependencies: ["PinGateCore", "CPinGateSystem"]
         ),
-        // The admin CLI's commands, argument parsing and terminal pads, as a
-        // library so that they have unit tests; `pingate` only calls it.
         // gettext for the words people read, and the printf subset that fills
         // them: shared by the CLI and the lock screen.
         .target(
             name: "PinGateText",
             dependencies: ["CLocalization"]
         ),
+        // The admin CLI's commands, argument parsing and terminal pads, as a
+        // library so that they have unit tests; `pingate` only calls it.
         .target(
             name: "PinGateCLI",
             dependencies: ["PinGateCore", "PinGateText", "CLocalization", "CPinGateContract"]

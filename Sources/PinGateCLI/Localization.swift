@@ -26,7 +26,8 @@ public enum Localization {
     }
 
     /// `line` cut into lines of at most `width` columns: at a space (which is
-    /// dropped) or after a double-width character, since Chinese has no spaces.
+    /// dropped) or after a double-width character, since Chinese has no spaces;
+    /// a word longer than `width` is cut where it reaches it.
     static func wrapped(_ line: String, width: Int) -> [String] {
         var lines: [String] = []
         var current = ""
@@ -34,19 +35,22 @@ public enum Localization {
         var cutDropsSpace = false
         for character in line {
             let characterWidth = displayWidth(String(character))
-            if displayWidth(current) + characterWidth > width, !current.isEmpty {
-                guard let at = cut else {
+            // Break until `character` fits: at the last cut, else (a word
+            // longer than the line) right here.
+            while displayWidth(current) + characterWidth > width, !current.isEmpty {
+                if let at = cut, at > current.startIndex {
+                    lines.append(String(current[..<at]))
+                    current = String(current[(cutDropsSpace ? current.index(after: at) : at)...])
+                    while current.first == " " { current.removeFirst() }
+                } else {
                     lines.append(current)
                     current = ""
-                    cut = nil
-                    continue
                 }
-                lines.append(String(current[..<at]))
-                current = String(current[(cutDropsSpace ? current.index(after: at) : at)...])
-                while current.first == " " { current.removeFirst() }
                 cut = nil
             }
             if character == " " {
+                // The space a line was just broken at: dropped, not carried over.
+                if current.isEmpty, !lines.isEmpty { continue }
                 cut = current.endIndex
                 cutDropsSpace = true
             }
@@ -56,7 +60,7 @@ public enum Localization {
                 cutDropsSpace = false
             }
         }
-        return lines + [current]
+        return current.isEmpty && !lines.isEmpty ? lines : lines + [current]
     }
 
     /// `text` followed by spaces up to `width` columns.

@@ -6,7 +6,9 @@ import PinGateCore
 public struct LockScreen {
     public enum Mode: Equatable, Sendable { case pin, pattern, password }
 
-    /// A finished entry to check. The caller wipes the bytes when done.
+    /// A finished entry to check: a copy of what was typed, in storage of its
+    /// own, the entry's own already zeroed. LockScreen keeps no reference to
+    /// these bytes; wiping them is the receiver's job.
     public enum Submission: Equatable {
         case pin([UInt8])
         case pattern([UInt8])

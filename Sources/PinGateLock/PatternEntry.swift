@@ -2,9 +2,9 @@ import PinGateCore
 
 /// A pattern being drawn: the cells joined so far, in order, by pointer,
 /// touch or keyboard. Each new cell first brings in the unvisited cells
-/// between it and the last one — PinGateCore's gap rule (`PatternGrid.cellsBetween`),
-/// the same rule the verifier normalises with — and a visited cell is crossed,
-/// never joined twice.
+/// between it and the last one, and a visited cell is crossed, never joined
+/// twice: PinGateCore's gap rule (`PatternGrid.appendCells`), applied by the
+/// core itself, so the path drawn is the one the verifier normalises to.
 public struct PatternEntry: Sendable {
     public let grid: PatternGrid
     public private(set) var cells: [Int]
@@ -32,16 +32,15 @@ public struct PatternEntry: Sendable {
     }
 
     /// The pointer reached `cell` while tracing (or a key named it): joins it
-    /// and the cells the gap rule passes over. Returns true if the path grew.
+    /// and the cells the gap rule passes over. Returns true if the path grew;
+    /// a cell outside the grid or already joined changes nothing.
     @discardableResult
     public mutating func join(_ cell: Int) -> Bool {
-        guard (1...grid.cellCount).contains(cell), !cells.contains(cell) else { return false }
-        if let last = cells.last {
-            for between in grid.cellsBetween(last, cell) where !cells.contains(between) {
-                cells.append(between)
-            }
+        do {
+            try grid.appendCells(taking: cell, to: &cells)
+        } catch {
+            return false
         }
-        cells.append(cell)
         cursor = cell
         return true
     }

@@ -1,4 +1,5 @@
 @testable import PinGateCLI
+import Glibc
 import Testing
 import PinGateText
 
@@ -63,4 +64,42 @@ import PinGateText
     @Test func wrappingBreaksAtSpacesWithinTheWidth() {
         #expect(Localization.wrapped("one two three", width: 8) == ["one two", "three"])
     }
+
+    @Test func aWordLongerThanTheWidthIsCutWithoutLosingACharacter() {
+        let word = "abcdefghijklmnopqrstuvwxyz"
+        let lines = Localization.wrapped(word, width: 10)
+        #expect(lines == ["abcdefghij", "klmnopqrst", "uvwxyz"])
+        #expect(lines.joined() == word)
+        #expect(Localization.wrapped("see /var/lib/pingate/machine.key now", width: 12)
+            == ["see", "/var/lib/pin", "gate/machine", ".key now"])
+    }
+
+    @Test func aWordEndingAtTheWidthLeavesNoEmptyLineAndNoLeadingSpace() {
+        #expect(Localization.wrapped("one two six", width: 3) == ["one", "two", "six"])
+    }
+
+    @Test func chineseIsCutBetweenCharactersByDisplayWidth() throws {
+        try withUTF8CharacterWidths {
+            let text = "密码错误次数过多请稍后再试"  // 13 characters, 26 columns, no space
+            let lines = Localization.wrapped(text, width: 7)
+            #expect(lines == ["密码错", "误次数", "过多请", "稍后再", "试"])
+            #expect(lines.joined() == text)
+            let mixed = "pingate-verify使用说明"
+            #expect(Localization.wrapped(mixed, width: 8) == ["pingate-", "verify使", "用说明"])
+            #expect(Localization.wrapped(mixed, width: 8).joined() == mixed)
+        }
+    }
+}
+
+/// Runs `body` with this thread's character type UTF-8, so that wcwidth
+/// gives a CJK character two columns: the test process is in the C locale.
+func withUTF8CharacterWidths(_ body: () throws -> Void) throws {
+    let utf8 = try #require(newlocale(LC_CTYPE_MASK, "C.UTF-8", nil), "no C.UTF-8 locale")
+    let previous = uselocale(utf8)
+    defer {
+        uselocale(previous)
+        freelocale(utf8)
+    }
+    try #require(Localization.displayWidth("密") == 2)
+    try body()
 }

@@ -5,18 +5,20 @@ import Testing
 @Suite("A record or store that is not exactly right fails closed")
 struct FailClosedTests {
     /// Verifies the right PIN against a damaged store: it must be a store
-    /// error naming `fragment`, and the record's bytes must be unchanged.
+    /// error naming `fragment`, and whatever is at the record's path (file,
+    /// directory, FIFO or link) must be as it was.
     func expectFailClosed(_ store: TestStore, _ fragment: String, uid: UInt32 = 1000, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let before = try? readFile(store.path(uid))
+        let before = try #require(PathState(store.path(uid)), "nothing at the record's path to compare", sourceLocation: sourceLocation)
         let outcome = store.verifier.verify(uid: uid, input: secret("0427"))
         guard case let .storeError(message) = outcome else {
             Issue.record("expected a store error, got \(outcome)", sourceLocation: sourceLocation); return
         }
         #expect(message.description.contains(fragment), "\(message)", sourceLocation: sourceLocation)
-        #expect((try? readFile(store.path(uid))) == before, "the record must be left as it was", sourceLocation: sourceLocation)
+        #expect(PathState(store.path(uid)) == before, "the record must be left as it was", sourceLocation: sourceLocation)
         guard case .storeError = store.verifier.status(uid: uid) else {
             Issue.record("status must fail closed too", sourceLocation: sourceLocation); return
         }
+        #expect(PathState(store.path(uid)) == before, "status must leave the record as it was", sourceLocation: sourceLocation)
     }
 
     @Test("a symlinked record")
@@ -35,12 +37,18 @@ struct FailClosedTests {
         try expectFailClosed(store, "is not a regular file")
     }
 
-    @Test("a FIFO as a record neither blocks nor passes")
+    @Test("a FIFO as a record neither blocks nor passes, and nothing is written into it")
     func fifo() throws {
         let store = try TestStore()
         mkfifo(store.path(), 0o660)
         defer { unlink(store.path()) }
+        // A reader held open, so that a write would not fail for want of one
+        // and what was written waits here to be seen.
+        let reader = try FileDescriptor.open(store.path(), [.readOnly, .nonBlocking])
+        defer { reader.close() }
         try expectFailClosed(store, "is not a regular file")
+        var byte: UInt8 = 0
+        #expect(read(reader.rawValue, &byte, 1) <= 0, "something was written into the FIFO")
     }
 
     @Test("wrong modes", arguments: [0o666, 0o644, 0o600, 0o4660, 0o670])
@@ -171,5 +179,52 @@ struct FailClosedTests {
         try store.store.updateRecord(uid: 1000) { $0.hash = huge }
         #expect(store.verifier.verify(uid: 1000, input: secret("0427")) == .storeError(.hashing(.outOfMemory(bytes: 4 << 40))))
         #expect(try store.record()?.failures == 0)
+    }
+}
+
+/// What is at a path, read without following a link or disturbing it: its
+/// lstat (type, mode, owner, inode, links, size, modification and change
+/// times; not the access time, which reading moves) and what it holds: a
+/// file's bytes, a directory's names, a link's target. A FIFO's contents
+/// are not read, since reading takes them; its times show a write.
+/// Nil if there is nothing there.
+struct PathState: Equatable {
+    let device, inode, links: UInt64
+    let mode, owner, group: UInt32
+    let size: Int64
+    let modified, changed: [Int]
+    let contents: [UInt8]
+    let names: [String]
+
+    init?(_ path: String) {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return nil }
+        device = UInt64(status.st_dev)
+        inode = UInt64(status.st_ino)
+        links = UInt64(status.st_nlink)
+        mode = status.st_mode
+        owner = status.st_uid
+        group = status.st_gid
+        size = Int64(status.st_size)
+        modified = [status.st_mtim.tv_sec, status.st_mtim.tv_nsec]
+        changed = [status.st_ctim.tv_sec, status.st_ctim.tv_nsec]
+        switch status.st_mode & S_IFMT {
+        case S_IFREG:
+            contents = (try? readFile(path)) ?? []
+            names = []
+        case S_IFDIR:
+            let directory = try? FileDescriptor.open(path, [.readOnly, .directory])
+            names = ((try? directory?.directoryEntryNames()) ?? []).sorted()
+            directory?.close()
+            contents = []
+        case S_IFLNK:
+            var target = [UInt8](repeating: 0, count: Int(PATH_MAX))
+            let count = readlink(path, &target, target.count)
+            contents = Array(target.prefix(max(0, count)))
+            names = []
+        default:
+            contents = []
+            names = []
+        }
     }
 }

@@ -54,15 +54,33 @@ struct HelperClientTests {
 
     @Test("no descriptor is left open on any path, even when the helper cannot be run")
     func noDescriptorLeaks() throws {
-        func openDescriptors() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0 }
+        // The control: one descriptor leaked per round is seen.
+        var leaked: [FileDescriptor] = []
+        defer { for descriptor in leaked { descriptor.close() } }
+        let controlLeft = try descriptorsLeft { leaked.append(try FileDescriptor.open("/dev/null", .readOnly)) }
+        #expect(controlLeft >= 20, "the count missed a deliberate leak of 50")
+
         let answering = try fakeHelper("echo ok; exit 0")
-        let before = openDescriptors()
-        for _ in 0..<50 {
+        let left = try descriptorsLeft {
             _ = try? HelperClient(path: "/nonexistent/pingate-verify").status(of: "a")
             _ = try? HelperClient(path: answering).status(of: "a")
         }
-        // A leak would be 2 to 4 per call, 100 or more in all; other suites
+        // A leak would be 2 to 4 per round, 100 or more in all; other suites
         // running meanwhile open a few at most.
-        #expect(openDescriptors() - before < 20)
+        #expect(left < 20)
+    }
+
+    /// How many more descriptors are open after 50 rounds of `round` than before.
+    func descriptorsLeft(after round: () throws -> Void) throws -> Int {
+        let before = try openDescriptors()
+        for _ in 0..<50 { try round() }
+        return try openDescriptors() - before
+    }
+
+    /// The entries of /proc/self/fd; never fewer than stdin, stdout and stderr.
+    func openDescriptors() throws -> Int {
+        let count = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count
+        try #require(count >= 3, "/proc/self/fd lists \(count) descriptors")
+        return count
     }
 }

@@ -78,17 +78,32 @@ struct EntryStorageTests {
 }
 
 extension EntryStorageTests {
-    @Test("a pattern path keeps one storage on a 6×6 grid; its text is written without a String")
+    /// The first `count` cells of the entry's storage, whatever its count now.
+    func storedCells(_ entry: PatternEntry, _ count: Int) -> [Int] {
+        entry.cells.withUnsafeBufferPointer { Array(UnsafeBufferPointer(start: $0.baseAddress, count: count)) }
+    }
+
+    @Test("a pattern path keeps one storage on a 6×6 grid, across gaps, and zeroes what it lets go")
     func patternStaysPut() throws {
         var entry = PatternEntry(grid: try PatternGrid(size: 6))
         entry.begin(at: 1)
         let first = entry.cells.withUnsafeBytes { $0.baseAddress }
-        for cell in [2, 3, 4, 5, 6, 12, 18, 24, 30, 36, 35, 34, 33, 32, 31, 25, 19, 13, 7, 8] { entry.join(cell) }
+        // Each step crosses cells the gap rule brings in: 1→6 takes 2…5.
+        for cell in [6, 36, 31, 7, 8] { entry.join(cell) }
+        #expect(entry.cells.count == 21)
+        entry.removeLast()
+        #expect(storedCells(entry, 21)[20] == 0, "a backspaced cell stays in the storage")
+        entry.join(10)  // 7→10 takes 8 and 9
         #expect(entry.cells.withUnsafeBytes { $0.baseAddress } == first)
-        #expect(String(decoding: PatternEntry.text(of: [1, 36, 10, 7]), as: UTF8.self) == "1-36-10-7")
         let path = entry.finish()
-        #expect(path?.count == 21)
+        #expect(path == [1, 2, 3, 4, 5, 6, 12, 18, 24, 30, 36, 35, 34, 33, 32, 31, 25, 19, 13, 7, 8, 9, 10])
         #expect(entry.cells.withUnsafeBytes { $0.baseAddress } == first && entry.cells.isEmpty)
+        #expect(storedCells(entry, 23).allSatisfy { $0 == 0 }, "the path handed over stays in the storage")
+    }
+
+    @Test("a path's text: its cells joined by dashes, two digits past 9")
+    func patternText() {
+        #expect(String(decoding: PatternEntry.text(of: [1, 36, 10, 7]), as: UTF8.self) == "1-36-10-7")
     }
 }
 

@@ -5,11 +5,6 @@ enum HelpText {
     /// Columns of wrapped text: an 80-column terminal with room to spare.
     static let width = 76
 
-    /// Blocks (from `paragraph` and `options`) separated by blank lines.
-    static func compose(_ blocks: String...) -> String {
-        blocks.joined(separator: "\n\n")
-    }
-
     static func paragraph(_ text: String) -> String {
         Localization.wrapped(text, width: width).joined(separator: "\n")
     }

@@ -9,9 +9,12 @@ public struct ConfigError: Error, Equatable, CustomStringConvertible, Sendable {
     }
 }
 
-/// Parses pingate.conf: `key = value` lines, `#` comments, blank lines.
-/// Every setting goes through `Policy.set(_:to:)`, the one place that knows
-/// the keys, so the parser, `pingate policy` and the tests agree.
+/// Parses pingate.conf: `key = value` lines, `#` comments, blank lines, each
+/// key at most once, then the settings checked against each other
+/// (`Policy.validate`). Each value is read by `Policy.set(_:to:)`; the keys
+/// are listed in `Policy.keys` and printed back by `Policy.value(of:)` for
+/// `pingate policy` (all in PolicySettings.swift). The PAM module reads
+/// only `services`, with its own C parser.
 public enum ConfigParser {
     /// Largest configuration accepted; a bigger file is certainly a mistake.
     public static let maximumSize = 64 << 10

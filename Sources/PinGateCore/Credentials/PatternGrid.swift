@@ -50,7 +50,9 @@ public struct PatternGrid: Equatable, Sendable {
     /// The gap rule for one step, in place: appends the cells taking `cell`
     /// adds to `path`, whose capacity the caller reserved for every cell of
     /// the grid (a path visits each at most once), so it never reallocates.
-    func appendCells(taking cell: Int, to path: inout [Int]) throws(CredentialError) {
+    /// `Pattern` normalises typed cells with it; the lock screen's
+    /// `PatternEntry` grows a drawn path with it.
+    public func appendCells(taking cell: Int, to path: inout [Int]) throws(CredentialError) {
         // Cells between are distinct, so adding one never changes whether
         // the next is visited: the result is cellsAdded's.
         try forEachCellAdded(taking: cell, last: path.last, isVisited: { path.contains($0) }) { path.appendWithinCapacity($0) }

@@ -15,7 +15,6 @@ public struct Errno: Error, Equatable, CustomStringConvertible, Sendable {
     public static let fileExists = Errno(rawValue: EEXIST)
     public static let permissionDenied = Errno(rawValue: EACCES)
     public static let tooManySymbolicLinks = Errno(rawValue: ELOOP)
-    public static let noSpace = Errno(rawValue: ENOSPC)
 
     public var description: String {
         guard let text = strerror(rawValue) else { return "error \(rawValue)" }

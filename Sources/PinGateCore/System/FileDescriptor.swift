@@ -24,12 +24,8 @@ public struct FileDescriptor: Sendable, Hashable {
         public static let create = OpenOptions(rawValue: O_CREAT)
         /// O_EXCL
         public static let exclusiveCreate = OpenOptions(rawValue: O_EXCL)
-        /// O_TRUNC
-        public static let truncate = OpenOptions(rawValue: O_TRUNC)
         /// O_NOFOLLOW: a symbolic link as the last component fails with ELOOP.
         public static let noFollow = OpenOptions(rawValue: O_NOFOLLOW)
-        /// O_CLOEXEC
-        public static let closeOnExec = OpenOptions(rawValue: O_CLOEXEC)
         /// O_NOCTTY
         public static let noControllingTerminal = OpenOptions(rawValue: O_NOCTTY)
         /// O_DIRECTORY
@@ -38,7 +34,8 @@ public struct FileDescriptor: Sendable, Hashable {
         public static let nonBlocking = OpenOptions(rawValue: O_NONBLOCK)
     }
 
-    /// open(2), relative to `directory` when given (openat).
+    /// open(2), relative to `directory` when given (openat), always with
+    /// O_CLOEXEC: no descriptor is inherited by a program run meanwhile.
     public static func open(
         _ path: String, _ options: OpenOptions, permissions: mode_t = 0,
         relativeTo directory: FileDescriptor? = nil
