@@ -18,7 +18,7 @@ struct PolicyCalibration {
         var elapsed = 0.0
         while true {
             elapsed = try measure { _ = try hasher(parameters).hash(.pin(sample), uid: 0) }
-            Output.line(L("#   %s, %d passes: %d ms", size(parameters.memoryBytes), Int(parameters.operations), Int(elapsed.rounded())))
+            Output.line(L("#   %s, %d passes: %d ms", formatByteSize(parameters.memoryBytes), Int(parameters.operations), Int(elapsed.rounded())))
             if elapsed >= Double(targetMilliseconds) { break }
             if parameters.memoryBytes * 2 <= memoryLimit {
                 parameters.memoryBytes *= 2
@@ -28,8 +28,9 @@ struct PolicyCalibration {
                 break
             }
         }
-        Output.line("kdf_operations = \(parameters.operations)")
-        Output.line("kdf_memory = \(size(parameters.memoryBytes))")
+        var calibrated = Policy()
+        calibrated.kdf = parameters
+        for key in ["kdf_operations", "kdf_memory"] { Output.line("\(key) = \(calibrated.value(of: key))") }
     }
 
     private func measure(_ body: () throws -> Void) throws -> Double {
@@ -45,9 +46,5 @@ struct PolicyCalibration {
         let pages = sysconf(Int32(_SC_PHYS_PAGES))
         let pageSize = sysconf(Int32(_SC_PAGESIZE))
         return pages > 0 && pageSize > 0 ? pages * pageSize : 1 << 30
-    }
-
-    private func size(_ bytes: Int) -> String {
-        bytes % (1 << 20) == 0 ? "\(bytes >> 20)M" : "\(bytes >> 10)K"
     }
 }

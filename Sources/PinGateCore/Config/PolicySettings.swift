@@ -141,7 +141,8 @@ private func byteSize(_ text: String, _ key: String) throws -> Int {
     return value * unit
 }
 
-func formatByteSize(_ bytes: Int) -> String {
+/// A size as pingate.conf writes it: 16M, 8K, 1G, or plain bytes.
+public func formatByteSize(_ bytes: Int) -> String {
     if bytes % (1 << 30) == 0 { return "\(bytes >> 30)G" }
     if bytes % (1 << 20) == 0 { return "\(bytes >> 20)M" }
     if bytes % (1 << 10) == 0 { return "\(bytes >> 10)K" }

@@ -39,32 +39,8 @@ extension Store {
     public func createKeyIfMissing() throws -> Bool {
         let directory = try openDirectory()
         defer { directory.close() }
-        let temporaryName = ".\(StoreLocation.keyFileName).new"
-        let temporaryPath = location.directory + "/" + temporaryName
-        _ = unlinkat(directory.rawValue, temporaryName, 0)
-        do {
-            let file = try FileDescriptor.open(temporaryName, [.writeOnly, .create, .exclusiveCreate, .noFollow], permissions: 0o600, relativeTo: directory)
-            defer { file.close() }
-            try file.changeOwner(user: location.owner, group: location.group)
-            try file.changeMode(StoreLocation.keyMode)
-            let key = MachineKey.generate()
-            try key.bytes.withUnsafeBytes { try file.write(toAbsoluteOffset: 0, $0) }
-            try file.sync()
-        } catch let error as Errno {
-            _ = unlinkat(directory.rawValue, temporaryName, 0)
-            throw StoreError.systemError(path: temporaryPath, operation: "create", errno: error)
+        return try publish(StoreLocation.keyFileName, in: directory, mode: StoreLocation.keyMode, placement: .neverReplacing) { file in
+            try MachineKey.generate().bytes.withUnsafeBytes { try file.write(toAbsoluteOffset: 0, $0) }
         }
-        // link(2) fails if the key exists, so a key is never replaced.
-        let linked = linkat(directory.rawValue, temporaryName, directory.rawValue, StoreLocation.keyFileName, 0) == 0
-        let linkError = Errno.current
-        _ = unlinkat(directory.rawValue, temporaryName, 0)
-        if !linked {
-            if linkError == .fileExists { return false }
-            throw StoreError.systemError(path: location.keyPath, operation: "create", errno: linkError)
-        }
-        do { try directory.sync() } catch let error as Errno {
-            throw StoreError.systemError(path: location.directory, operation: "sync", errno: error)
-        }
-        return true
     }
 }

@@ -87,31 +87,11 @@ public struct Store: Sendable {
         if let existing { _ = try existing.lock() }
         defer { existing?.unlock() }
 
-        let temporaryName = ".\(name).new"
-        let fail = { (operation: String, error: Errno) in StoreError.systemError(path: self.location.directory + "/" + temporaryName, operation: operation, errno: error) }
-        _ = unlinkat(directory.rawValue, temporaryName, 0)
-        let file: FileDescriptor
-        do {
-            file = try FileDescriptor.open(temporaryName, [.writeOnly, .create, .exclusiveCreate, .noFollow], permissions: 0o600, relativeTo: directory)
-        } catch let error as Errno { throw fail("create", error) }
-        do {
-            defer { file.close() }
-            try file.changeOwner(user: location.owner, group: location.group)
-            try file.changeMode(StoreLocation.recordMode)
+        _ = try publish(name, in: directory, mode: StoreLocation.recordMode, placement: .replacing) { file in
             var bytes = RecordCodec.encode(record, sequence: 1)
             bytes += [UInt8](repeating: 0, count: RecordCodec.slotSize)
             try bytes.withUnsafeBytes { try file.write(toAbsoluteOffset: 0, $0) }
-            try file.sync()
-        } catch let error as Errno {
-            _ = unlinkat(directory.rawValue, temporaryName, 0)
-            throw fail("write", error)
         }
-        guard renameat(directory.rawValue, temporaryName, directory.rawValue, name) == 0 else {
-            let error = Errno.current
-            _ = unlinkat(directory.rawValue, temporaryName, 0)
-            throw StoreError.systemError(path: path, operation: "rename into", errno: error)
-        }
-        try syncDirectory(directory)
     }
 
     /// Removes `uid`'s record (root only). Returns false if there was none.
@@ -161,7 +141,7 @@ public struct Store: Sendable {
         }
     }
 
-    private func syncDirectory(_ directory: FileDescriptor) throws {
+    func syncDirectory(_ directory: FileDescriptor) throws {
         do { try directory.sync() } catch let error as Errno {
             throw StoreError.systemError(path: location.directory, operation: "sync", errno: error)
         }
