@@ -4,9 +4,11 @@
  * Runs the helper the way pam_unix runs unix_chkpwd: pipes for the child's
  * stdin and stdout, every other descriptor closed, an absolute path and an
  * empty environment, and the exit status read as part of the answer. Two
- * differences: the host's SIGCHLD handling is left as it was (blocked, not
- * replaced, while the child runs), and the answer has a deadline (timeout=),
- * after which the helper is killed. See pingate_protocol.h for the format.
+ * differences: SIGCHLD is blocked while the child runs and its handler kept
+ * (only a host that ignores it gets the default for that time, so that the
+ * kernel does not reap the helper before its exit status is read), and the
+ * answer has a deadline (timeout=), after which the helper is killed. See
+ * pingate_protocol.h for the format; pingate_answer.c reads the answer.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,9 +1,10 @@
 /*
  * pingate_module.h — internal interfaces of pam_pingate.so.
  *
- * The module is split by role, like pam_faillock: options and config
- * (pingate_options.c), running the helper and reading its answer
- * (pingate_helper.c), and the PAM glue (pam_pingate.c). Nothing here is
+ * The module is split by role, like pam_faillock: its options
+ * (pingate_options.c), who the caller is (pingate_caller.c), running the
+ * helper (pingate_helper.c), reading its answer (pingate_answer.c), and the
+ * PAM glue (pam_pingate.c). Nothing here is
  * exported: every declaration is hidden, and pam_pingate.map leaves only
  * the pam_sm_* entry points visible.
  */

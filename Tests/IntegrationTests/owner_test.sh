@@ -278,6 +278,20 @@ test_session_without_a_state_file_is_treated_as_remote() {
     assert_eq 0 "$(prompts)" "prompts"
 }
 
+# A session file without REMOTE= (a foreign or damaged writer): sd-login
+# answers ENODATA for it, and the helper takes that as not at the machine.
+test_a_session_without_remote_is_not_at_the_machine() {
+    need_cli; fresh
+    session 10 0
+    session_run 10 "$TEST_PIN"$'\n'
+    assert_eq PAM_SUCCESS "$(result)" "the same session with REMOTE=0 (transcript: $out)"
+    sed -i '/^REMOTE=/d' /run/systemd/sessions/10
+    session_run 10 "$TEST_PIN"$'\n'
+    assert_ignored
+    assert_contains "$out" "INFO PIN sign-in is offered only at the machine"
+    assert_eq 0 "$(prompts)" "prompts"
+}
+
 test_allow_remote_offers_the_pin_in_a_remote_session() {
     need_cli; fresh
     write_service "$SANDBOX/allow-remote" sudo "$(module_line allow_remote)" "$(next_line)"
