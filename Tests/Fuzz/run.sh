@@ -44,7 +44,7 @@ done
 
 OUT=.build/fuzz
 LIB="$OUT/lib"
-FLAGS=(-parse-as-library -sanitize=fuzzer,address -O -g -use-ld=lld -I Sources/CSodium -I Sources/CPinGateSystem -I Sources/CSystemdLogin)
+FLAGS=(-parse-as-library -sanitize=fuzzer,address -O -g -use-ld=lld -I Sources/CSodium -I Sources/CPinGateSystem -I Sources/CSystemdLogin -I Sources/CPinGateContract)
 
 # Inputs larger than a target ever accepts, so the limits are exercised too.
 max_len() {
@@ -63,7 +63,7 @@ newer_than() {
 build_library() {
     command -v swiftc >/dev/null || { echo "fuzz: swiftc not found (expected /opt/swift/usr/bin)" >&2; return 1; }
     mkdir -p "$LIB"
-    newer_than "$LIB/libPinGateCore.a" Sources/PinGateCore Sources/CSodium Sources/CPinGateSystem Sources/CSystemdLogin || return 0
+    newer_than "$LIB/libPinGateCore.a" Sources/PinGateCore Sources/CSodium Sources/CPinGateSystem Sources/CSystemdLogin Sources/CPinGateContract pam/pingate_protocol.h pam/pingate_install.h || return 0
     echo "fuzz: building PinGateCore with -sanitize=fuzzer,address"
     # ld.gold/lld warn about ASan's local symbols; those lines are noise.
     swiftc "${FLAGS[@]}" -enable-testing -module-name PinGateCore -emit-library -static \
