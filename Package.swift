@@ -4,6 +4,11 @@
 // pam/Makefile, because SwiftPM would link the Swift runtime into it.
 import PackageDescription
 
+// The executables bind every symbol at start and then make the relocation
+// table read-only (full RELRO, as the PAM module is built): a setgid helper
+// and a lock screen leave no writable GOT to aim at. They are PIE by default.
+let fullRELRO: [LinkerSetting] = [.unsafeFlags(["-Xlinker", "-z", "-Xlinker", "relro", "-Xlinker", "-z", "-Xlinker", "now"])]
+
 let package = Package(
     name: "PinGate",
     products: [
@@ -49,7 +54,8 @@ let package = Package(
         ),
         .executableTarget(
             name: "pingate-verify",
-            dependencies: ["PinGateCore", "CPinGateSystem"]
+            dependencies: ["PinGateCore", "CPinGateSystem"],
+            linkerSettings: fullRELRO
         ),
         // gettext for the words people read, and the printf subset that fills
         // them: shared by the CLI and the lock screen.
@@ -65,7 +71,8 @@ let package = Package(
         ),
         .executableTarget(
             name: "pingate",
-            dependencies: ["PinGateCLI"]
+            dependencies: ["PinGateCLI"],
+            linkerSettings: fullRELRO
         ),
         // The lock screen's state machines (PIN pad, pattern path, password field),
         // pure Swift so they are tested without an X server.
@@ -77,7 +84,8 @@ let package = Package(
             name: "pingate-lock",
             dependencies: ["PinGateLock", "PinGateText", "CX11", "CCairo", "CPAM", "CLocalization", "CPinGateSystem",
                            "CPinGateContract"],
-            swiftSettings: [.unsafeFlags(["-Xcc", "-I/usr/include/pango-1.0", "-Xcc", "-I/usr/include/harfbuzz"])]
+            swiftSettings: [.unsafeFlags(["-Xcc", "-I/usr/include/pango-1.0", "-Xcc", "-I/usr/include/harfbuzz"])],
+            linkerSettings: fullRELRO
         ),
         .testTarget(
             name: "PinGateCoreTests",

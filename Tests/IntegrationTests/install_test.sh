@@ -92,6 +92,22 @@ test_installed_binaries_run_and_have_no_runpath() {
     [ -n "$answer" ] || fail "the installed helper printed nothing"
 }
 
+# What ships is hardened: every symbol bound at start and the relocations
+# read-only after (full RELRO: GNU_RELRO and BIND_NOW), and the executables
+# position-independent, so that ASLR moves them and no GOT entry is writable.
+test_installed_binaries_are_pie_with_full_relro() {
+    install_pingate > /dev/null
+    local binary
+    for binary in /usr/libexec/pingate/pingate-verify /usr/sbin/pingate /usr/bin/pingate-lock "$MODULE"; do
+        assert_contains "$(readelf -lW "$binary")" "GNU_RELRO" "program headers of $binary"
+        assert_contains "$(readelf -dW "$binary" | grep -E '\((FLAGS|FLAGS_1)\)')" "NOW" "dynamic flags of $binary"
+    done
+    for binary in /usr/libexec/pingate/pingate-verify /usr/sbin/pingate /usr/bin/pingate-lock; do
+        assert_contains "$(readelf -hW "$binary")" "DYN (Position-Independent Executable file)" "ELF type of $binary"
+        assert_contains "$(readelf -dW "$binary" | grep FLAGS_1)" "PIE" "dynamic flags of $binary"
+    done
+}
+
 test_the_default_config_is_valid_with_every_line_uncommented() {
     install_pingate > /dev/null
     sed 's/^#\([a-z_]* =\)/\1/' /etc/pingate/pingate.conf > "$OVERLAY/uncommented.conf"
