@@ -113,7 +113,7 @@ struct RecordLayoutTests {
         let slots = [RecordCodec.encode(pin, sequence: 8), RecordCodec.encode(pattern, sequence: 8)]
         for row in Self.layout.rows {
             let written = slots.contains { slot in slot[row.range].contains { $0 != 0 } }
-            #expect(written == (row.name != "reserved"), "\(row.name) at \(row.offset)")
+            #expect(written == !row.isReserved, "\(row.name) at \(row.offset)")
         }
     }
 }

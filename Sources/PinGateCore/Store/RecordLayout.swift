@@ -74,6 +74,7 @@ struct RecordField: Equatable, Sendable {
 
     var size: Int { type.size }
     var range: Range<Int> { offset..<(offset + size) }
+    var isReserved: Bool { type == .zero(size) }
 
     static func reserved(_ range: Range<Int>) -> RecordField {
         RecordField("reserved", at: range.lowerBound, .zero(range.count), "zero; room for new fields")
