@@ -129,6 +129,15 @@ check_test_commands() {
     record "test commands have packages" "$output" "${PIPESTATUS[0]}"
 }
 
+# The attacks' record_tool.py takes the slot layout from docs/design.md's table
+# (which the unit tests keep equal to RecordLayout.swift); its selftest writes a
+# record and finds each value at the table's offset. Cheap: before the build too.
+check_record_tool() {
+    local output="$WORK/record-tool.out"
+    python3 Tests/Attack/record_tool.py selftest 2>&1 | tee "$output"
+    record "record_tool.py follows design.md's record table" "$output" "${PIPESTATUS[0]}"
+}
+
 run_integration_tests() {
     local file name rc
     for file in Tests/IntegrationTests/*_test.sh; do
@@ -146,6 +155,7 @@ START=$(date +%s)
 
 step "packages"; install_packages || { echo "FAIL: could not install packages" >&2; exit 1; }
 step "test commands have packages"; check_test_commands
+step "record_tool.py follows design.md's record table"; check_record_tool
 step "build"; build || { echo "FAIL: build failed" >&2; exit 1; }
 step "static Swift runtime"; check_static_runtime || exit 1
 if [ "${SKIP_UNIT:-0}" != 1 ]; then step "unit tests"; run_unit_tests; fi

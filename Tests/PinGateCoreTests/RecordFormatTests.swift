@@ -25,7 +25,9 @@ struct RecordFormatTests {
     @Test("a slot written before the attempt serial and boot stamp existed reads as serial 0, no stamp")
     func recordFromBeforeSerialAndBootStamp() throws {
         var slot = RecordCodec.encode(sample(), sequence: 3)
-        slot.replaceSubrange(192..<224, with: [UInt8](repeating: 0, count: 32))
+        let layout = RecordCodec.layout
+        let added = layout.attemptSerial.offset..<layout.lastFailureBootClock.range.upperBound
+        slot.replaceSubrange(added, with: repeatElement(0, count: added.count))
         RecordCodec.seal(&slot)
         let record = try #require(RecordCodec.decode(slot[...])).record
         #expect(record.attemptSerial == 0)

@@ -5,7 +5,6 @@
 // Invariants: a slot that decodes re-encodes to the same bytes (reserved
 // bytes and hash padding read as zero) and decodes again to the same record;
 // decodeFile picks a valid slot with the highest sequence.
-import CSodium
 @testable import PinGateCore
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -31,8 +30,10 @@ private func checkSlot(_ slot: ArraySlice<UInt8>) {
     guard let (record, sequence) = RecordCodec.decode(slot) else { return }
     let encoded = RecordCodec.encode(record, sequence: sequence)
     var expected = Array(slot)
-    var unread = [6..<8, 29..<32, (64 + record.hash.utf8.count)..<192, 224..<496]
-    if record.lastFailureBoot == nil { unread.append(216..<224) }  // boot clock without a boot id
+    let layout = RecordCodec.layout
+    var unread = layout.rows.filter(\.isReserved).map(\.range)
+    unread.append((layout.hash.offset + record.hash.utf8.count)..<layout.hash.range.upperBound)
+    if record.lastFailureBoot == nil { unread.append(layout.lastFailureBootClock.range) }  // boot clock without a boot id
     for range in unread { expected.replaceSubrange(range, with: repeatElement(0, count: range.count)) }
     sealSlot(&expected, at: 0)
     invariant(encoded == expected, "decoded slot re-encodes to different bytes")
@@ -57,10 +58,10 @@ private func checkFile(_ bytes: [UInt8]) {
     invariant(slots.allSatisfy { ($0?.sequence ?? 0) <= decoded.sequence }, "a slot with a higher sequence was ignored")
 }
 
-/// Writes the BLAKE2b-128 of bytes 0..<496 of the slot at `start` into its last 16 bytes.
+/// Seals the slot at `start` as the codec does: the checksum over the bytes before it.
 private func sealSlot(_ bytes: inout [UInt8], at start: Int) {
-    var digest = [UInt8](repeating: 0, count: 16)
-    let body = Array(bytes[start..<(start + 496)])
-    crypto_generichash(&digest, 16, body, 496, nil, 0)
-    bytes.replaceSubrange((start + 496)..<(start + 512), with: digest)
+    let range = start..<(start + RecordCodec.slotSize)
+    var slot = Array(bytes[range])
+    RecordCodec.seal(&slot)
+    bytes.replaceSubrange(range, with: slot)
 }
