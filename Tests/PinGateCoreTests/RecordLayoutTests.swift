@@ -106,6 +106,9 @@ struct RecordLayoutTests {
         pin.disabled = true
         pin.attemptSerial = 6
         pin.lastFailureBoot = BootInstant(bootID: BootID(bytes: Array(1...16))!, seconds: 7)
+        pin.firstFailure = 9
+        pin.unseenFailures = 10
+        pin.unseenSince = 11
         var pattern = pin
         pattern.kind = .pattern
         pattern.gridSize = 4

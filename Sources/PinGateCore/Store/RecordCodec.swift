@@ -42,6 +42,9 @@ enum RecordCodec {
         put(record.changedAt, at: layout.changed, in: &slot)
         put(record.lastSuccess, at: layout.lastSuccess, in: &slot)
         put(record.attemptSerial, at: layout.attemptSerial, in: &slot)
+        put(record.firstFailure, at: layout.firstFailure, in: &slot)
+        put(UInt32(clamping: record.unseenFailures), at: layout.unseenFailures, in: &slot)
+        put(record.unseenSince, at: layout.unseenSince, in: &slot)
         if let stamp = record.lastFailureBoot {
             put(stamp.bootID.bytes, at: layout.lastFailureBootID, in: &slot)
             put(stamp.seconds, at: layout.lastFailureBootClock, in: &slot)
@@ -82,6 +85,9 @@ enum RecordCodec {
         record.changedAt = get(Int64.self, at: layout.changed, in: slot)
         record.lastSuccess = get(Int64.self, at: layout.lastSuccess, in: slot)
         record.attemptSerial = get(UInt64.self, at: layout.attemptSerial, in: slot)
+        record.firstFailure = get(Int64.self, at: layout.firstFailure, in: slot)
+        record.unseenFailures = Int(get(UInt32.self, at: layout.unseenFailures, in: slot))
+        record.unseenSince = get(Int64.self, at: layout.unseenSince, in: slot)
         record.lastFailureBoot = BootID(bytes: Array(slot[layout.lastFailureBootID.range])).map {
             BootInstant(bootID: $0, seconds: get(Int64.self, at: layout.lastFailureBootClock, in: slot))
         }

@@ -32,6 +32,9 @@ struct RecordLayout {
     let attemptSerial        = RecordField("attempt_serial",          at: 192, .u64,         "attempts ever counted; never goes back")
     let lastFailureBootID    = RecordField("last_failure_boot_id",    at: 200, .uuid,        "boot id at the last failure; all zero: no boot stamp")
     let lastFailureBootClock = RecordField("last_failure_boot_clock", at: 216, .i64,         "CLOCK_BOOTTIME seconds at the last failure; timeouts run on it")
+    let firstFailure         = RecordField("first_failure",           at: 224, .i64,         "wall clock (Unix s) of the first of the failures counted now; 0: none")
+    let unseenFailures       = RecordField("unseen_failures",         at: 232, .u32,         "failures cleared since the owner was last told of them")
+    let unseenSince          = RecordField("unseen_since",            at: 240, .i64,         "wall clock (Unix s) of the first unseen failure; 0: none")
     let checksum             = RecordField("checksum",                at: 496, .blake2b(16), "BLAKE2b-128 of every byte before it")
 
     /// The declared fields, by offset. Read by reflection, so that a field

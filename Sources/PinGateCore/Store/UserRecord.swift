@@ -23,6 +23,12 @@ public struct UserRecord: Equatable, Sendable {
     /// How many attempts have ever been counted on this record; only counting
     /// changes it, by one, so a verification knows which failures came after its own.
     public var attemptSerial: UInt64
+    /// Wall-clock time of the first of the failures counted now; 0 when none.
+    public var firstFailure: Int64
+    /// Failures a success or an admin cleared that the owner has not been
+    /// told of yet, and the time of the first of them (`FailureNotice`).
+    public var unseenFailures: Int
+    public var unseenSince: Int64
 
     public init(uid: UInt32, kind: CredentialKind, gridSize: Int, pinLength: Int = 0, hash: String, now: Int64) {
         self.uid = uid
@@ -38,14 +44,20 @@ public struct UserRecord: Equatable, Sendable {
         changedAt = now
         lastSuccess = 0
         attemptSerial = 0
+        firstFailure = 0
+        unseenFailures = 0
+        unseenSince = 0
     }
 }
 
 extension UserRecord {
     /// Root's clearing (unlock, a new credential): no failures, no timeout
-    /// on either clock, not disabled. The attempt serial goes on counting.
+    /// on either clock, not disabled. The attempt serial goes on counting,
+    /// and the owner is still told of the failures (`setAsideForNotice`).
     public mutating func clearLockout() {
+        setAsideForNotice(failures)
         failures = 0
+        firstFailure = 0
         lastFailure = 0
         lastFailureBoot = nil
         disabled = false

@@ -5,6 +5,7 @@ extension UserRecord {
     /// Counts one attempt as a failure stamped now (step 3 of the verifier's
     /// order) and returns its attempt serial, for `failuresCounted(after:)`.
     mutating func countAttempt(at now: ClockReading) -> UInt64 {
+        if failures == 0 { firstFailure = now.wall }
         failures += 1
         stampFailure(at: now)
         attemptSerial += 1
@@ -28,5 +29,34 @@ extension UserRecord {
         // of them stay counted (fail closed).
         guard attemptSerial >= serial else { return failures }
         return Int(clamping: min(UInt64(failures), attemptSerial - serial))
+    }
+
+    /// Keeps `count` failures that are being cleared for the owner's notice:
+    /// they add to the unseen ones, whose first time stays the earliest.
+    mutating func setAsideForNotice(_ count: Int) {
+        guard count > 0 else { return }
+        if unseenFailures == 0 { unseenSince = firstFailure != 0 ? firstFailure : lastFailure }
+        unseenFailures = min(unseenFailures + count, Int(UInt32.max))
+    }
+
+    /// A success clears the failures counted before its own attempt (its
+    /// own count included); those before it are set aside for the notice.
+    mutating func clearFailures(forSuccessOf serial: UInt64) {
+        let remaining = failuresCounted(after: serial)
+        setAsideForNotice(failures - remaining - 1)
+        failures = remaining
+        firstFailure = remaining > 0 ? lastFailure : 0
+    }
+
+    /// The notice the owner has not seen, taken: it is told once.
+    mutating func takeNotice() -> FailureNotice? {
+        guard unseenFailures > 0 else { return nil }
+        defer { (unseenFailures, unseenSince) = (0, 0) }
+        return FailureNotice(failures: unseenFailures, firstAt: unseenSince)
+    }
+
+    /// The notice waiting for the owner, left in place.
+    public var pendingNotice: FailureNotice? {
+        unseenFailures > 0 ? FailureNotice(failures: unseenFailures, firstAt: unseenSince) : nil
     }
 }

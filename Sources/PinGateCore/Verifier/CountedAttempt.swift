@@ -115,7 +115,7 @@ extension Verifier {
             }
             // Wrong guesses counted while this one was being verified are
             // not erased by its success.
-            record.failures = record.failuresCounted(after: attempt.serial)
+            record.clearFailures(forSuccessOf: attempt.serial)
             record.disabled = policy.lockout.isDisabled(afterFailures: record.failures)
             record.lastSuccess = clock.now()
             if let replacement {

@@ -34,6 +34,21 @@ public enum VerifyOutcome: Equatable, Sendable {
     case storeError(FailClosedError)
 }
 
+/// Failed attempts the owner has not been told of: cleared by a success (or
+/// an admin) since the owner last saw them. Shown once, where messages are
+/// shown, then gone: "2 failed PIN attempts since your last PIN sign-in,
+/// the first at 14:02".
+public struct FailureNotice: Equatable, Sendable {
+    public let failures: Int
+    /// Wall-clock time (Unix seconds) of the first of them; 0 if unknown.
+    public let firstAt: Int64
+
+    public init(failures: Int, firstAt: Int64) {
+        self.failures = failures
+        self.firstAt = firstAt
+    }
+}
+
 /// Why a status or an attempt failed closed. The verifier keeps the error's
 /// type (a store problem, a KDF that could not run); an answer decoded from
 /// the helper has only its text. Either way the wire carries the description

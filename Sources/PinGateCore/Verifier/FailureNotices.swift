@@ -1,0 +1,19 @@
+extension Verifier {
+    /// Takes `uid`'s notice of unseen failures, for a caller that shows it to
+    /// the owner now (the module in a conversation that shows messages, the
+    /// owner's own `pingate verify` or `status`): once taken it is gone, so
+    /// each failure is told once. Nothing is written when there is none.
+    public func takeNotice(uid: UInt32) throws -> FailureNotice? {
+        try store.withRecord(uid: uid, writable: true) { file in
+            guard let file else { return nil }
+            let taken: FailureNotice?? = try file.withLock {
+                var record = try file.read()
+                guard let notice = record.takeNotice() else { return nil }
+                try file.write(record)
+                return notice
+            }
+            // nil: root replaced the record meanwhile; its notice stays for next time.
+            return taken ?? nil
+        }
+    }
+}
