@@ -1,5 +1,4 @@
 import CPinGateContract
-import Glibc
 import PinGateCore
 
 /// `pingate doctor`: checks the installation and prints, for each problem,
@@ -49,10 +48,10 @@ struct Finding {
     }
 }
 
-/// lstat(2), without following a final symbolic link; nil if it does not exist.
-func fileStatus(_ path: String) -> stat? {
-    var status = stat()
-    return lstat(path, &status) == 0 ? status : nil
+/// The status of `path` itself, a final symbolic link not followed; nil if
+/// it does not exist (or cannot be looked at).
+func fileStatus(_ path: String) -> FileStatus? {
+    try? FileStatus(notFollowing: path)
 }
 
 /// The names in a directory, sorted; empty if it cannot be read.
