@@ -30,33 +30,3 @@ struct DoctorCommand: Command {
         return problems == 0 ? .ok : .storeOrConfig
     }
 }
-
-/// One line of the doctor's report.
-struct Finding {
-    enum Level: String { case ok, problem, note }
-    let level: Level
-    let message: String
-    var fix: String? = nil
-
-    var lines: [String] {
-        // Tags padded to one display width, so messages line up in every language.
-        let tags = [L("ok"), L("PROBLEM"), L("note")]
-        let width = tags.map { Localization.displayWidth($0) }.max() ?? 7
-        let tag = tags[level == .ok ? 0 : level == .problem ? 1 : 2]
-        let indent = String(repeating: " ", count: width + 1)
-        return [Localization.padded(tag, to: width) + " " + message] + (fix.map { [indent + L("fix: %s", $0)] } ?? [])
-    }
-}
-
-/// The status of `path` itself, a final symbolic link not followed; nil if
-/// it does not exist (or cannot be looked at).
-func fileStatus(_ path: String) -> FileStatus? {
-    try? FileStatus(notFollowing: path)
-}
-
-/// The names in a directory, sorted; empty if it cannot be read.
-func directoryEntries(_ path: String) -> [String] {
-    guard let directory = try? FileDescriptor.open(path, [.readOnly, .directory]) else { return [] }
-    defer { directory.close() }
-    return ((try? directory.directoryEntryNames()) ?? []).sorted()
-}

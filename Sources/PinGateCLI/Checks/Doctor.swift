@@ -199,3 +199,16 @@ struct Doctor {
         }
     }
 }
+
+/// The status of `path` itself, a final symbolic link not followed; nil if
+/// it does not exist (or cannot be looked at).
+private func fileStatus(_ path: String) -> FileStatus? {
+    try? FileStatus(notFollowing: path)
+}
+
+/// The names in a directory, sorted; empty if it cannot be read.
+private func directoryEntries(_ path: String) -> [String] {
+    guard let directory = try? FileDescriptor.open(path, [.readOnly, .directory]) else { return [] }
+    defer { directory.close() }
+    return ((try? directory.directoryEntryNames()) ?? []).sorted()
+}
