@@ -1,5 +1,4 @@
 import CLocalization
-import Glibc
 @_exported import PinGateText
 
 /// The CLI's words in the user's language (PinGateText's `L` and `LP`), and

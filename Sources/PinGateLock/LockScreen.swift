@@ -31,17 +31,17 @@ public struct LockScreen {
     public private(set) var credentialUsable = false
     public var layout: DialogLayout
 
-    public init(status: HelperStatus, layout: DialogLayout) {
+    public init(offer: CredentialOffer, layout: DialogLayout) {
         self.layout = layout
         mode = .password
-        update(status: status)
+        update(offer: offer)
         showCredential()
     }
 
-    /// Offers what `status` allows: the PIN or pattern when usable (keeping the
+    /// Shows what `offer` allows: the PIN or pattern when usable (keeping the
     /// current choice of the password if the person made it), else the password.
-    public mutating func update(status: HelperStatus) {
-        switch status {
+    public mutating func update(offer: CredentialOffer) {
+        switch offer {
         case let .pin(length, _):
             if pin == nil || pin?.knownLength != length { pin = PINEntry(length: length) }
             pattern = nil

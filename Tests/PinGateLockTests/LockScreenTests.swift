@@ -129,7 +129,7 @@ struct KeyPressTests {
 
     @Test("a password typed in another script reaches the field")
     func cyrillicPassword() {
-        var lock = LockScreen(status: .notEnrolled, layout: DialogLayout(monitor: screen, scale: 1, gridSize: 3))
+        var lock = LockScreen(offer: .notEnrolled, layout: DialogLayout(monitor: screen, scale: 1, gridSize: 3))
         for event in InputEvent.keyPress(keysym: 0x6d6, typed: ["ж"]) + InputEvent.keyPress(keysym: 0x7e1, typed: ["α"]) {
             _ = lock.handle(event)
         }
@@ -140,7 +140,7 @@ struct KeyPressTests {
 @Suite("PIN pad")
 struct PINPadTests {
     func pinScreen(length: Int? = 4) -> LockScreen {
-        LockScreen(status: .pin(length: length, failures: 0), layout: DialogLayout(monitor: screen, scale: 1, gridSize: 3))
+        LockScreen(offer: .pin(length: length, failures: 0), layout: DialogLayout(monitor: screen, scale: 1, gridSize: 3))
     }
 
     @Test("the last digit submits at once, no Enter")
@@ -231,7 +231,7 @@ struct PINPadTests {
 struct PasswordTests {
     @Test("typed characters are submitted on Enter, one symbol each")
     func typeAndSubmit() {
-        var lock = LockScreen(status: .notEnrolled, layout: DialogLayout(monitor: screen, scale: 1, gridSize: 3))
+        var lock = LockScreen(offer: .notEnrolled, layout: DialogLayout(monitor: screen, scale: 1, gridSize: 3))
         #expect(lock.mode == .password)
         for character in "pé 密" { _ = lock.handle(key(0x1000000, character)) }
         #expect(lock.password.characterCount == 4)
@@ -243,16 +243,16 @@ struct PasswordTests {
 
     @Test("Enter on an empty field submits nothing")
     func emptyIsNotSubmitted() {
-        var lock = LockScreen(status: .notEnrolled, layout: DialogLayout(monitor: screen, scale: 1, gridSize: 3))
+        var lock = LockScreen(offer: .notEnrolled, layout: DialogLayout(monitor: screen, scale: 1, gridSize: 3))
         #expect(lock.handle(key(Keysym.return)) == .nothing)
     }
 
     @Test("a locked, disabled or unavailable PIN leaves only the password")
     func fallback() {
-        for status: HelperStatus in [.locked(seconds: 60, failures: 5, isPattern: false), .disabled(failures: 10, isPattern: false),
+        for offer: CredentialOffer in [.locked(seconds: 60, failures: 5, isPattern: false), .disabled(failures: 10, isPattern: false),
                                      .unavailable(reason: "x"), .notEnrolled] {
-            var lock = LockScreen(status: .pin(length: 4, failures: 0), layout: DialogLayout(monitor: screen, scale: 1, gridSize: 3))
-            lock.update(status: status)
+            var lock = LockScreen(offer: .pin(length: 4, failures: 0), layout: DialogLayout(monitor: screen, scale: 1, gridSize: 3))
+            lock.update(offer: offer)
             #expect(lock.mode == .password)
             #expect(lock.credentialMode == nil)
             _ = lock.handle(key(Keysym.tab))
@@ -264,7 +264,7 @@ struct PasswordTests {
 @Suite("Pattern drawing")
 struct PatternDrawingTests {
     func patternScreen(grid: Int = 3) -> LockScreen {
-        LockScreen(status: .pattern(grid: grid, failures: 0), layout: DialogLayout(monitor: screen, scale: 1, gridSize: grid))
+        LockScreen(offer: .pattern(grid: grid, failures: 0), layout: DialogLayout(monitor: screen, scale: 1, gridSize: grid))
     }
 
     func at(_ lock: LockScreen, _ cell: Int) -> (Int, Int) {
@@ -349,18 +349,18 @@ struct PatternDrawingTests {
     }
 }
 
-@Suite("Helper status and forwarded input")
+@Suite("The offer from a status answer, and forwarded input")
 struct ProtocolTests {
     @Test("status answers parse; a PIN without length= has no known length")
     func statusAnswers() {
-        #expect(HelperStatus(answer: "enrolled kind=pin failures=2", exitStatus: 0) == .pin(length: nil, failures: 2))
-        #expect(HelperStatus(answer: "enrolled kind=pin length=6 failures=0", exitStatus: 0) == .pin(length: 6, failures: 0))
-        #expect(HelperStatus(answer: "enrolled kind=pattern grid=4 failures=1", exitStatus: 0) == .pattern(grid: 4, failures: 1))
-        #expect(HelperStatus(answer: "locked seconds=60 failures=5 kind=pin", exitStatus: 2) == .locked(seconds: 60, failures: 5, isPattern: false))
-        #expect(HelperStatus(answer: "disabled failures=10 kind=pattern grid=3", exitStatus: 3) == .disabled(failures: 10, isPattern: true))
-        #expect(HelperStatus(answer: "not-enrolled", exitStatus: 4) == .notEnrolled)
-        if case .unavailable = HelperStatus(answer: "error store broken", exitStatus: 6) {} else { Issue.record("error answer") }
-        if case .unavailable = HelperStatus(answer: "enrolled kind=pin failures=0", exitStatus: 6) {} else { Issue.record("exit mismatch") }
+        #expect(CredentialOffer(answer: "enrolled kind=pin failures=2", exitStatus: 0) == .pin(length: nil, failures: 2))
+        #expect(CredentialOffer(answer: "enrolled kind=pin length=6 failures=0", exitStatus: 0) == .pin(length: 6, failures: 0))
+        #expect(CredentialOffer(answer: "enrolled kind=pattern grid=4 failures=1", exitStatus: 0) == .pattern(grid: 4, failures: 1))
+        #expect(CredentialOffer(answer: "locked seconds=60 failures=5 kind=pin", exitStatus: 2) == .locked(seconds: 60, failures: 5, isPattern: false))
+        #expect(CredentialOffer(answer: "disabled failures=10 kind=pattern grid=3", exitStatus: 3) == .disabled(failures: 10, isPattern: true))
+        #expect(CredentialOffer(answer: "not-enrolled", exitStatus: 4) == .notEnrolled)
+        if case .unavailable = CredentialOffer(answer: "error store broken", exitStatus: 6) {} else { Issue.record("error answer") }
+        if case .unavailable = CredentialOffer(answer: "enrolled kind=pin failures=0", exitStatus: 6) {} else { Issue.record("exit mismatch") }
     }
 
     @Test("events survive the line protocol, split across reads")

@@ -1,4 +1,3 @@
-import Glibc
 import PinGateCore
 
 /// `--json`: machine-readable output whose schema is documented at the top of
@@ -71,10 +70,10 @@ struct Locations {
 
 /// Who is running the command.
 struct Caller {
-    let uid: uid_t
+    let uid: UserID
     var isRoot: Bool { uid == 0 }
 
-    static func current() -> Caller { Caller(uid: getuid()) }
+    static func current() -> Caller { Caller(uid: realUserID()) }
 
     func requireRoot(_ command: String) throws(CLIError) {
         guard isRoot else { throw CLIError.mustBeRoot(command) }

@@ -1,5 +1,4 @@
 import CPinGateContract
-import Glibc
 import PinGateCore
 
 /// `pingate doctor`: checks the installation and prints, for each problem,
@@ -30,34 +29,4 @@ struct DoctorCommand: Command {
         Output.line(problems == 0 ? L("no problems found") : LP("%d problem found", "%d problems found", problems))
         return problems == 0 ? .ok : .storeOrConfig
     }
-}
-
-/// One line of the doctor's report.
-struct Finding {
-    enum Level: String { case ok, problem, note }
-    let level: Level
-    let message: String
-    var fix: String? = nil
-
-    var lines: [String] {
-        // Tags padded to one display width, so messages line up in every language.
-        let tags = [L("ok"), L("PROBLEM"), L("note")]
-        let width = tags.map { Localization.displayWidth($0) }.max() ?? 7
-        let tag = tags[level == .ok ? 0 : level == .problem ? 1 : 2]
-        let indent = String(repeating: " ", count: width + 1)
-        return [Localization.padded(tag, to: width) + " " + message] + (fix.map { [indent + L("fix: %s", $0)] } ?? [])
-    }
-}
-
-/// lstat(2), without following a final symbolic link; nil if it does not exist.
-func fileStatus(_ path: String) -> stat? {
-    var status = stat()
-    return lstat(path, &status) == 0 ? status : nil
-}
-
-/// The names in a directory, sorted; empty if it cannot be read.
-func directoryEntries(_ path: String) -> [String] {
-    guard let directory = try? FileDescriptor.open(path, [.readOnly, .directory]) else { return [] }
-    defer { directory.close() }
-    return ((try? directory.directoryEntryNames()) ?? []).sorted()
 }

@@ -1,4 +1,3 @@
-import Glibc
 import PinGateCore
 
 /// `pingate init`: creates the store and the machine key, the one way every
@@ -46,7 +45,7 @@ struct InitCommand: Command {
                 Output.error(L("WARNING: %s", problem))
             }
         }
-        let store = try groupID.map { Store(location: StoreLocation(directory: locations.storeDirectory, owner: 0, group: gid_t($0))) }
+        let store = try groupID.map { Store(location: StoreLocation(directory: locations.storeDirectory, owner: 0, group: GroupID($0))) }
             ?? locations.store()
         for action in try storeCall({ try store.setUp() }) { Output.line(Self.report(action)) }
         return .ok

@@ -1,4 +1,3 @@
-import Glibc
 import PinGateCore
 
 /// `pingate policy [--json] | check | calibrate [--target-ms N]`.
@@ -117,4 +116,4 @@ struct PolicyCommand: Command {
     }
 }
 
-func configExists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+func configExists(_ path: String) -> Bool { pathExists(path) }

@@ -1,4 +1,3 @@
-import Glibc
 import PinGateCore
 
 /// Where the CLI writes: results to stdout, errors and prompts-without-a-tty
@@ -35,12 +34,7 @@ enum Output {
     /// Unix seconds as local "YYYY-MM-DD HH:MM:SS", or "never" for 0.
     static func time(_ seconds: Int64) -> String {
         guard seconds > 0 else { return L("never") }
-        var value = time_t(seconds)
-        var parts = tm()
-        guard localtime_r(&value, &parts) != nil else { return String(seconds) }
-        var buffer = [CChar](repeating: 0, count: 64)
-        let count = strftime(&buffer, buffer.count, "%Y-%m-%d %H:%M:%S %Z", &parts)
-        return String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return localTimeText(seconds, format: "%Y-%m-%d %H:%M:%S %Z") ?? String(seconds)
     }
 
     /// "4 min 10 s", "45 s", "1 h 30 min": unit symbols, which need no plural.

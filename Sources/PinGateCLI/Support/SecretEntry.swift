@@ -1,4 +1,3 @@
-import Glibc
 import PinGateCore
 
 /// What a prompt asks for.
@@ -28,7 +27,7 @@ enum SecretEntries {
     /// plain echo-off prompts when only stdin is a terminal; stdin lines for
     /// `--stdin` (echo off if that stdin happens to be a terminal).
     static func make(stdin: Bool, usage: String) throws -> any SecretEntry {
-        let stdinIsTerminal = isatty(0) == 1
+        let stdinIsTerminal = FileDescriptor.standardInput.isTerminal
         if stdin { return stdinIsTerminal ? EchoOffEntry() : LineEntry() }
         if TerminalIO.isInteractive { return TerminalEntry(terminal: .standard) }
         if stdinIsTerminal { return EchoOffEntry() }
@@ -41,7 +40,7 @@ struct LineEntry: SecretEntry {
     var tries: Int { 1 }
 
     func read(_ prompt: SecretPrompt) throws -> SecretBytes? {
-        guard let line = readSecretLine(from: 0) else {
+        guard let line = readSecretLine(from: .standardInput) else {
             throw CLIError(status: .usage, message: L("standard input ended before the line for: %s (--stdin expects one secret per line)", prompt.text.lowercased()))
         }
         return line
@@ -61,7 +60,7 @@ struct EchoOffEntry: SecretEntry {
             Output.prompt(L("Cells are numbered:") + "\n" + prompt.grid.legend().map { "    " + $0 + "\n" }.joined())
         }
         Output.prompt(prompt.text + ": ")
-        let line = try TerminalMode.echoOff.with(descriptor: 0) { readSecretLine(from: 0) }
+        let line = try TerminalMode.echoOff.with(descriptor: .standardInput) { readSecretLine(from: .standardInput) }
         guard let line, !line.trimmingWhitespace().isEmpty else { return nil }
         return line
     }
@@ -71,7 +70,7 @@ struct EchoOffEntry: SecretEntry {
     func confirm(_ pattern: Pattern) throws -> Bool {
         let picture = PatternPicture(grid: pattern.grid, path: pattern.cellNumbers)
         Output.prompt(L("Your pattern:") + "\n" + picture.lines().joined(separator: "\n") + "\n" + L("Save it? [y/N] "))
-        let answer = readSecretLine(from: 0)
+        let answer = readSecretLine(from: .standardInput)
         guard let answer, answer.count > 0 else { return false }
         return answer[0] == UInt8(ascii: "y") || answer[0] == UInt8(ascii: "Y")
     }
@@ -79,13 +78,12 @@ struct EchoOffEntry: SecretEntry {
 
 /// Reads one line (without its newline) straight into `SecretBytes`; nil at
 /// end of input with nothing read. Longer lines than any secret are cut.
-func readSecretLine(from descriptor: CInt) -> SecretBytes? {
+func readSecretLine(from descriptor: FileDescriptor) -> SecretBytes? {
     let buffer = SecretBuffer(capacity: 256)
     var sawAnything = false
     var byte: UInt8 = 0
     while true {
-        let count = Glibc.read(descriptor, &byte, 1)
-        if count < 0, errno == EINTR { continue }
+        let count = (try? withUnsafeMutableBytes(of: &byte) { try descriptor.read(into: $0) }) ?? -1
         if count <= 0 { break }
         sawAnything = true
         if byte == 0x0A { break }

@@ -1,4 +1,4 @@
-import Glibc
+import PinGateCore
 
 /// One key press in raw mode.
 enum Key: Equatable {
@@ -11,10 +11,10 @@ enum Key: Equatable {
 /// Reads keys from a terminal in raw mode, decoding the arrow keys' escape
 /// sequences and telling a lone Esc from the start of one.
 struct KeyReader {
-    let descriptor: CInt
+    let descriptor: FileDescriptor
 
     func next() -> Key {
-        guard let byte = readByte(waitMilliseconds: -1) else { return .endOfInput }
+        guard let byte = readByte(waitingAtMost: nil) else { return .endOfInput }
         switch byte {
         case 0x0D, 0x0A: return .enter
         case 0x7F, 0x08: return .backspace
@@ -29,11 +29,11 @@ struct KeyReader {
     private func escapeSequence() -> Key {
         // A lone Esc is followed by nothing for a moment; an arrow key's
         // "ESC [ A" (or "ESC O A") arrives at once.
-        guard let introducer = readByte(waitMilliseconds: 50) else { return .escape }
+        guard let introducer = readByte(waitingAtMost: 50) else { return .escape }
         guard introducer == UInt8(ascii: "[") || introducer == UInt8(ascii: "O") else { return .ignored }
         var final: UInt8 = 0
         for _ in 0..<16 {
-            guard let byte = readByte(waitMilliseconds: 50) else { return .ignored }
+            guard let byte = readByte(waitingAtMost: 50) else { return .ignored }
             if (0x40...0x7E).contains(byte) { final = byte; break }
         }
         switch final {
@@ -45,21 +45,11 @@ struct KeyReader {
         }
     }
 
-    private func readByte(waitMilliseconds: CInt) -> UInt8? {
-        if waitMilliseconds >= 0 {
-            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            while true {
-                let ready = poll(&poller, 1, waitMilliseconds)
-                if ready > 0 { break }
-                if ready == 0 || errno != EINTR { return nil }
-            }
-        }
+    /// One byte, waiting for it at most `milliseconds` (nil: as long as it takes).
+    private func readByte(waitingAtMost milliseconds: Int?) -> UInt8? {
+        if let milliseconds, !descriptor.waitReadable(until: .after(milliseconds: milliseconds)) { return nil }
         var byte: UInt8 = 0
-        while true {
-            let count = read(descriptor, &byte, 1)
-            if count == 1 { return byte }
-            if count < 0, errno == EINTR { continue }
-            return nil
-        }
+        let count = try? withUnsafeMutableBytes(of: &byte) { try descriptor.read(into: $0) }
+        return count == 1 ? byte : nil
     }
 }

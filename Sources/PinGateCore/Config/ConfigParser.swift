@@ -87,7 +87,7 @@ public func readSmallFile(_ path: String, limit: Int) throws -> String? {
         let count = try chunk.withUnsafeMutableBytes { try file.read(into: $0) }
         if count == 0 { break }
         bytes += chunk[0..<count]
-        if bytes.count > limit { throw Errno(rawValue: 27 /* EFBIG */) }
+        if bytes.count > limit { throw Errno.fileTooLarge }
     }
     return String(decoding: bytes, as: UTF8.self)
 }

@@ -1,5 +1,4 @@
 import CSodium
-import Glibc
 
 /// Hashes and verifies credentials: Argon2id (libsodium's self-describing
 /// `crypto_pwhash_str`) over a keyed pre-hash
@@ -47,7 +46,7 @@ public struct CredentialHasher: Sendable {
         // a KDF that could not get its memory; tell them apart by asking for
         // that memory again.
         guard canAllocateWorkingMemory(toVerify: hash) else {
-            throw HashingError.kdfFailed(Errno(rawValue: ENOMEM))
+            throw HashingError.kdfFailed(.outOfMemory)
         }
         return false
     }
@@ -66,9 +65,8 @@ public struct CredentialHasher: Sendable {
     public func canAllocateWorkingMemory(toVerify hash: String) -> Bool {
         let bytes = CredentialHasher.memoryBytes(of: hash) ?? parameters.memoryBytes
         // mmap, as libsodium's Argon2 does; a malloc/free pair the optimiser may remove.
-        let memory = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-        guard let memory, memory != MAP_FAILED else { return false }
-        munmap(memory, bytes)
+        guard let memory = try? MappedMemory.anonymous(byteCount: bytes) else { return false }
+        memory.unmap()
         return true
     }
 

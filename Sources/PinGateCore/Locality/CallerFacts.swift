@@ -1,5 +1,3 @@
-import Glibc
-
 /// Who asks for an attempt, and from where: what the locality rule judges.
 ///
 /// The helper cannot see its caller past a root parent: under sudo or a
@@ -9,15 +7,15 @@ import Glibc
 /// uid, and the helper's own process, which a fork left in the caller's
 /// cgroup and so in its logind session.
 public struct CallerFacts: Equatable, Sendable {
-    public var uid: uid_t
+    public var uid: UserID
     /// The process whose session counts; 0 means the judging process itself.
-    public var pid: pid_t
+    public var pid: ProcessID
     /// PAM_RHOST as the caller reported it; any value at all is remote.
     public var remoteHost: String?
     /// The module's `allow_remote`, honoured from a root caller only.
     public var allowRemote: Bool
 
-    public init(uid: uid_t, pid: pid_t = 0, remoteHost: String? = nil, allowRemote: Bool = false) {
+    public init(uid: UserID, pid: ProcessID = 0, remoteHost: String? = nil, allowRemote: Bool = false) {
         self.uid = uid
         self.pid = pid
         self.remoteHost = remoteHost
@@ -27,7 +25,7 @@ public struct CallerFacts: Equatable, Sendable {
     /// The facts of a helper request from a process whose real uid is
     /// `realUID`. Only root may speak for another process; what a non-root
     /// caller writes may make it look more remote, never less.
-    public init(request: HelperRequest, realUID: uid_t) {
+    public init(request: HelperRequest, realUID: UserID) {
         if realUID == 0 {
             self.init(uid: request.callerUID ?? 0, pid: request.callerPID ?? 0,
                       remoteHost: request.remoteHost, allowRemote: request.allowRemote)
@@ -37,5 +35,5 @@ public struct CallerFacts: Equatable, Sendable {
     }
 
     /// This process, as the CLI run by root judges itself.
-    public static var thisProcess: CallerFacts { CallerFacts(uid: getuid()) }
+    public static var thisProcess: CallerFacts { CallerFacts(uid: realUserID()) }
 }

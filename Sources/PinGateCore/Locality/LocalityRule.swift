@@ -1,5 +1,3 @@
-import Glibc
-
 /// Whether a caller is a person at this machine — the one rule every path to
 /// an attempt passes (the helper for the module, `pingate verify` and
 /// `change`, the lock screen; the CLI run by root for its own attempts).

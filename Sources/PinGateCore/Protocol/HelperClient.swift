@@ -1,5 +1,4 @@
 import CPinGateContract
-import Glibc
 
 /// Why a request to the helper got no usable answer.
 public enum HelperClientError: Error, Equatable, CustomStringConvertible, Sendable {
@@ -87,7 +86,7 @@ public struct HelperClient: Sendable {
         switch termination {
         case let .killed(signal): throw .killed(path: path, signal: signal)
         case .lost: throw .garbled("the helper's exit status was lost (was SIGCHLD ignored?)")
-        case .exited(127): throw .cannotRun(path: path, Errno(rawValue: ENOENT))
+        case .exited(127): throw .cannotRun(path: path, .noSuchFile)
         case let .exited(status): return (line, status)
         }
     }

@@ -1,5 +1,3 @@
-import Glibc
-
 extension Store {
     /// How a new file takes its name: `rename` replaces what is there (a
     /// re-enrolled record), `link` never does (the machine key, on which
@@ -12,11 +10,11 @@ extension Store {
     /// into place, and the directory fsynced — so a crash leaves the old file
     /// or the new one, never part of one. Returns false only when
     /// `.neverReplacing` found `name` already there (nothing changed).
-    func publish(_ name: String, in directory: FileDescriptor, mode: mode_t, placement: Placement,
+    func publish(_ name: String, in directory: FileDescriptor, mode: FileMode, placement: Placement,
                  write: (FileDescriptor) throws -> Void) throws -> Bool {
         let temporaryName = ".\(name).new"
         let temporaryPath = location.directory + "/" + temporaryName
-        _ = unlinkat(directory.rawValue, temporaryName, 0)
+        try? directory.removeEntry(temporaryName)
         do {
             let file = try FileDescriptor.open(temporaryName, [.writeOnly, .create, .exclusiveCreate, .noFollow],
                                                permissions: 0o600, relativeTo: directory)
@@ -26,17 +24,24 @@ extension Store {
             try write(file)
             try file.sync()
         } catch let error as Errno {
-            _ = unlinkat(directory.rawValue, temporaryName, 0)
+            try? directory.removeEntry(temporaryName)
             throw StoreError.systemError(path: temporaryPath, operation: "write", errno: error)
         }
-        let moved = placement == .replacing
-            ? renameat(directory.rawValue, temporaryName, directory.rawValue, name) == 0
-            : linkat(directory.rawValue, temporaryName, directory.rawValue, name, 0) == 0
-        let error = Errno.current
-        _ = unlinkat(directory.rawValue, temporaryName, 0)
-        if !moved {
-            if placement == .neverReplacing, error == .fileExists { return false }
-            throw StoreError.systemError(path: location.directory + "/" + name, operation: "move into place", errno: error)
+        var failure: Errno? = nil
+        do {
+            switch placement {
+            case .replacing: try directory.renameEntry(temporaryName, to: name)
+            case .neverReplacing: try directory.linkEntry(temporaryName, as: name)
+            }
+        } catch let error as Errno {
+            failure = error
+        }
+        // After a rename the temporary name is gone already; after a link
+        // (made or refused) it is the one left to remove.
+        try? directory.removeEntry(temporaryName)
+        if let failure {
+            if placement == .neverReplacing, failure == .fileExists { return false }
+            throw StoreError.systemError(path: location.directory + "/" + name, operation: "move into place", errno: failure)
         }
         try syncDirectory(directory)
         return true

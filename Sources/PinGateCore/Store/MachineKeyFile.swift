@@ -1,5 +1,3 @@
-import Glibc
-
 extension Store {
     /// Loads the machine key, refusing a key that breaks its rule
     /// (`StoreRules.swift`): a symlink, not root:pingate 0640, not 32 bytes.

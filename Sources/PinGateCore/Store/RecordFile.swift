@@ -1,5 +1,3 @@
-import Glibc
-
 /// One open record: checked on open, locked with flock for writing, updated in
 /// place one slot at a time.
 public final class RecordFile {
@@ -31,7 +29,7 @@ public final class RecordFile {
             switch error {
             case .noSuchFile: return nil
             case .tooManySymbolicLinks: throw StoreError.unsafe(StoreProblem(object: .record(uid: uid), path: path, violation: .symbolicLink, location: location))
-            case Errno(rawValue: EISDIR): throw StoreError.unsafe(StoreProblem(object: .record(uid: uid), path: path, violation: .wrongType, location: location))
+            case .isDirectory: throw StoreError.unsafe(StoreProblem(object: .record(uid: uid), path: path, violation: .wrongType, location: location))
             default: throw StoreError.systemError(path: path, operation: "open", errno: error)
             }
         }
@@ -101,10 +99,9 @@ public final class RecordFile {
                 let holder = LockHolder.holders(of: try descriptor.status(), kind: .flock).first
                 throw StoreError.recordBusy(path: path, holder: holder)
             }
-            var linked = stat()
             let mine = try descriptor.status()
-            let found = fstatat(directory.rawValue, name, &linked, AT_SYMLINK_NOFOLLOW) == 0
-            if !found || mine.linkCount == 0 || UInt64(linked.st_ino) != mine.inode || UInt64(linked.st_dev) != mine.device {
+            let linked = try? FileStatus(notFollowing: name, relativeTo: directory)
+            guard let linked, mine.linkCount != 0, linked.inode == mine.inode, linked.device == mine.device else {
                 descriptor.unlock()
                 return false
             }
@@ -155,7 +152,7 @@ public final class RecordFile {
 }
 
 /// A mode as four octal digits, e.g. "0660", as chmod takes it.
-public func octal(_ mode: mode_t) -> String {
+public func octal(_ mode: FileMode) -> String {
     let text = String(mode, radix: 8)
     return String(repeating: "0", count: max(0, 4 - text.count)) + text
 }

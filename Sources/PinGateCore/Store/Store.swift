@@ -1,5 +1,3 @@
-import Glibc
-
 /// The root-owned store: a directory of per-uid records and the machine key.
 ///
 /// Only root creates, replaces or removes files here (temp file, fsync,
@@ -18,8 +16,8 @@ public struct Store: Sendable {
         do {
             directory = try FileDescriptor.open(path, [.readOnly, .directory, .noFollow])
         } catch let error as Errno {
-            switch error.rawValue {
-            case ENOENT, ELOOP, ENOTDIR:
+            switch error {
+            case .noSuchFile, .tooManySymbolicLinks, .notDirectory:
                 // O_NOFOLLOW with O_DIRECTORY reports a symlink as either;
                 // the rule's check on lstat tells which problem it is.
                 if let problem = location.inspect(.directory).first { throw StoreError.unsafe(problem) }
@@ -99,8 +97,9 @@ public struct Store: Sendable {
     public func removeRecord(uid: UInt32) throws -> Bool {
         let directory = try openDirectory()
         defer { directory.close() }
-        guard unlinkat(directory.rawValue, location.recordName(forUID: uid), 0) == 0 else {
-            let error = Errno.current
+        do {
+            try directory.removeEntry(location.recordName(forUID: uid))
+        } catch let error as Errno {
             if error == .noSuchFile { return false }
             throw StoreError.systemError(path: location.recordPath(forUID: uid), operation: "remove", errno: error)
         }

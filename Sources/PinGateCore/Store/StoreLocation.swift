@@ -1,24 +1,23 @@
 import CPinGateContract
-import Glibc
 
 /// Where the store is and who must own it. Production uses `system()`;
 /// tests point it at a temporary directory owned by themselves.
 public struct StoreLocation: Sendable, Equatable {
     public static let defaultDirectory = "/var/lib/pingate"
     public static let groupName = PINGATE_GROUP
-    public static let recordMode: mode_t = 0o660
-    public static let keyMode: mode_t = 0o640
-    public static let directoryMode: mode_t = 0o750
+    public static let recordMode: FileMode = 0o660
+    public static let keyMode: FileMode = 0o640
+    public static let directoryMode: FileMode = 0o750
     static let keyFileName = "machine.key"
     static let recordSuffix = ".record"
 
     public var directory: String
     /// Expected owner of the directory, records and key (root).
-    public var owner: uid_t
+    public var owner: UserID
     /// Expected group of the directory, records and key (`pingate`).
-    public var group: gid_t
+    public var group: GroupID
 
-    public init(directory: String, owner: uid_t, group: gid_t) {
+    public init(directory: String, owner: UserID, group: GroupID) {
         self.directory = directory
         self.owner = owner
         self.group = group
@@ -42,5 +41,5 @@ public struct StoreLocation: Sendable, Equatable {
         return UInt32(digits)
     }
 
-    func describeOwner(_ uid: uid_t) -> String { uid == 0 ? "root" : "uid \(uid)" }
+    func describeOwner(_ uid: UserID) -> String { uid == 0 ? "root" : "uid \(uid)" }
 }

@@ -1,5 +1,3 @@
-import Glibc
-
 /// The objects of the store, each with one rule (owner, group, type, exact
 /// mode, and for files a size): the store refuses to use an object that
 /// breaks it, and `pingate doctor` reports the same problems with the same
@@ -20,7 +18,7 @@ public enum StoreObject: Equatable, Sendable {
     case record(uid: UInt32)
 
     /// The exact permission bits the object must have.
-    public var mode: mode_t {
+    public var mode: FileMode {
         switch self {
         case .directory: return StoreLocation.directoryMode
         case .key: return StoreLocation.keyMode
@@ -46,9 +44,9 @@ public enum StoreViolation: Equatable, Sendable {
     case symbolicLink
     /// Not a directory (for the store) or not a regular file.
     case wrongType
-    case owner(found: uid_t)
-    case group(found: gid_t)
-    case mode(found: mode_t)
+    case owner(found: UserID)
+    case group(found: GroupID)
+    case mode(found: FileMode)
     case linkCount(found: Int)
     case size(found: Int)
 
@@ -106,7 +104,7 @@ public struct StoreProblem: Equatable, Sendable, CustomStringConvertible {
         case (.key, _):
             return "mv \(path) \(path).unsafe && \(initCommand)   # then re-enrol every user"
         case let (.record(uid), _):
-            let user = SystemUser.lookup(uid: uid_t(uid))?.name ?? String(uid)
+            let user = SystemUser.lookup(uid: uid)?.name ?? String(uid)
             return "pingate enroll --force \(user)   # or: pingate remove \(user)"
         }
     }
@@ -144,7 +142,7 @@ extension StoreLocation {
             StoreProblem(object: object, path: path, violation: violation, location: self)
         }
         guard let status else { return [problem(.missing)] }
-        if status.mode & S_IFMT == S_IFLNK { return [problem(.symbolicLink)] }
+        if status.isSymbolicLink { return [problem(.symbolicLink)] }
         guard object.isDirectory ? status.isDirectory : status.isRegularFile else { return [problem(.wrongType)] }
         var problems: [StoreProblem] = []
         if status.owner != owner { problems.append(problem(.owner(found: status.owner))) }
@@ -158,7 +156,6 @@ extension StoreLocation {
     /// `problems(of:status:)` for the object at its path now (lstat), for
     /// reports; the store itself checks what it has opened.
     public func inspect(_ object: StoreObject) -> [StoreProblem] {
-        var raw = stat()
-        return problems(of: object, status: lstat(path(of: object), &raw) == 0 ? FileStatus(raw) : nil)
+        problems(of: object, status: try? FileStatus(notFollowing: path(of: object)))
     }
 }

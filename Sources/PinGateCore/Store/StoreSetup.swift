@@ -1,5 +1,3 @@
-import Glibc
-
 /// What `Store.setUp()` did to one object.
 public enum SetupAction: Equatable, Sendable {
     case created(StoreObject, path: String)
@@ -22,8 +20,9 @@ extension Store {
     private func setUpDirectory() throws -> SetupAction {
         let path = location.directory
         // 0700 until owner and group are right: nobody else looks in meanwhile.
-        guard mkdir(path, 0o700) == 0 else {
-            let error = Errno.current
+        do {
+            try FileDescriptor.makeDirectory(path, permissions: 0o700)
+        } catch let error as Errno {
             guard error == .fileExists else { throw StoreError.systemError(path: path, operation: "create", errno: error) }
             return try repair(.directory)
         }

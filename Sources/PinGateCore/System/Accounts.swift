@@ -3,15 +3,15 @@ import Glibc
 /// A user from the passwd database (getpwnam_r/getpwuid_r).
 public struct SystemUser: Sendable, Equatable {
     public let name: String
-    public let uid: uid_t
-    public let gid: gid_t
+    public let uid: UserID
+    public let gid: GroupID
     public let home: String
 
     public static func lookup(name: String) -> SystemUser? {
         lookup { entry, buffer, size, result in getpwnam_r(name, entry, buffer, size, result) }
     }
 
-    public static func lookup(uid: uid_t) -> SystemUser? {
+    public static func lookup(uid: UserID) -> SystemUser? {
         lookup { entry, buffer, size, result in getpwuid_r(uid, entry, buffer, size, result) }
     }
 
@@ -21,9 +21,9 @@ public struct SystemUser: Sendable, Equatable {
     /// pass stops once every uid is found; uids it does not return (a source
     /// that does not enumerate) are looked up one by one. As with getpwuid,
     /// the first entry of a uid wins. Not thread-safe (getpwent).
-    public static func names(forUIDs uids: [uid_t]) -> [uid_t: String] {
+    public static func names(forUIDs uids: [UserID]) -> [UserID: String] {
         var wanted = Set(uids)
-        var names: [uid_t: String] = [:]
+        var names: [UserID: String] = [:]
         if wanted.count > 16 {
             setpwent()
             while !wanted.isEmpty, let entry = getpwent() {
@@ -58,7 +58,7 @@ public struct SystemUser: Sendable, Equatable {
 /// A group from the group database (getgrnam_r).
 public struct SystemGroup: Sendable, Equatable {
     public let name: String
-    public let gid: gid_t
+    public let gid: GroupID
 
     public static func lookup(name: String) -> SystemGroup? {
         var entry = group()
@@ -92,7 +92,7 @@ public struct SystemGroup: Sendable, Equatable {
         return names.filter { seen.insert($0).inserted }
     }
 
-    public static func lookup(gid: gid_t) -> SystemGroup? {
+    public static func lookup(gid: GroupID) -> SystemGroup? {
         var entry = group()
         var result: UnsafeMutablePointer<group>? = nil
         var buffer = [CChar](repeating: 0, count: 64 * 1024)

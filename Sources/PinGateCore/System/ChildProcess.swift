@@ -4,7 +4,7 @@ import Glibc
 /// client needs (spawn with stdin/stdout on given descriptors and an empty
 /// environment, a bounded wait, a kill).
 public struct ChildProcess: Sendable {
-    public let pid: pid_t
+    public let pid: ProcessID
 
     /// How a child ended: its exit status, or the signal that killed it.
     public enum Termination: Equatable, Sendable {
@@ -29,7 +29,7 @@ public struct ChildProcess: Sendable {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, input.rawValue, 0)
         posix_spawn_file_actions_adddup2(&actions, output.rawValue, 1)
-        var pid = pid_t()
+        var pid = ProcessID()
         let argument0 = strdup(path)
         defer { free(argument0) }
         let arguments: [UnsafeMutablePointer<CChar>?] = [argument0, nil]
@@ -44,7 +44,7 @@ public struct ChildProcess: Sendable {
     /// kernel do it) has an unknown end: `.lost`, never a made-up exit 0.
     public func termination(by deadline: Deadline) -> Termination? {
         var status: CInt = 0
-        var result: pid_t = 0
+        var result: ProcessID = 0
         _ = deadline.retry {
             result = waitpid(pid, &status, WNOHANG)
             return result == pid || (result == -1 && errno != EINTR)

@@ -50,13 +50,6 @@ public struct Deadline: Sendable, Comparable {
     }
 }
 
-/// clock_gettime(CLOCK_MONOTONIC). Cannot fail with a valid clock id.
-func monotonicNanoseconds() -> UInt64 {
-    var time = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &time)
-    return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
-}
-
 /// nanosleep(2). A signal may end the pause early; callers re-check their
 /// deadline, so the rest of the pause is not slept.
 func sleep(nanoseconds: UInt64) {

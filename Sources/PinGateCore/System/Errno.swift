@@ -15,6 +15,10 @@ public struct Errno: Error, Equatable, CustomStringConvertible, Sendable {
     public static let fileExists = Errno(rawValue: EEXIST)
     public static let permissionDenied = Errno(rawValue: EACCES)
     public static let tooManySymbolicLinks = Errno(rawValue: ELOOP)
+    public static let isDirectory = Errno(rawValue: EISDIR)
+    public static let notDirectory = Errno(rawValue: ENOTDIR)
+    public static let outOfMemory = Errno(rawValue: ENOMEM)
+    public static let fileTooLarge = Errno(rawValue: EFBIG)
 
     public var description: String {
         guard let text = strerror(rawValue) else { return "error \(rawValue)" }

@@ -37,7 +37,7 @@ public struct FileDescriptor: Sendable, Hashable {
     /// open(2), relative to `directory` when given (openat), always with
     /// O_CLOEXEC: no descriptor is inherited by a program run meanwhile.
     public static func open(
-        _ path: String, _ options: OpenOptions, permissions: mode_t = 0,
+        _ path: String, _ options: OpenOptions, permissions: FileMode = 0,
         relativeTo directory: FileDescriptor? = nil
     ) throws -> FileDescriptor {
         let flags = options.rawValue | O_CLOEXEC
@@ -108,42 +108,15 @@ public struct FileDescriptor: Sendable, Hashable {
     public func dataSync() throws { _ = try retryingOnInterrupt { Glibc.fdatasync(rawValue) } }
 
     /// fchown(2)
-    public func changeOwner(user: uid_t, group: gid_t) throws {
+    public func changeOwner(user: UserID, group: GroupID) throws {
         _ = try retryingOnInterrupt { Glibc.fchown(rawValue, user, group) }
     }
 
     /// fchmod(2)
-    public func changeMode(_ mode: mode_t) throws {
+    public func changeMode(_ mode: FileMode) throws {
         _ = try retryingOnInterrupt { Glibc.fchmod(rawValue, mode) }
     }
 
     /// isatty(3)
     public var isTerminal: Bool { Glibc.isatty(rawValue) == 1 }
-}
-
-/// The parts of `struct stat` that PinGate's checks look at.
-public struct FileStatus: Sendable {
-    public let mode: mode_t
-    public let owner: uid_t
-    public let group: gid_t
-    public let size: Int
-    public let linkCount: Int
-    /// Device and inode: tell whether a path still names this open file.
-    public let device: UInt64
-    public let inode: UInt64
-
-    init(_ raw: stat) {
-        mode = raw.st_mode
-        owner = raw.st_uid
-        group = raw.st_gid
-        size = Int(raw.st_size)
-        linkCount = Int(raw.st_nlink)
-        device = UInt64(raw.st_dev)
-        inode = UInt64(raw.st_ino)
-    }
-
-    public var isRegularFile: Bool { mode & S_IFMT == S_IFREG }
-    public var isDirectory: Bool { mode & S_IFMT == S_IFDIR }
-    /// The permission bits, e.g. 0o660.
-    public var permissions: mode_t { mode & 0o7777 }
 }

@@ -4,7 +4,7 @@ import CSystemdLogin
 /// One logind session as sd-login reads it from logind's state file.
 public struct LoginSession: Equatable, Sendable {
     public let id: String
-    public let uid: uid_t
+    public let uid: UserID
     /// nil: the session has no seat (ssh, cron, a user manager's own session).
     public let seat: String?
     public let isRemote: Bool
@@ -12,7 +12,7 @@ public struct LoginSession: Equatable, Sendable {
     public let sessionClass: String
     public let isActive: Bool
 
-    public init(id: String, uid: uid_t, seat: String?, isRemote: Bool, sessionClass: String, isActive: Bool) {
+    public init(id: String, uid: UserID, seat: String?, isRemote: Bool, sessionClass: String, isActive: Bool) {
         self.id = id
         self.uid = uid
         self.seat = seat
@@ -31,13 +31,13 @@ public protocol LoginSessions {
     /// says nothing about it.
     var logindRuns: Bool { get }
     /// The session that process `pid` (0: this one) belongs to; nil if none.
-    func session(ofProcess pid: pid_t) throws(Errno) -> String?
+    func session(ofProcess pid: ProcessID) throws(Errno) -> String?
     func describe(session id: String) throws(Errno) -> LoginSession
     /// The uid whose own service manager (`user@UID.service`) runs `pid`; nil if none does.
-    func userManagerOwner(ofProcess pid: pid_t) throws(Errno) -> uid_t?
+    func userManagerOwner(ofProcess pid: ProcessID) throws(Errno) -> UserID?
     /// The user's graphical (or else text) session at a seat; nil if none.
-    func displaySession(ofUser uid: uid_t) throws(Errno) -> String?
-    func sessions(ofUser uid: uid_t) throws(Errno) -> [String]
+    func displaySession(ofUser uid: UserID) throws(Errno) -> String?
+    func sessions(ofUser uid: UserID) throws(Errno) -> [String]
 }
 
 /// sd-login from libsystemd: reads /proc/PID/cgroup, /run/systemd/sessions/ID
@@ -51,12 +51,12 @@ public struct SystemdLogin: LoginSessions {
 
     public var logindRuns: Bool { access(SystemdLogin.seat0Path, F_OK) == 0 }
 
-    public func session(ofProcess pid: pid_t) throws(Errno) -> String? {
+    public func session(ofProcess pid: ProcessID) throws(Errno) -> String? {
         try optionalString { sd_pid_get_session(pid, $0) }
     }
 
     public func describe(session id: String) throws(Errno) -> LoginSession {
-        var uid: uid_t = 0
+        var uid: UserID = 0
         try check(sd_session_get_uid(id, &uid))
         let seat = try optionalString { sd_session_get_seat(id, $0) }
         let sessionClass = try optionalString { sd_session_get_class(id, $0) }
@@ -67,16 +67,16 @@ public struct SystemdLogin: LoginSessions {
                             isActive: try check(sd_session_is_active(id)) != 0)
     }
 
-    public func userManagerOwner(ofProcess pid: pid_t) throws(Errno) -> uid_t? {
+    public func userManagerOwner(ofProcess pid: ProcessID) throws(Errno) -> UserID? {
         guard let unit = try optionalString({ sd_pid_get_unit(pid, $0) }) else { return nil }
-        var owner: uid_t = 0
+        var owner: UserID = 0
         let result = sd_pid_get_owner_uid(pid, &owner)
         if result == -ENODATA { return nil }
         try check(result)
         return unit == "user@\(owner).service" ? owner : nil
     }
 
-    public func displaySession(ofUser uid: uid_t) throws(Errno) -> String? {
+    public func displaySession(ofUser uid: UserID) throws(Errno) -> String? {
         let result: String?
         do { result = try optionalString { sd_uid_get_display(uid, $0) } } catch where error.rawValue == ENXIO || error.rawValue == ENOENT {
             return nil  // no state file: the user is not logged in
@@ -84,7 +84,7 @@ public struct SystemdLogin: LoginSessions {
         return result?.isEmpty == false ? result : nil
     }
 
-    public func sessions(ofUser uid: uid_t) throws(Errno) -> [String] {
+    public func sessions(ofUser uid: UserID) throws(Errno) -> [String] {
         var list: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = nil
         // -1: every session logind lists (SESSIONS=), not only the online ones.
         let count = try check(sd_uid_get_sessions(uid, -1, &list))

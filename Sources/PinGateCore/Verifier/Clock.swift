@@ -1,5 +1,3 @@
-import Glibc
-
 /// The two clocks the lockout reads. The wall clock dates what records show
 /// (last failure, last success); timeouts are measured on the boot clock,
 /// which setting the time does not move, and restart in full when it cannot
@@ -31,7 +29,7 @@ extension Clock {
 
 public struct SystemClock: Clock {
     public init() {}
-    public func now() -> Int64 { Int64(time(nil)) }
+    public func now() -> Int64 { wallClockSeconds() }
 
     public func bootNow() -> BootInstant? {
         guard let bootID = SystemClock.bootID, let seconds = try? bootClockSeconds() else { return nil }

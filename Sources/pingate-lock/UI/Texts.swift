@@ -22,8 +22,8 @@ enum Texts {
 
     /// Why the PIN or pattern is not offered now, with the time left; nil when
     /// there is nothing to explain (no credential enrolled).
-    static func fallbackReason(_ status: HelperStatus, secondsLeft: Int) -> String? {
-        switch status {
+    static func fallbackReason(_ offer: CredentialOffer, secondsLeft: Int) -> String? {
+        switch offer {
         case let .locked(_, _, isPattern):
             let time = duration(secondsLeft)
             return isPattern ? L("Pattern locked for %s after too many attempts — use your password", time)

@@ -15,7 +15,7 @@ final class UIProcess {
     private var window: Window = 0
     private var painter: Painter!
     private var lock: LockScreen!
-    private var status: HelperStatus = .notEnrolled
+    private var offer: CredentialOffer = .notEnrolled
     private let userName = Preflight.userName()
     private var message = ""
     private var messageIsAlert = false
@@ -43,10 +43,10 @@ final class UIProcess {
         display = opened
         setCloseOnExec(XConnectionNumber(display))
         XErrorLog.install()
-        status = HelperQuery.status(user: userName)
-        traceStatus()
+        offer = HelperQuery.offer(user: userName)
+        traceOffer()
         createWindow()
-        lock = LockScreen(status: status, layout: currentLayout())
+        lock = LockScreen(offer: offer, layout: currentLayout())
         explainFallback()
         if message.isEmpty { message = Texts.prompt(for: lock.mode) }
         redraw()
@@ -108,7 +108,7 @@ final class UIProcess {
     }
 
     private var gridSize: Int {
-        if case let .pattern(grid, _) = status { return grid }
+        if case let .pattern(grid, _) = offer { return grid }
         return 3
     }
 
@@ -208,15 +208,15 @@ final class UIProcess {
         }
         var stackSkippedTheModule = false
         if mode != .password {
-            let failuresBefore = status.failures
-            status = HelperQuery.status(user: userName)
-            traceStatus()
+            let failuresBefore = offer.failures
+            offer = HelperQuery.offer(user: userName)
+            traceOffer()
             // Nothing counted and not a word from the module: the stack never
             // asked for the PIN (the service is not in pingate.conf's
             // `services`, or the module is not in /etc/pam.d/pingate-lock).
             // Offering the PIN again would be a dead end.
-            stackSkippedTheModule = result.messages.isEmpty && status.failures != nil && status.failures == failuresBefore
-            lock.update(status: stackSkippedTheModule ? .unavailable(reason: "the PAM stack did not ask for it") : status)
+            stackSkippedTheModule = result.messages.isEmpty && offer.failures != nil && offer.failures == failuresBefore
+            lock.update(offer: stackSkippedTheModule ? .unavailable(reason: "the PAM stack did not ask for it") : offer)
         }
         feedback = .wrong(progress: 0)
         wrongSince = monotonicSeconds()
@@ -241,11 +241,11 @@ final class UIProcess {
 
     /// A PIN or pattern that cannot be used: say why, with the time left.
     private func explainFallback() {
-        if case let .locked(seconds, _, _) = status {
+        if case let .locked(seconds, _, _) = offer {
             lockedUntil = monotonicSeconds() + Double(seconds)
         }
-        if case .unavailable(let reason) = status { Diagnostics.error("PIN status unavailable: \(reason)") }
-        guard let reason = Texts.fallbackReason(status, secondsLeft: secondsLocked()) else { return }
+        if case .unavailable(let reason) = offer { Diagnostics.error("PIN status unavailable: \(reason)") }
+        guard let reason = Texts.fallbackReason(offer, secondsLeft: secondsLocked()) else { return }
         show(reason, alert: true)
     }
 
@@ -264,15 +264,15 @@ final class UIProcess {
             if progress >= 1 { finishWrongFeedback() } else { feedback = .wrong(progress: progress) }
             dirty = true
         }
-        if case .locked = status {
+        if case .locked = offer {
             if secondsLocked() == 0 {
-                status = HelperQuery.status(user: userName)
-                traceStatus()
-                lock.update(status: status)
+                offer = HelperQuery.offer(user: userName)
+                traceOffer()
+                lock.update(offer: offer)
                 message = lock.credentialMode != nil ? Texts.prompt(for: lock.mode) : message
                 messageIsAlert = lock.credentialMode == nil
             }
-            if let reason = Texts.fallbackReason(status, secondsLeft: secondsLocked()), reason != message {
+            if let reason = Texts.fallbackReason(offer, secondsLeft: secondsLocked()), reason != message {
                 message = reason
                 dirty = true
             }
@@ -307,7 +307,7 @@ final class UIProcess {
         XFlush(display)
     }
 
-    private func traceStatus() { Diagnostics.trace("status: \(status)") }
+    private func traceOffer() { Diagnostics.trace("offer: \(offer)") }
 
     /// Where things are, for tests that click and drag as a person would.
     private func geometryTrace() -> String {

@@ -1,8 +1,9 @@
 import PinGateCore
 
-/// The user's own PinGate state, from the helper's `status` answer
-/// (pam/pingate_protocol.h): what to offer on the lock screen.
-public enum HelperStatus: Equatable, Sendable {
+/// What the lock screen offers the user, from the helper's answer to
+/// `status` (pam/pingate_protocol.h): their PIN pad or pattern grid, or,
+/// with the reason, only the password.
+public enum CredentialOffer: Equatable, Sendable {
     /// `length` is nil for a PIN enrolled before records kept their length.
     case pin(length: Int?, failures: Int)
     case pattern(grid: Int, failures: Int)
@@ -22,7 +23,7 @@ public enum HelperStatus: Equatable, Sendable {
         }
     }
 
-    /// What to offer for the helper's decoded status answer.
+    /// The offer for the helper's decoded status answer.
     public init(_ answer: DecodedAnswer) {
         let isPattern = answer.kind == .pattern
         switch answer.statusOutcome {

@@ -1,3 +1,9 @@
+// The verifier's two steps under the record's writer lock: admission
+// (steps 1–3, `Verifier.admit`), which counts an attempt and produces a
+// `CountedAttempt`, and clearing (step 5, `Verifier.clear`), which consumes it
+// after a match. Step 4, the KDF, runs between them with no lock held
+// (Verifier.swift).
+
 /// An attempt that is counted and on disk (steps 1–3 of the verifier's order),
 /// with its verification marked in flight: what step 4 checks and step 5 clears.
 struct CountedAttempt {

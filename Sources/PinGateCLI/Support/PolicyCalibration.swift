@@ -1,4 +1,3 @@
-import Glibc
 import PinGateCore
 
 /// `pingate policy calibrate`: times Argon2id on this machine. Memory is
@@ -34,17 +33,11 @@ struct PolicyCalibration {
     }
 
     private func measure(_ body: () throws -> Void) throws -> Double {
-        var start = timespec()
-        var end = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &start)
+        let start = monotonicNanoseconds()
         do { try body() } catch { throw CLIError.store(error) }
-        clock_gettime(CLOCK_MONOTONIC, &end)
-        return Double(end.tv_sec - start.tv_sec) * 1_000 + Double(end.tv_nsec - start.tv_nsec) / 1_000_000
+        return Double(monotonicNanoseconds() - start) / 1_000_000
     }
 
-    private func physicalMemory() -> Int {
-        let pages = sysconf(Int32(_SC_PHYS_PAGES))
-        let pageSize = sysconf(Int32(_SC_PAGESIZE))
-        return pages > 0 && pageSize > 0 ? pages * pageSize : 1 << 30
-    }
+    /// The machine's RAM; 1 GiB if unknown.
+    private func physicalMemory() -> Int { physicalMemoryBytes() ?? 1 << 30 }
 }

@@ -1,5 +1,4 @@
 import CPinGateContract
-import Glibc
 import PinGateCore
 
 /// The checks behind `pingate doctor`, in the order an installation is built:
@@ -29,10 +28,10 @@ struct Doctor {
             checkRecords(group: group)
         }
         checkConfig()
-        _ = checkPath(Doctor.helperPath, what: L("helper"), type: S_IFREG, mode: mode_t(PINGATE_HELPER_MODE), group: group,
+        _ = checkPath(Doctor.helperPath, what: L("helper"), type: .regular, mode: FileMode(PINGATE_HELPER_MODE), group: group,
                       create: "install -o root -g \(StoreLocation.groupName) -m \(String(PINGATE_HELPER_MODE, radix: 8)) .build/release/pingate-verify \(Doctor.helperPath)")
         let module = Doctor.moduleDirectory + "/pam_pingate.so"
-        _ = checkPath(module, what: L("PAM module"), type: S_IFREG, mode: 0o644, group: SystemGroup.lookup(gid: 0),
+        _ = checkPath(module, what: L("PAM module"), type: .regular, mode: 0o644, group: SystemGroup.lookup(gid: 0),
                       create: "make -C pam && install -o root -g root -m 0644 pam/build/pam_pingate.so \(module)")
         checkStacks()
     }
@@ -57,30 +56,30 @@ struct Doctor {
 
     /// Checks that `path` exists, is not a symbolic link, has `type`, owner
     /// root, `group` and exactly `mode`. Returns true if all of that holds.
-    private mutating func checkPath(_ path: String, what: String, type: mode_t, mode: mode_t, group: SystemGroup?, create: String) -> Bool {
+    private mutating func checkPath(_ path: String, what: String, type: FileStatus.FileType, mode: FileMode, group: SystemGroup?, create: String) -> Bool {
         guard let status = fileStatus(path) else {
             add(.problem, L("%s %s is missing", what, path), fix: create)
             return false
         }
-        if status.st_mode & S_IFMT == S_IFLNK {
+        if status.isSymbolicLink {
             add(.problem, L("%s %s is a symbolic link", what, path), fix: "rm \(path) && " + create)
             return false
         }
-        guard status.st_mode & S_IFMT == type else {
-            add(.problem, type == S_IFDIR ? L("%s %s is not a directory", what, path) : L("%s %s is not a regular file", what, path), fix: "rm -r \(path) && " + create)
+        guard status.type == type else {
+            add(.problem, type == .directory ? L("%s %s is not a directory", what, path) : L("%s %s is not a regular file", what, path), fix: "rm -r \(path) && " + create)
             return false
         }
         let groupName = group?.name ?? StoreLocation.groupName
         var problems: [String] = []
         var fixes: [String] = []
-        if status.st_uid != 0 || (group.map { status.st_gid != $0.gid } ?? false) {
-            let owner = SystemUser.lookup(uid: status.st_uid)?.name ?? String(status.st_uid)
-            let actualGroup = SystemGroup.lookup(gid: status.st_gid)?.name ?? String(status.st_gid)
+        if status.owner != 0 || (group.map { status.group != $0.gid } ?? false) {
+            let owner = SystemUser.lookup(uid: status.owner)?.name ?? String(status.owner)
+            let actualGroup = SystemGroup.lookup(gid: status.group)?.name ?? String(status.group)
             problems.append(L("is owned by %s:%s, expected root:%s", owner, actualGroup, groupName))
             fixes.append("chown root:\(groupName) \(path)")
         }
-        if status.st_mode & 0o7777 != mode {
-            problems.append(L("has mode %s, expected %s", octal(status.st_mode & 0o7777), octal(mode)))
+        if status.permissions != mode {
+            problems.append(L("has mode %s, expected %s", octal(status.permissions), octal(mode)))
             // chown clears the setgid bit, so chmod comes after it.
             fixes.append("chmod \(octal(mode)) \(path)")
         }
@@ -130,8 +129,8 @@ struct Doctor {
                 return problem.object.isDirectory ? L("%s %s is not a directory", what, path) : L("%s %s is not a regular file", what, path)
             case .owner, .group:
                 guard let status = fileStatus(path) else { continue }
-                let owner = SystemUser.lookup(uid: status.st_uid)?.name ?? String(status.st_uid)
-                let group = SystemGroup.lookup(gid: status.st_gid)?.name ?? String(status.st_gid)
+                let owner = SystemUser.lookup(uid: status.owner)?.name ?? String(status.owner)
+                let group = SystemGroup.lookup(gid: status.group)?.name ?? String(status.group)
                 let phrase = L("is owned by %s:%s, expected root:%s", owner, group, location.expectedGroupName)
                 if !phrases.contains(phrase) { phrases.append(phrase) }
             case let .mode(found):
@@ -159,7 +158,7 @@ struct Doctor {
                 guard try store.readRecord(uid: uid) != nil else { continue }
                 good += 1
             } catch {
-                let name = SystemUser.lookup(uid: uid_t(uid))?.name ?? String(uid)
+                let name = SystemUser.lookup(uid: uid)?.name ?? String(uid)
                 add(.problem, "\(error)", fix: "pingate enroll --force \(name)   # or: pingate remove \(name)")
             }
         }
@@ -171,7 +170,7 @@ struct Doctor {
             add(.ok, L("configuration %s does not exist: the defaults apply", configPath))
             return
         }
-        if status.st_uid != 0 || status.st_mode & 0o022 != 0 || status.st_mode & S_IFMT != S_IFREG {
+        if status.owner != 0 || status.permissions & 0o022 != 0 || !status.isRegularFile {
             add(.problem, L("configuration %s must be a file owned by root and writable only by root", configPath),
                 fix: "chown root:root \(configPath) && chmod 0644 \(configPath)")
         }
@@ -199,4 +198,17 @@ struct Doctor {
             add(.note, L("polkit runs its agent helper in a sandboxed unit where the setgid helper cannot work; polkit prompts fall back to the password"))
         }
     }
+}
+
+/// The status of `path` itself, a final symbolic link not followed; nil if
+/// it does not exist (or cannot be looked at).
+private func fileStatus(_ path: String) -> FileStatus? {
+    try? FileStatus(notFollowing: path)
+}
+
+/// The names in a directory, sorted; empty if it cannot be read.
+private func directoryEntries(_ path: String) -> [String] {
+    guard let directory = try? FileDescriptor.open(path, [.readOnly, .directory]) else { return [] }
+    defer { directory.close() }
+    return ((try? directory.directoryEntryNames()) ?? []).sorted()
 }
