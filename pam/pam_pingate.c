@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <time.h>
 #include <security/pam_ext.h>
 #include <security/pam_modules.h>
 
@@ -110,6 +111,41 @@ static void tell_disabled(pam_handle_t *pamh, int flags, const struct pingate_op
 			"an administrator can run: pingate unlock %s",
 			"PIN disabled after %u failed attempts — use your password; "
 			"an administrator can run: pingate unlock %s", failures), failures, user);
+}
+
+/* Whether info lines reach the person: what asking for the notice depends on. */
+static bool shows_messages(int flags, const struct pingate_options *opts)
+{
+	return !opts->quiet && !(flags & PAM_SILENT);
+}
+
+/*
+ * After a success, the failed attempts before it that the owner has not
+ * seen (pam_faillock's "There were N failed login attempts since the last
+ * successful login"): "2 failed PIN attempts since your last PIN sign-in,
+ * the first at 14:02". The time has its date unless it is today. The
+ * words are the CLI's too (`pingate verify`, `status`): one translation.
+ */
+static void tell_notice(pam_handle_t *pamh, int flags, const struct pingate_options *opts,
+		enum pingate_kind kind, unsigned failures, unsigned long long since)
+{
+	time_t first = (time_t)since, now = time(NULL);
+	struct tm first_tm, now_tm;
+	char when[64] = "?";
+
+	if (localtime_r(&first, &first_tm) != NULL && localtime_r(&now, &now_tm) != NULL) {
+		bool today = first_tm.tm_year == now_tm.tm_year && first_tm.tm_yday == now_tm.tm_yday;
+
+		strftime(when, sizeof(when), today ? "%H:%M" : "%Y-%m-%d %H:%M", &first_tm);
+	}
+	if (is_pattern(kind))
+		inform(pamh, flags, opts, P_("%d failed pattern attempt since your last pattern sign-in, at %s",
+			"%d failed pattern attempts since your last pattern sign-in, the first at %s", failures),
+			(int)failures, when);
+	else
+		inform(pamh, flags, opts, P_("%d failed PIN attempt since your last PIN sign-in, at %s",
+			"%d failed PIN attempts since your last PIN sign-in, the first at %s", failures),
+			(int)failures, when);
 }
 
 static void tell_not_local(pam_handle_t *pamh, int flags, const struct pingate_options *opts)
@@ -241,6 +277,8 @@ static int judge_verify(pam_handle_t *pamh, int flags, const struct pingate_opti
 	*again = false;
 	switch (answer->reply) {
 	case PINGATE_REPLY_OK:
+		if (answer->unseen > 0)
+			tell_notice(pamh, flags, opts, kind, answer->unseen, answer->since);
 		return PAM_SUCCESS;
 	case PINGATE_REPLY_WRONG:
 		if (answer->disabled)
@@ -292,7 +330,8 @@ static int authenticate_with_prompts(pam_handle_t *pamh, int flags,
 		rc = get_secret(pamh, flags, opts, status, attempt, &secret);
 		if (rc != PAM_SUCCESS)
 			break;
-		pingate_ask_helper(pamh, opts, caller, "verify", user, secret, &answer);
+		pingate_ask_helper(pamh, opts, caller, "verify", user, secret,
+			shows_messages(flags, opts), &answer);
 		spent = spent || is_authtok(pamh, secret);
 		rc = judge_verify(pamh, flags, opts, user, status->kind, &answer, &again);
 		if (rc == PAM_SUCCESS)
@@ -336,7 +375,7 @@ static int authenticate_forwarded(pam_handle_t *pamh, int flags,
 		rc = PAM_IGNORE;
 		goto out;
 	}
-	pingate_ask_helper(pamh, opts, caller, "verify", user, secret, &answer);
+	pingate_ask_helper(pamh, opts, caller, "verify", user, secret, shows_messages(flags, opts), &answer);
 	if (answer.reply == PINGATE_REPLY_OK || answer.reply == PINGATE_REPLY_WRONG)
 		rc = judge_verify(pamh, flags, opts, user, status->kind, &answer, &again);
 	else
@@ -437,7 +476,7 @@ int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **ar
 	rc = check_gates(pamh, &opts, user, &caller);
 	if (rc != PAM_SUCCESS)
 		goto out;
-	pingate_ask_helper(pamh, &opts, &caller, "status", user, NULL, &status);
+	pingate_ask_helper(pamh, &opts, &caller, "status", user, NULL, false, &status);
 	rc = judge_status(pamh, flags, &opts, user, &status);
 	if (rc != PAM_SUCCESS)
 		goto out;

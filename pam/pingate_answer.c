@@ -30,14 +30,14 @@ static const struct {
 	{ PINGATE_WORD_REFUSED,      PINGATE_REPLY_REFUSED,      PINGATE_EXIT_REFUSED },
 };
 
-static bool parse_number(const char *text, unsigned long max, unsigned long *value)
+static bool parse_number(const char *text, unsigned long long max, unsigned long long *value)
 {
 	char *end;
 
 	if (text[0] < '0' || text[0] > '9')
 		return false;
 	errno = 0;
-	*value = strtoul(text, &end, 10);
+	*value = strtoull(text, &end, 10);
 	return errno == 0 && *end == '\0' && *value <= max;
 }
 
@@ -46,7 +46,8 @@ static bool parse_number(const char *text, unsigned long max, unsigned long *val
  * wrong) fill the same field, so at most one of them. Unknown keys are for
  * newer helpers and are skipped.
  */
-enum { SEEN_KIND = 1, SEEN_GRID = 2, SEEN_FAILURES = 4, SEEN_LEFT = 8, SEEN_SECONDS = 16 };
+enum { SEEN_KIND = 1, SEEN_GRID = 2, SEEN_FAILURES = 4, SEEN_LEFT = 8, SEEN_SECONDS = 16,
+	SEEN_UNSEEN = 32, SEEN_SINCE = 64 };
 
 static bool first_time(unsigned *seen, unsigned key)
 {
@@ -58,7 +59,7 @@ static bool first_time(unsigned *seen, unsigned key)
 
 static bool parse_field(struct pingate_answer *answer, unsigned *seen, const char *key, const char *value)
 {
-	unsigned long n;
+	unsigned long long n;
 
 	if (strcmp(key, "kind") == 0) {
 		if (!first_time(seen, SEEN_KIND))
@@ -81,7 +82,15 @@ static bool parse_field(struct pingate_answer *answer, unsigned *seen, const cha
 			return false;
 		*(failures ? &answer->failures : &answer->left) = (unsigned)n;
 	} else if (strcmp(key, "seconds") == 0 || strcmp(key, "locked") == 0) {
-		if (!first_time(seen, SEEN_SECONDS) || !parse_number(value, 100000000, &answer->seconds))
+		if (!first_time(seen, SEEN_SECONDS) || !parse_number(value, 100000000, &n))
+			return false;
+		answer->seconds = (unsigned long)n;
+	} else if (strcmp(key, "unseen") == 0) {
+		if (!first_time(seen, SEEN_UNSEEN) || !parse_number(value, 1000000, &n))
+			return false;
+		answer->unseen = (unsigned)n;
+	} else if (strcmp(key, "since") == 0) {
+		if (!first_time(seen, SEEN_SINCE) || !parse_number(value, 100000000000ULL, &answer->since))
 			return false;
 	}
 	return true;  /* unknown keys are for newer helpers */

@@ -108,7 +108,7 @@ static bool append_number(char *buf, size_t *used, const char *key, long value)
 
 static size_t build_request(pam_handle_t *pamh, const struct pingate_options *opts,
 		const struct pingate_caller *caller, char *buf, const char *op,
-		const char *user, const char *secret)
+		const char *user, const char *secret, bool want_notice)
 {
 	size_t used = (size_t)snprintf(buf, PINGATE_REQUEST_MAX, "%s\n", PINGATE_PROTOCOL_VERSION_LINE);
 	bool ok = append_field(buf, &used, "op", op) &&
@@ -119,6 +119,7 @@ static size_t build_request(pam_handle_t *pamh, const struct pingate_options *op
 		append_number(buf, &used, "caller_uid", (long)caller->uid) &&
 		append_number(buf, &used, "caller_pid", (long)caller->pid) &&
 		(!opts->allow_remote || append_field(buf, &used, "allow_remote", "1")) &&
+		(!want_notice || append_field(buf, &used, "notice", "1")) &&
 		(secret == NULL || append_field(buf, &used, "secret", secret));
 
 	return ok ? used : 0;
@@ -421,7 +422,7 @@ static void set_no_answer(struct pingate_answer *answer, const char *why)
 
 void pingate_ask_helper(pam_handle_t *pamh, const struct pingate_options *opts,
 		const struct pingate_caller *caller, const char *op, const char *user,
-		const char *secret, struct pingate_answer *answer)
+		const char *secret, bool want_notice, struct pingate_answer *answer)
 {
 	char request[PINGATE_REQUEST_MAX];
 	char reply[PINGATE_ANSWER_MAX + 1], line[PINGATE_ANSWER_MAX + 1];
@@ -438,7 +439,7 @@ void pingate_ask_helper(pam_handle_t *pamh, const struct pingate_options *opts,
 		goto out;
 	}
 	if (!pingate_is_clean_value(user, NAME_MAX_LEN) ||
-	    (len = build_request(pamh, opts, caller, request, op, user, secret)) == 0) {
+	    (len = build_request(pamh, opts, caller, request, op, user, secret, want_notice)) == 0) {
 		set_no_answer(answer, "request not sent: a field is too long or holds control characters");
 		goto out;
 	}

@@ -82,6 +82,8 @@ struct pingate_answer {
 	unsigned left;              /* wrong */
 	unsigned long seconds;      /* locked seconds=S, or wrong locked=S */
 	bool disabled;              /* wrong ... disabled */
+	unsigned unseen;            /* ok/enrolled unseen=N: failures to tell the owner of */
+	unsigned long long since;   /* ... since=T: Unix time of the first of them */
 	char detail[2 * PINGATE_ANSWER_MAX];  /* the raw answer or why there is none, for the log */
 };
 
@@ -105,13 +107,15 @@ PINGATE_INTERNAL bool pingate_caller_owns(pam_handle_t *pamh,
 
 /*
  * Sends one request to the helper and reads its answer. op is "status" or
- * "verify"; secret is NULL for status. The caller's facts go with it.
+ * "verify"; secret is NULL for status. The caller's facts go with it, and
+ * notice=1 when want_notice: the module will show the owner the failed
+ * attempts a success reports (answer->unseen), which spends them.
  * Never fails: trouble of any kind comes back as PINGATE_REPLY_NO_ANSWER
  * with the reason in detail.
  */
 PINGATE_INTERNAL void pingate_ask_helper(pam_handle_t *pamh,
 		const struct pingate_options *opts, const struct pingate_caller *caller,
-		const char *op, const char *user, const char *secret,
+		const char *op, const char *user, const char *secret, bool want_notice,
 		struct pingate_answer *answer);
 
 /*

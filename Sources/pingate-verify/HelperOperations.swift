@@ -28,12 +28,17 @@ struct HelperOperations {
         case .status:
             let outcome = verifier.status(uid: uid)
             if case let .storeError(message) = outcome { SystemLog.write(.error, "store error: \(message) (\(context.logFields))") }
+            // A status shows the notice waiting (the owner's `pingate status
+            // --json`, the lock screen), and hands it over when asked to.
+            let waiting = request.wantsNotice ? nil : (try? verifier.store.readRecord(uid: uid))??.pendingNotice
             return withCredentialKind(HelperAnswer(outcome), verifier: verifier, uid: uid)
+                .telling(waiting ?? notice(for: request, after: HelperAnswer(outcome), verifier: verifier, uid: uid, context: context))
         case .verify:
             guard let secret = request.secret else { return .refused("verify needs a secret") }
             let outcome = verifier.verify(uid: uid, input: secret)
             Self.log(outcome, operation: "verify", context: context)
             return withCredentialKind(HelperAnswer(outcome), verifier: verifier, uid: uid)
+                .telling(notice(for: request, after: HelperAnswer(outcome), verifier: verifier, uid: uid, context: context))
         case .change:
             guard let current = request.secret, let new = request.newSecret, let kind = request.newKind else {
                 return .refused("change needs the current and the new credential")
@@ -50,7 +55,18 @@ struct HelperOperations {
             let outcome = verifier.change(uid: uid, current: current, replacement: replacement)
             Self.log(outcome, operation: "change", context: context)
             return withCredentialKind(HelperAnswer(outcome), verifier: verifier, uid: uid)
+                .telling(notice(for: request, after: HelperAnswer(outcome), verifier: verifier, uid: uid, context: context))
         }
+    }
+
+    /// The owner's notice of unseen failures, taken (so told once) when the
+    /// request says it will be shown and the answer is a success or a usable
+    /// status. A notice that cannot be taken waits for the next time.
+    private func notice(for request: HelperRequest, after answer: HelperAnswer, verifier: Verifier, uid: UInt32,
+                        context: RequestContext) -> FailureNotice? {
+        guard request.wantsNotice, answer.exitCode == .ok, let notice = try? verifier.takeNotice(uid: uid) else { return nil }
+        SystemLog.write(.notice, "\(request.operation.rawValue): the owner is told of \(notice.failures) earlier failed attempt(s), the first at \(localTimeText(notice.firstAt, format: "%Y-%m-%d %H:%M:%S %z") ?? String(notice.firstAt)) (\(context.logFields))")
+        return notice
     }
 
     /// Locked and disabled answers name the credential's kind for the

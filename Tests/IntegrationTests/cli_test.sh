@@ -291,6 +291,35 @@ test_non_root_verify_of_oneself_goes_through_the_helper() {
     assert_eq 1 "$rc"; assert_eq 1 "$(record_failures pgalice)"
 }
 
+# The notice of failed attempts reaches the owner in the CLI too: status
+# shows it (root's and --json without spending it), the owner's own status
+# or verify spend it.
+test_status_and_verify_tell_the_owner_of_failed_attempts_once() {
+    store_reset
+    enroll_pin pgalice "$PIN"
+    verify pgalice 0000 || true
+    verify pgalice 0001 || true
+    verify pgalice "$PIN"
+    run "$PINGATE" status pgalice
+    assert_contains "$out" "2 failed PIN attempts since your last PIN sign-in" "root's status"
+    run as_user pgalice "$PINGATE" status --json
+    assert_eq 2 "$(json_field unseen_failures <<< "$out")" "the owner's JSON"
+    run as_user pgalice "$PINGATE" status
+    assert_contains "$out" "2 failed PIN attempts since your last PIN sign-in" "the owner's status"
+    run as_user pgalice "$PINGATE" status
+    assert_not_contains "$out" "failed PIN attempt" "the owner's status, once told"
+    run "$PINGATE" status pgalice --json
+    assert_eq 0 "$(json_field unseen_failures <<< "$out")" "root's JSON after the owner was told"
+
+    verify pgalice 0002 || true
+    verify pgalice "$PIN"
+    run as_user pgalice bash -c "printf '$PIN\n' | '$PINGATE' verify pgalice --stdin"
+    assert_eq 0 "$rc" "exit: $err"
+    assert_contains "$out" "1 failed PIN attempt since your last PIN sign-in, at " "the owner's verify"
+    run as_user pgalice bash -c "printf '$PIN\n' | '$PINGATE' verify pgalice --stdin"
+    assert_not_contains "$out" "failed PIN attempt" "the next verify"
+}
+
 # --- change -------------------------------------------------------------------
 
 test_root_changes_anyones_credential_without_the_current_one() {

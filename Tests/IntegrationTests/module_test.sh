@@ -75,6 +75,37 @@ test_correct_pin_succeeds() {
     assert_not_contains "$out" "NEXT"
 }
 
+# The owner sees every guess: a success that reports unseen failures is
+# followed by one line saying how many and when the first was. The module
+# asks for it (notice=1) only where the line is shown: never under
+# PAM_SILENT (Debian's sudo) or quiet, so the helper keeps it for later.
+test_a_success_tells_the_owner_of_the_failed_attempts_before_it() {
+    setup
+    local first; first=$(date -d 'today 09:05' +%s)
+    echo "0 ok unseen=2 since=$first" > "$T/verify"
+    pam_run $'1234\n'
+    assert_eq PAM_SUCCESS "$(result)" "result"
+    assert_contains "$out" "INFO 2 failed PIN attempts since your last PIN sign-in, the first at 09:05"
+    assert_contains "$(cat "$T/request.2")" "notice=1" "the verify request"
+    assert_not_contains "$(cat "$T/request.1")" "notice=1" "the status request"
+    echo "0 ok unseen=1 since=$(date -d '2026-01-02 10:30' +%s)" > "$T/verify"
+    rm -f "$T"/request.*
+    pam_run $'1234\n'
+    assert_contains "$out" "INFO 1 failed PIN attempt since your last PIN sign-in, at 2026-01-02 10:30"
+}
+
+test_a_silent_or_quiet_success_does_not_ask_for_the_notice() {
+    setup
+    echo "0 ok" > "$T/verify"
+    pam_run $'1234\n' --silent
+    assert_eq PAM_SUCCESS "$(result)" "result"
+    assert_not_contains "$(cat "$T/request.2")" "notice=1" "the silent verify request"
+    rm -f "$T"/request.*
+    stack quiet
+    pam_run $'1234\n'
+    assert_not_contains "$(cat "$T/request.2")" "notice=1" "the quiet verify request"
+}
+
 test_wrong_pin_is_auth_err_with_attempts_left() {
     setup
     echo "1 wrong failures=2 left=3" > "$T/verify"
@@ -107,7 +138,7 @@ test_requests_carry_the_protocol_fields() {
     local pid; pid=$(sed -n 's/^caller_pid=//p' "$T/request.1")
     assert_eq "$(printf 'pingate-verify/1\nop=status\nuser=%s\nservice=sudo\ntty=pts/7\ncaller_uid=%s\ncaller_pid=%s' "$me" "$(id -u)" "$pid")" \
         "$(request 1)" "status request"
-    assert_eq "$(printf 'pingate-verify/1\nop=verify\nuser=%s\nservice=sudo\ntty=pts/7\ncaller_uid=%s\ncaller_pid=%s\nsecret=4821' "$me" "$(id -u)" "$pid")" \
+    assert_eq "$(printf 'pingate-verify/1\nop=verify\nuser=%s\nservice=sudo\ntty=pts/7\ncaller_uid=%s\ncaller_pid=%s\nnotice=1\nsecret=4821' "$me" "$(id -u)" "$pid")" \
         "$(request 2)" "verify request"
     case "$pid" in ''|*[!0-9]*) fail "caller_pid [$pid] is not a process id" ;; esac
 }

@@ -51,6 +51,35 @@ test_wrong_pin_is_auth_err_and_counted_once() {
     assert_eq 1 "$(record_failures pgalice)" "failures"
 }
 
+# The owner sees every guess, once, where messages are shown: two wrong PINs
+# in earlier sign-ins, then the right one in a conversation that shows info
+# lines says 2 and when; the next success says nothing; a silent success
+# (Debian's sudo passes PAM_SILENT) leaves the notice for the next shown one.
+test_the_owner_is_told_of_failed_attempts_once_where_it_is_shown() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    local first; first=$(date +%H:%M)
+    run pgalice $'1397\n'
+    run pgalice $'1398\n'
+    run pgalice "$TEST_PIN"$'\n'
+    assert_eq PAM_SUCCESS "$(result)" "result"
+    assert_contains "$out" "INFO 2 failed PIN attempts since your last PIN sign-in, the first at "
+    local told; told=$(sed -n 's/.*the first at \([0-9:]*\)$/\1/p' <<< "$out")
+    [ "$told" = "$first" ] || [ "$told" = "$(date +%H:%M)" ] || fail "told the first failure was at $told, expected $first"
+    run pgalice "$TEST_PIN"$'\n'
+    assert_eq PAM_SUCCESS "$(result)" "result of the next success"
+    assert_not_contains "$out" "failed PIN attempt" "the next success"
+
+    run pgalice $'1399\n'
+    run pgalice "$TEST_PIN"$'\n' --silent
+    assert_eq PAM_SUCCESS "$(result)" "result of the silent success"
+    assert_not_contains "$out" "failed PIN attempt" "the silent success"
+    run pgalice "$TEST_PIN"$'\n'
+    assert_contains "$out" "INFO 1 failed PIN attempt since your last PIN sign-in, at " "the next shown success"
+    run pgalice "$TEST_PIN"$'\n'
+    assert_not_contains "$out" "failed PIN attempt" "after it was shown"
+}
+
 # Failures 1-4 are free and the 5th starts a timeout: after the first wrong
 # PIN four attempts remain before a timeout, after the fourth one does.
 test_wrong_answers_count_down_to_the_lockout() {

@@ -43,7 +43,7 @@ import Testing
 
     @Test func statusJSONHasTheDocumentedKeysInOrder() {
         let report = StatusReport(user: "alice", uid: 1000, now: 100)
-        #expect(report.json.text == #"{"user":"alice","uid":1000,"enrolled":false,"kind":null,"grid":null,"failures":0,"attempts_left":null,"locked_seconds":0,"locked_until":null,"disabled":false,"created":null,"changed":null,"last_failure":null,"last_success":null,"error":null}"#)
+        #expect(report.json.text == #"{"user":"alice","uid":1000,"enrolled":false,"kind":null,"grid":null,"failures":0,"attempts_left":null,"locked_seconds":0,"locked_until":null,"disabled":false,"created":null,"changed":null,"last_failure":null,"last_success":null,"unseen_failures":0,"unseen_since":null,"error":null}"#)
     }
 
     @Test func statusJSONOfALockedPatternFillsItsFields() {
@@ -54,6 +54,6 @@ import Testing
         report.failures = 5
         report.lockedSeconds = 60
         report.created = 900
-        #expect(report.json.text == #"{"user":null,"uid":7,"enrolled":true,"kind":"pattern","grid":4,"failures":5,"attempts_left":null,"locked_seconds":60,"locked_until":1060,"disabled":false,"created":900,"changed":null,"last_failure":null,"last_success":null,"error":null}"#)
+        #expect(report.json.text == #"{"user":null,"uid":7,"enrolled":true,"kind":"pattern","grid":4,"failures":5,"attempts_left":null,"locked_seconds":60,"locked_until":1060,"disabled":false,"created":900,"changed":null,"last_failure":null,"last_success":null,"unseen_failures":0,"unseen_since":null,"error":null}"#)
     }
 }

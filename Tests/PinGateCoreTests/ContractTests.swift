@@ -197,6 +197,9 @@ struct ContractTests {
         (7, "refused a user may only ask about their own PIN"), (8, "not-local an ssh session (REMOTE=1)"),
         (9, "not-offered sshd"), (8, "not-offered sshd"), (0, ""), (0, "enrolled"), (6, "Error x"), (0, "okay"),
         (0, "enrolled=1 kind=pin"), (2, "locked seconds=100000000 failures=1000000"),
+        (0, "ok unseen=2 since=1796000000"), (0, "ok unseen=2 since=1796000000 unseen=3"), (0, "ok unseen=x since=1"),
+        (0, "ok unseen=1000001 since=1"), (0, "ok unseen=1 since=100000000001"), (0, "ok unseen=1 since=100000000000"),
+        (0, "enrolled kind=pin failures=0 unseen=4 since=1"), (0, "ok since=5"),
     ]
 
     /// What the Swift decoder reads, in the driver's words.
@@ -208,8 +211,9 @@ struct ContractTests {
             return "accepted \(answer.word.rawValue) kind=\(fields["kind"] ?? "none") grid=\(Int(fields["grid"] ?? "0")!)"
                 + " failures=\(Int(fields["failures"] ?? "0")!) left=\(Int(fields["left"] ?? "0")!)"
                 + " seconds=\(Int(seconds)!) disabled=\(answer.disabled ? 1 : 0)"
+                + " unseen=\(Int(fields["unseen"] ?? "0")!) since=\(Int(fields["since"] ?? "0")!)"
         } catch .refused {
-            return "accepted refused kind=none grid=0 failures=0 left=0 seconds=0 disabled=0"
+            return "accepted refused kind=none grid=0 failures=0 left=0 seconds=0 disabled=0 unseen=0 since=0"
         } catch {
             return "rejected"
         }

@@ -6,7 +6,7 @@ import PinGateCore
 ///
 ///     {"user","uid","enrolled","kind","grid","failures","attempts_left",
 ///      "locked_seconds","locked_until","disabled","created","changed",
-///      "last_failure","last_success","error"}
+///      "last_failure","last_success","unseen_failures","unseen_since","error"}
 struct StatusCommand: Command {
     static let name = "status"
     static var abstract: String { L("show a user's credential and lockout state") }
@@ -45,7 +45,8 @@ struct StatusCommand: Command {
                                               store: try locations.store(), policy: try locations.policy())
             if let error = report.error { throw CLIError(status: .storeOrConfig, message: error) }
         } else {
-            let answer = try helperCall { () throws(HelperClientError) in try HelperClient().status(of: user.name) }
+            // The text is shown to the owner, so it spends the notice; JSON only reports it.
+            let answer = try helperCall { () throws(HelperClientError) in try HelperClient().status(of: user.name, tellingNotice: !json) }
             report = try StatusReport(user: user.name, uid: UInt32(user.uid), helperAnswer: answer)
         }
         if json {

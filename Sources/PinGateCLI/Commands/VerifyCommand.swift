@@ -40,6 +40,7 @@ struct VerifyCommand: Command {
         let dialog = CredentialDialog(entry: entry, policy: policy)
         let outcome: VerifyOutcome
         let kind: CredentialKind
+        let notice: FailureNotice?
         if caller.isRoot {
             // Root's own attempts face the rule the helper applies to everyone else's.
             if case let .elsewhere(reason) = LocalityRule().judge(.thisProcess) {
@@ -52,18 +53,26 @@ struct VerifyCommand: Command {
             kind = record.kind
             let typed = try dialog.askExisting(kind: record.kind, grid: try PatternGrid(size: max(record.gridSize, 3)),
                                                prompt: Self.prompt(kind, user.name))
-            outcome = Verifier(store: store, policy: policy).verify(uid: uid, input: typed)
+            let verifier = Verifier(store: store, policy: policy)
+            outcome = verifier.verify(uid: uid, input: typed)
+            // Root checking another user's credential sees the notice but
+            // leaves it for its owner.
+            notice = outcome != .ok ? nil
+                : uid == 0 ? try? verifier.takeNotice(uid: uid) : (try? store.readRecord(uid: uid))??.pendingNotice
         } else {
             let client = HelperClient()
             let credential = try OwnCredential.readyForAttempt(user: user.name, client: client, policy: policy)
             kind = credential.kind
             let typed = try dialog.askExisting(kind: kind, grid: credential.grid, prompt: Self.prompt(kind, user.name))
-            outcome = try helperCall { () throws(HelperClientError) in
-                try client.send(.attempt(.verify, user: user.name, secret: typed)).verifyOutcome
-            }
+            var request = HelperRequest.attempt(.verify, user: user.name, secret: typed)
+            request.wantsNotice = true
+            let answer = try helperCall { () throws(HelperClientError) in try client.send(request) }
+            outcome = answer.verifyOutcome
+            notice = answer.notice
         }
         if let failure = outcome.failure(kind: kind, user: user.name) { throw failure }
         Output.line(kind == .pin ? L("correct PIN for %s", user.name) : L("correct pattern for %s", user.name))
+        if let notice { Output.line(notice.text(kind: kind)) }
         return .ok
     }
 

@@ -11,10 +11,13 @@ import PinGateCore
 ///      "disabled": false,
 ///      "created": 1700000000 | null, "changed": ... | null,
 ///      "last_failure": ... | null, "last_success": ... | null,
+///      "unseen_failures": 0, "unseen_since": ... | null,
 ///      "error": "message" | null}
 ///
 /// Times are Unix seconds, null for "never" or "not known": a non-root caller
-/// asks the helper, which answers kind, grid, failures and the lock only.
+/// asks the helper, which answers kind, grid, failures, the lock and the
+/// unseen failures only. `unseen_failures`: failed attempts cleared by a
+/// success or an admin that the owner has not been told of (the notice).
 struct StatusReport {
     var user: String?
     var uid: UInt32
@@ -29,6 +32,7 @@ struct StatusReport {
     var changed: Int64 = 0
     var lastFailure: Int64 = 0
     var lastSuccess: Int64 = 0
+    var notice: FailureNotice? = nil
     var error: String? = nil
     let now: Int64
 
@@ -50,6 +54,7 @@ struct StatusReport {
         changed = record.changedAt
         lastFailure = record.lastFailure
         lastSuccess = record.lastSuccess
+        notice = record.pendingNotice
         apply(lock, policy: policy)
     }
 
@@ -69,6 +74,7 @@ struct StatusReport {
             kind = answer.kind
             grid = answer.kind == .pattern ? answer.gridSize : nil
             failures = count
+            notice = answer.notice
             if case let .locked(seconds, _) = status { lockedSeconds = seconds }
             if case .disabled = status { disabled = true }
         }
@@ -96,6 +102,7 @@ struct StatusReport {
             ("disabled", .bool(disabled)),
             ("created", .time(created)), ("changed", .time(changed)),
             ("last_failure", .time(lastFailure)), ("last_success", .time(lastSuccess)),
+            ("unseen_failures", .int(notice?.failures ?? 0)), ("unseen_since", .time(notice?.firstAt ?? 0)),
             ("error", .optional(error)),
         ])
     }
@@ -128,6 +135,7 @@ struct StatusReport {
                 fields.append((L("locked until:"), L("%s (%s from now)", Output.time(now + lockedSeconds), Output.duration(lockedSeconds))))
             }
             if disabled { fields.append((L("disabled:"), L("yes — root can run 'pingate unlock %s'", name))) }
+            if let notice, let kind { fields.append((L("not yet told:"), notice.text(kind: kind))) }
             if created > 0 || changed > 0 || lastFailure > 0 || lastSuccess > 0 {
                 fields.append((L("created:"), Output.time(created)))
                 fields.append((L("changed:"), Output.time(changed)))

@@ -69,6 +69,8 @@ public struct DecodedAnswer: Sendable, Equatable {
         "left": .number(0...1_000_000, slot: "left"),
         "seconds": .number(0...100_000_000, slot: "seconds"),
         "locked": .number(0...100_000_000, slot: "seconds"),
+        "unseen": .number(0...1_000_000, slot: "unseen"),
+        "since": .number(0...100_000_000_000, slot: "since"),
     ]
 
     private func integer(_ key: String) -> Int { fields[key].flatMap { Int($0) } ?? 0 }
@@ -79,6 +81,14 @@ public struct DecodedAnswer: Sendable, Equatable {
     public var gridSize: Int { integer("grid") }
     /// The PIN's digits; 0 when not known.
     public var pinLength: Int { integer("length") }
+
+    /// The failed attempts the owner is to be told of (`unseen=N since=T`,
+    /// after `ok` or `enrolled` for a request with `notice=1`).
+    public var notice: FailureNotice? {
+        let failures = integer("unseen")
+        guard failures > 0 else { return nil }
+        return FailureNotice(failures: failures, firstAt: Int64(fields["since"] ?? "0") ?? 0)
+    }
 
     /// The answer to a status request.
     public var statusOutcome: StatusOutcome {

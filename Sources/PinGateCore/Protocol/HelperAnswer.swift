@@ -89,6 +89,13 @@ public struct HelperAnswer: Equatable, Sendable {
         return HelperAnswer(line: "\(line) kind=\(kind)\(grid)", exitCode: exitCode)
     }
 
+    /// Adds `unseen=N since=T` to an `ok` or `enrolled` answer: the notice
+    /// the caller shows the owner (nothing when there is none).
+    public func telling(_ notice: FailureNotice?) -> HelperAnswer {
+        guard let notice, exitCode == .ok else { return self }
+        return HelperAnswer(line: "\(line) unseen=\(notice.failures) since=\(notice.firstAt)", exitCode: exitCode)
+    }
+
     public static func refused(_ message: String) -> HelperAnswer {
         HelperAnswer(.refused, message)
     }

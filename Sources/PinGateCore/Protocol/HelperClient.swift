@@ -46,8 +46,12 @@ public struct HelperClient: Sendable {
     }
 
     /// The status of `user`'s own credential.
-    public func status(of user: String) throws(HelperClientError) -> DecodedAnswer {
-        try send(HelperRequest(operation: .status, user: user))
+    /// `user`'s status. With `tellingNotice` the caller shows the owner the
+    /// unseen failures the answer reports, and the helper marks them seen.
+    public func status(of user: String, tellingNotice: Bool = false) throws(HelperClientError) -> DecodedAnswer {
+        var request = HelperRequest(operation: .status, user: user)
+        request.wantsNotice = tellingNotice
+        return try send(request)
     }
 
     private func exchange(_ request: SecretBytes) throws(HelperClientError) -> (String, Int32) {

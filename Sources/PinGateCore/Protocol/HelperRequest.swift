@@ -22,6 +22,10 @@ public struct HelperRequest: Sendable {
     public var callerPID: Int32?
     /// From a root caller: the module's `allow_remote`.
     public var allowRemote = false
+    /// The caller shows the owner a notice of unseen failures now (a
+    /// conversation that shows messages, the owner's own CLI): hand it over
+    /// with a success or a status, which spends it.
+    public var wantsNotice = false
     public var secret: SecretBytes?
     public var newKind: CredentialKind?
     public var newGridSize: Int?
@@ -78,7 +82,7 @@ public struct HelperRequest: Sendable {
             switch key {
             case "secret", "new":
                 secrets[key] = SecretBytes(copying: value)
-            case "op", "user", "service", "tty", "rhost", "new_kind", "new_grid", "caller_uid", "caller_pid", "allow_remote":
+            case "op", "user", "service", "tty", "rhost", "new_kind", "new_grid", "caller_uid", "caller_pid", "allow_remote", "notice":
                 guard let text = String(validating: value, as: UTF8.self) else {
                     throw ParseError(description: "the value of '\(key)' is not UTF-8")
                 }
@@ -107,6 +111,10 @@ public struct HelperRequest: Sendable {
         if let text = fields["allow_remote"] {
             guard text == "1" else { throw ParseError(description: "allow_remote must be 1") }
             allowRemote = true
+        }
+        if let text = fields["notice"] {
+            guard text == "1" else { throw ParseError(description: "notice must be 1") }
+            wantsNotice = true
         }
         secret = secrets["secret"]
         newSecret = secrets["new"]
@@ -143,6 +151,7 @@ extension HelperRequest {
         if let callerUID { text.append(("caller_uid", String(callerUID))) }
         if let callerPID { text.append(("caller_pid", String(callerPID))) }
         if allowRemote { text.append(("allow_remote", "1")) }
+        if wantsNotice { text.append(("notice", "1")) }
         if let newKind { text.append(("new_kind", newKind.description)) }
         if let newGridSize { text.append(("new_grid", String(newGridSize))) }
         let secrets = [("secret", secret), ("new", newSecret)].compactMap { key, value in value.map { (key, $0) } }
