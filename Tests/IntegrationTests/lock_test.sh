@@ -156,6 +156,25 @@ test_pin_unlocks_on_the_last_digit_without_enter() {
     assert_eq 0 "$(record_failures pgalice)" "failures"
 }
 
+# The owner sees every guess: the failed attempts before the last success
+# are the dialog's first line, and the unlock (the module, in a conversation
+# that shows messages) marks them seen.
+test_the_dialog_tells_of_failed_attempts_and_the_unlock_spends_them() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    local i
+    for i in 1 2; do printf '1397\n' | "$PINGATE" verify pgalice --stdin >/dev/null 2>&1 || true; done
+    printf '%s\n' "$TEST_PIN" | "$PINGATE" verify pgalice --stdin >/dev/null
+    start_lock
+    assert_contains "$(cat "$LOG")" "message: 2 failed PIN attempts since your last PIN sign-in, the first at "
+    screenshot pin-notice
+    xdo key 4 8 2 1
+    wait_unlocked
+    local unseen
+    unseen=$("$PINGATE" status pgalice --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["unseen_failures"])')
+    assert_eq 0 "$unseen" "failed attempts not yet told after the unlock"
+}
+
 test_wrong_pin_stays_locked_counts_and_says_so() {
     need_cli; fresh
     enroll pgalice "$TEST_PIN" --pin

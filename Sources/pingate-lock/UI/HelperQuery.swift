@@ -9,12 +9,18 @@ enum HelperQuery {
     /// Seconds; a stopped or hung helper costs the screen no more.
     static let deadlineSeconds = 5
 
-    static func offer(user: String) -> CredentialOffer {
+    static func offer(user: String) -> CredentialOffer { ask(user: user).offer }
+
+    /// The offer, and the failed attempts since the last success that the
+    /// owner has not been told of (shown on the dialog; the module's unlock
+    /// then marks them seen).
+    static func ask(user: String) -> (offer: CredentialOffer, notice: FailureNotice?) {
         let request = HelperRequest(operation: .status, user: user, service: Authenticator.service)
         do {
-            return CredentialOffer(try HelperClient(timeoutSeconds: deadlineSeconds).send(request))
+            let answer = try HelperClient(timeoutSeconds: deadlineSeconds).send(request)
+            return (CredentialOffer(answer), answer.notice)
         } catch {
-            return .unavailable(reason: error.description)
+            return (.unavailable(reason: error.description), nil)
         }
     }
 }
