@@ -42,15 +42,9 @@ let package = Package(
             providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]
         ),
         .systemLibrary(name: "CPAM", providers: [.apt(["libpam0g-dev"])]),
-        // sd-login (libsystemd): who is at the machine, for the helper's locality rule.
-        .systemLibrary(
-            name: "CSystemdLogin",
-            pkgConfig: "libsystemd",
-            providers: [.apt(["libsystemd-dev"])]
-        ),
         .target(
             name: "PinGateCore",
-            dependencies: ["CSodium", "CPinGateSystem", "CSystemdLogin", "CPinGateContract"]
+            dependencies: ["CSodium", "CPinGateSystem", "CPinGateContract"]
         ),
         .executableTarget(
             name: "pingate-verify",

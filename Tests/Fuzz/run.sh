@@ -44,7 +44,7 @@ done
 
 OUT=.build/fuzz
 LIB="$OUT/lib"
-FLAGS=(-parse-as-library -sanitize=fuzzer,address -O -g -use-ld=lld -I Sources/CSodium -I Sources/CPinGateSystem -I Sources/CSystemdLogin -I Sources/CPinGateContract)
+FLAGS=(-parse-as-library -sanitize=fuzzer,address -O -g -use-ld=lld -I Sources/CSodium -I Sources/CPinGateSystem -I Sources/CPinGateContract)
 
 # Inputs larger than a target ever accepts, so the limits are exercised too.
 max_len() {
@@ -63,7 +63,7 @@ newer_than() {
 build_library() {
     command -v swiftc >/dev/null || { echo "fuzz: swiftc not found (expected /opt/swift/usr/bin)" >&2; return 1; }
     mkdir -p "$LIB"
-    newer_than "$LIB/libPinGateCore.a" Sources/PinGateCore Sources/CSodium Sources/CPinGateSystem Sources/CSystemdLogin Sources/CPinGateContract pam/pingate_protocol.h pam/pingate_install.h || return 0
+    newer_than "$LIB/libPinGateCore.a" Sources/PinGateCore Sources/CSodium Sources/CPinGateSystem Sources/CPinGateContract pam/pingate_protocol.h pam/pingate_install.h || return 0
     echo "fuzz: building PinGateCore with -sanitize=fuzzer,address"
     # ld.gold/lld warn about ASan's local symbols; those lines are noise.
     swiftc "${FLAGS[@]}" -enable-testing -module-name PinGateCore -emit-library -static \
@@ -77,7 +77,7 @@ build_target() {
     local target="$1" sources=(Tests/Fuzz/Targets/support.swift "Tests/Fuzz/Targets/$1.swift")
     newer_than "$OUT/$target" "${sources[@]}" "$LIB/libPinGateCore.a" || return 0
     echo "fuzz: building $target"
-    swiftc "${FLAGS[@]}" -I "$LIB" "${sources[@]}" "$LIB/libPinGateCore.a" -lsodium -lsystemd -o "$OUT/$target" 2>&1 |
+    swiftc "${FLAGS[@]}" -I "$LIB" "${sources[@]}" "$LIB/libPinGateCore.a" -lsodium -o "$OUT/$target" 2>&1 |
         grep -v "Cannot export local symbol" >&2
     [ "${PIPESTATUS[0]}" -eq 0 ] || { rm -f "$OUT/$target"; echo "fuzz: $target failed to build" >&2; return 1; }
 }

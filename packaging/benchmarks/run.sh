@@ -58,9 +58,9 @@ prepare() {
     cc -O2 -Wall -Wextra -Werror "$BENCH_SRC/pam_bench.c" -o "$BENCH" -lpam || exit 1
     # Compiled against the release build's PinGateCore objects (seconds, no second build).
     swiftc -O -static-stdlib -I "$RELEASE_BIN/Modules" -I "$REPO_ROOT/Sources/CSodium" \
-        -I "$REPO_ROOT/Sources/CPinGateSystem" -I "$REPO_ROOT/Sources/CSystemdLogin" \
+        -I "$REPO_ROOT/Sources/CPinGateSystem" \
         -I "$REPO_ROOT/Sources/CPinGateContract" "$BENCH_SRC/bulk_enroll.swift" \
-        "$RELEASE_BIN"/PinGateCore.build/*.o -lsodium -lsystemd -o "$BULK" 2>/dev/null \
+        "$RELEASE_BIN"/PinGateCore.build/*.o -lsodium -o "$BULK" 2>/dev/null \
         || echo "warning: bulk_enroll did not compile; the largest store is enrolled with the CLI (slow)" >&2
 }
 [ "${PINGATE_IN_SANDBOX:-}" = 1 ] || prepare

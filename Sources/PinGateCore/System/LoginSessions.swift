@@ -1,5 +1,4 @@
 import Glibc
-import CSystemdLogin
 
 /// One logind session as sd-login reads it from logind's state file.
 public struct LoginSession: Equatable, Sendable {
@@ -43,7 +42,8 @@ public protocol LoginSessions {
 /// sd-login from libsystemd: reads /proc/PID/cgroup, /run/systemd/sessions/ID
 /// and /run/systemd/users/UID, the files logind writes. Each call turns
 /// sd-login's negative errno into a thrown `Errno`; -ENODATA, its word for
-/// "no such thing", into nil.
+/// "no such thing", into nil. libsystemd is loaded on first use
+/// (`SDLogin.library`), so only a machine where logind runs pays for it.
 public struct SystemdLogin: LoginSessions {
     public static let seat0Path = "/run/systemd/seats/seat0"
 
@@ -52,42 +52,47 @@ public struct SystemdLogin: LoginSessions {
     public var logindRuns: Bool { access(SystemdLogin.seat0Path, F_OK) == 0 }
 
     public func session(ofProcess pid: ProcessID) throws(Errno) -> String? {
-        try optionalString { sd_pid_get_session(pid, $0) }
+        let sd = try SDLogin.loaded()
+        return try optionalString { sd.pidGetSession(pid, $0) }
     }
 
     public func describe(session id: String) throws(Errno) -> LoginSession {
+        let sd = try SDLogin.loaded()
         var uid: UserID = 0
-        try check(sd_session_get_uid(id, &uid))
-        let seat = try optionalString { sd_session_get_seat(id, $0) }
-        let sessionClass = try optionalString { sd_session_get_class(id, $0) }
+        try check(sd.sessionGetUID(id, &uid))
+        let seat = try optionalString { sd.sessionGetSeat(id, $0) }
+        let sessionClass = try optionalString { sd.sessionGetClass(id, $0) }
         guard let sessionClass else { throw Errno(rawValue: ENODATA) }
         return LoginSession(id: id, uid: uid, seat: seat?.isEmpty == false ? seat : nil,
-                            isRemote: try check(sd_session_is_remote(id)) != 0,
+                            isRemote: try check(sd.sessionIsRemote(id)) != 0,
                             sessionClass: sessionClass,
-                            isActive: try check(sd_session_is_active(id)) != 0)
+                            isActive: try check(sd.sessionIsActive(id)) != 0)
     }
 
     public func userManagerOwner(ofProcess pid: ProcessID) throws(Errno) -> UserID? {
-        guard let unit = try optionalString({ sd_pid_get_unit(pid, $0) }) else { return nil }
+        let sd = try SDLogin.loaded()
+        guard let unit = try optionalString({ sd.pidGetUnit(pid, $0) }) else { return nil }
         var owner: UserID = 0
-        let result = sd_pid_get_owner_uid(pid, &owner)
+        let result = sd.pidGetOwnerUID(pid, &owner)
         if result == -ENODATA { return nil }
         try check(result)
         return unit == "user@\(owner).service" ? owner : nil
     }
 
     public func displaySession(ofUser uid: UserID) throws(Errno) -> String? {
+        let sd = try SDLogin.loaded()
         let result: String?
-        do { result = try optionalString { sd_uid_get_display(uid, $0) } } catch where error.rawValue == ENXIO || error.rawValue == ENOENT {
+        do { result = try optionalString { sd.uidGetDisplay(uid, $0) } } catch where error.rawValue == ENXIO || error.rawValue == ENOENT {
             return nil  // no state file: the user is not logged in
         }
         return result?.isEmpty == false ? result : nil
     }
 
     public func sessions(ofUser uid: UserID) throws(Errno) -> [String] {
+        let sd = try SDLogin.loaded()
         var list: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = nil
         // -1: every session logind lists (SESSIONS=), not only the online ones.
-        let count = try check(sd_uid_get_sessions(uid, -1, &list))
+        let count = try check(sd.uidGetSessions(uid, -1, &list))
         defer { free(list) }
         var ids: [String] = []
         for index in 0..<Int(count) {
