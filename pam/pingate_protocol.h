@@ -53,8 +53,8 @@
  *   change:  ok [unseen=N since=T]                            exit 0
  *              (N failed attempts before this success, or an admin's
  *               clearing, that the owner has not been told of, the first
- *               at Unix time T; with notice=1 only, which spends them. A
- *               status answer carries them too, spent only with notice=1)
+ *               at Unix time T; with notice=1 only, which spends them; a
+ *               status answer with notice=1 carries and spends them too)
  *            wrong failures=F left=N [locked=S] [disabled]    exit 1
  *              (the failure is counted; N attempts may still be made before
  *               a failure starts a timeout; S seconds of timeout if this

@@ -10,6 +10,8 @@ public enum CredentialOffer: Equatable, Sendable {
     case locked(seconds: Int, failures: Int, isPattern: Bool)
     case disabled(failures: Int, isPattern: Bool)
     case notEnrolled
+    /// pingate.conf's `services` leaves the lock screen out: only the password.
+    case notOffered
     /// No usable answer: the helper failed, is missing, or the store is broken.
     case unavailable(reason: String)
 
@@ -18,7 +20,7 @@ public enum CredentialOffer: Equatable, Sendable {
         switch self {
         case let .pin(_, failures), let .pattern(_, failures), let .locked(_, failures, _), let .disabled(failures, _):
             return failures
-        case .notEnrolled, .unavailable:
+        case .notEnrolled, .notOffered, .unavailable:
             return nil
         }
     }
@@ -45,8 +47,8 @@ public enum CredentialOffer: Equatable, Sendable {
             self = .unavailable(reason: message.description)
         case let .notLocal(reason):
             self = .unavailable(reason: "not at the machine: \(reason)")
-        case let .notOffered(service):
-            self = .unavailable(reason: "not offered to the service \(service) (pingate.conf, services)")
+        case .notOffered:
+            self = .notOffered
         }
     }
 

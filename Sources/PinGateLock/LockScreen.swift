@@ -54,7 +54,7 @@ public struct LockScreen {
             pin = nil
             credentialUsable = pattern != nil
             if mode == .pin { mode = .pattern }
-        case .locked, .disabled, .notEnrolled, .unavailable:
+        case .locked, .disabled, .notEnrolled, .notOffered, .unavailable:
             credentialUsable = false
             mode = .password
         }

@@ -28,11 +28,8 @@ struct HelperOperations {
         case .status:
             let outcome = verifier.status(uid: uid)
             if case let .storeError(message) = outcome { SystemLog.write(.error, "store error: \(message) (\(context.logFields))") }
-            // A status shows the notice waiting (the owner's `pingate status
-            // --json`, the lock screen), and hands it over when asked to.
-            let waiting = request.wantsNotice ? nil : (try? verifier.store.readRecord(uid: uid))??.pendingNotice
             return withCredentialKind(HelperAnswer(outcome), verifier: verifier, uid: uid)
-                .telling(waiting ?? notice(for: request, after: HelperAnswer(outcome), verifier: verifier, uid: uid, context: context))
+                .telling(notice(for: request, after: HelperAnswer(outcome), verifier: verifier, uid: uid, context: context))
         case .verify:
             guard let secret = request.secret else { return .refused("verify needs a secret") }
             let outcome = verifier.verify(uid: uid, input: secret)
@@ -87,6 +84,8 @@ struct HelperOperations {
         case let .wrong(failures, _, lockedSeconds, disabled):
             let consequence = disabled ? ", credential disabled" : lockedSeconds > 0 ? ", locked for \(lockedSeconds) s" : ""
             SystemLog.write(.warning, "\(operation): wrong credential, failure \(failures)\(consequence) (\(fields))")
+        case let .repeatedWrong(failures, _):
+            SystemLog.write(.info, "\(operation): wrong credential, the same as the last one: not counted again, still \(failures) failure(s) (\(fields))")
         case let .locked(seconds, failures):
             SystemLog.write(.notice, "\(operation): refused, locked for \(seconds) s after \(failures) failures (\(fields))")
         case let .disabled(failures):

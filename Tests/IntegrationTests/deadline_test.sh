@@ -156,7 +156,7 @@ test_a_helper_stopped_in_flight_during_a_lockout_leaves_the_lockout_to_answer_lo
     # The steps at which a counted verification is in flight (its OFD mark held).
     for step in released verified; do
         enroll_pin pgalice 0427
-        for i in 1 2 3 4; do timed_verify 1111; done
+        for i in 1 2 3 4; do timed_verify 111$i; done
         assert_eq 4 "$(failures pgalice)" "four free failures"
         # The fifth failure starts a lockout and stays in flight, stopped.
         pid="$(stop_helper_at "$step" 1111)"

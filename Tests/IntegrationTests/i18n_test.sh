@@ -234,7 +234,7 @@ test_real_helper_lockout_is_reported_in_the_users_language() {
     write_service "$SANDBOX/pam-conf" sudo "$(module_line)" "$(next_line)"
     speak zh_TW.UTF-8
     local i
-    for i in 1 2 3 4; do pam_run "$SANDBOX/pam-conf" sudo pgalice $'1397\n'; done
+    for i in 1 2 3 4; do pam_run "$SANDBOX/pam-conf" sudo pgalice "139$i"$'\n'; done
     assert_contains "$out" "INFO PIN 碼錯誤，還剩 1 次機會"
     pam_run "$SANDBOX/pam-conf" sudo pgalice $'1397\n'
     assert_contains "$out" "INFO 連續失敗 5 次，PIN 碼已鎖定 1 分鐘，請改用密碼"

@@ -200,7 +200,13 @@ __attribute__((constructor)) static void hijack(void)
 }
 EOF
     cc -shared -fPIC -o "$EVIL/hijack.so" "$EVIL/hijack.c" || fail "cannot build hijack.so"
-    cc -shared -fPIC -Wl,-soname,libsodium.so.23 -o "$EVIL/lib/libsodium.so.23" "$EVIL/hijack.c" \
+    # The helper binds every symbol at start (full RELRO), so the fake library
+    # must define what it takes from libsodium, or the loader stops before
+    # any constructor runs and the control below would prove nothing.
+    cp "$EVIL/hijack.c" "$EVIL/fake-sodium.c"
+    nm -D --undefined-only "$HELPER" | awk '{ sub(/@.*/, "", $2); print $2 }' | grep -E '^(sodium|crypto|randombytes)_' |
+        sed 's/.*/void &(void) {}/' >> "$EVIL/fake-sodium.c"
+    cc -shared -fPIC -Wl,-soname,libsodium.so.23 -o "$EVIL/lib/libsodium.so.23" "$EVIL/fake-sodium.c" \
         || fail "cannot build the fake libsodium"
     # A store and a config the user controls: honouring either changes the answer.
     head -c 32 /dev/urandom > "$EVIL/store/machine.key"
@@ -307,7 +313,7 @@ test_concurrent_wrong_attempts_are_counted_at_most_five() {
     enroll pgalice "$TEST_PIN" --pin
     local i
     for i in $(seq 20); do
-        (locker pgalice $'1397\n'; echo "$out" > "$SANDBOX/locker.$i") &
+        (locker pgalice "$((1000 + i))"$'\n'; echo "$out" > "$SANDBOX/locker.$i") &
     done
     wait
     assert_eq 5 "$(record_failures pgalice)" "failures after 20 concurrent wrong PINs"

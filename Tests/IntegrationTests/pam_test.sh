@@ -80,6 +80,24 @@ test_the_owner_is_told_of_failed_attempts_once_where_it_is_shown() {
     assert_not_contains "$out" "failed PIN attempt" "after it was shown"
 }
 
+# Only attempts a person made count: a client that runs PAM again and again
+# with the same typed buffer (a lock screen retrying on its own) spends one
+# attempt, not the owner's whole allowance; the right PIN still works.
+test_a_client_retrying_one_wrong_pin_spends_one_attempt() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    local i
+    for i in $(seq 300); do
+        run pgalice $'1397\n'
+        [ "$(result)" = PAM_AUTH_ERR ] || fail "retry $i: $(result)"
+    done
+    assert_contains "$out" "INFO Wrong PIN — 4 attempts left" "the 300th answer"
+    assert_eq 1 "$(record_failures pgalice)" "failures after 300 identical wrong PINs"
+    run pgalice "$TEST_PIN"$'\n'
+    assert_eq PAM_SUCCESS "$(result)" "the right PIN after them"
+    assert_contains "$out" "INFO 1 failed PIN attempt since your last PIN sign-in" "the notice"
+}
+
 # Failures 1-4 are free and the 5th starts a timeout: after the first wrong
 # PIN four attempts remain before a timeout, after the fourth one does.
 test_wrong_answers_count_down_to_the_lockout() {
@@ -87,10 +105,10 @@ test_wrong_answers_count_down_to_the_lockout() {
     enroll pgalice "$TEST_PIN" --pin
     local i expected=("" "4 attempts left" "3 attempts left" "2 attempts left" "1 attempt left")
     for i in 1 2 3 4; do
-        run pgalice $'1397\n'
+        run pgalice "139$i"$'\n'
         assert_contains "$out" "INFO Wrong PIN — ${expected[$i]}"$'\n' "answer to wrong PIN $i"
     done
-    run pgalice $'1397\n'
+    run pgalice $'1395\n'
     assert_contains "$out" "INFO PIN locked for 1 minute after 5 failed attempts" "answer to wrong PIN 5"
 }
 
@@ -191,7 +209,7 @@ test_five_wrong_lock_then_no_prompt() {
     enroll pgalice "$TEST_PIN" --pin
     local i
     for i in 1 2 3 4 5; do
-        run pgalice $'1397\n'
+        run pgalice "139$i"$'\n'
         assert_eq PAM_AUTH_ERR "$(result)" "result of wrong attempt $i"
     done
     assert_contains "$out" "INFO PIN locked for 1 minute after 5 failed attempts — use your password" "5th answer"
@@ -208,7 +226,8 @@ test_locked_pattern_is_called_a_pattern() {
     need_cli; fresh
     enroll pgcarol "$TEST_PATTERN" --pattern
     local i
-    for i in 1 2 3 4 5; do run pgcarol $'1-2-3-6\n'; done
+    local wrong=(1-2-3-6 1-2-3-5 1-4-7-8 3-2-1-4 9-8-7-4)
+    for i in 0 1 2 3 4; do run pgcarol "${wrong[$i]}"$'\n'; done
     assert_contains "$out" "INFO Pattern locked for 1 minute after 5 failed attempts" "5th answer"
     run pgcarol "$TEST_PATTERN"$'\n'
     assert_ignored
@@ -221,7 +240,7 @@ test_disabled_at_max_failures_until_unlocked() {
     printf 'free_failures = 2\nmax_failures = 3\n' >> /etc/pingate/pingate.conf
     enroll pgalice "$TEST_PIN" --pin
     local i
-    for i in 1 2 3; do run pgalice $'1397\n'; done
+    for i in 1 2 3; do run pgalice "139$i"$'\n'; done
     assert_eq PAM_AUTH_ERR "$(result)" "3rd wrong result"
     local line="INFO PIN disabled after 3 failed attempts — use your password; an administrator can run: pingate unlock pgalice"
     assert_contains "$out" "$line" "3rd wrong answer"

@@ -72,9 +72,9 @@ test_empty_store_sees_only_the_password_prompt() {
 test_locked_pin_is_not_asked_for() {
     need_cli; fresh
     enroll pgalice "$TEST_PIN" --pin
-    local _
-    for _ in 1 2 3 4 5; do
-        out=$(helper_request op=verify user=pgalice secret=1397)
+    local i
+    for i in 1 2 3 4 5; do
+        out=$(helper_request op=verify user=pgalice secret="139$i")
     done
     assert_contains "$out" "locked=" "5th wrong answer"
     sudo_as pgalice "$TEST_PASSWORD"$'\n'

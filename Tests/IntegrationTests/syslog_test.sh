@@ -161,7 +161,7 @@ test_a_lockout_is_logged() {
     : > "$LOG"
     start_listener
     local i
-    for i in 1 2 3 4 5 6; do helper_request as pgalice op=verify user=pgalice secret=3817 >/dev/null; done
+    for i in 1 2 3 4 5 6; do helper_request as pgalice op=verify user=pgalice secret="381$i" >/dev/null; done
     stop_listener
     local log; log="$(cat "$LOG")"
     assert_contains "$log" "failure 5, locked for 60 s" "lockout line"

@@ -19,11 +19,13 @@ verify_as_root() {
 }
 
 # parallel_verify N USER SECRET: N concurrent verifications as USER through the
-# setgid helper; prints the answers' first words, counted.
+# setgid helper; prints the answers' first words, counted. SECRET "distinct"
+# makes N different wrong PINs (the same wrong PIN again is not counted again).
 parallel_verify() {
     local n="$1" user="$2" secret="$3" i
     local out="$SANDBOX/parallel"; rm -rf "$out"; mkdir -p "$out"
     for i in $(seq "$n"); do
+        [ "$3" = distinct ] && secret=$((1000 + i))
         ( printf 'pingate-verify/1\nop=verify\nuser=%s\nsecret=%s\n' "$user" "$secret" |
             as_user "$user" "$HELPER" > "$out/$i" ) &
     done
@@ -33,7 +35,7 @@ parallel_verify() {
 
 test_64_parallel_wrong_guesses_yield_5_verifications() {
     enroll_pin pgalice 0427
-    local counts; counts="$(parallel_verify 64 pgalice 1111)"
+    local counts; counts="$(parallel_verify 64 pgalice distinct)"
     assert_contains "$counts" "wrong=5 " "answers"
     assert_contains "$counts" "locked=59 " "answers"
     assert_not_contains "$counts" "ok=" "answers"

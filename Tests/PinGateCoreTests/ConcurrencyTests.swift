@@ -69,7 +69,7 @@ struct ConcurrencyTests {
     func statusWaitsOutInFlightVerifications() throws {
         let store = try TestStore()
         try store.enrollPIN("0427")
-        for _ in 1...4 { _ = store.verifier.verify(uid: 1000, input: secret("1111")) }
+        for guess in 1...4 { _ = store.verifier.verify(uid: 1000, input: secret(wrongPIN(guess))) }
         let now = Verifier(store: store.store, policy: store.policy, clock: SystemClock())
         let parked = ParkedAttempt(now, input: "0427", parkedAt: .released)
         // The 5th attempt is counted (a timeout is now on disk) but still in flight.
@@ -77,7 +77,7 @@ struct ConcurrencyTests {
         #expect(parked.finish() == .ok)
         #expect(now.status(uid: 1000) == .enrolled(kind: .pin, gridSize: 0, pinLength: 4, failures: 0))
         // With nothing in flight, the same count is a lockout.
-        for _ in 1...5 { _ = now.verify(uid: 1000, input: secret("1111")) }
+        for guess in 1...5 { _ = now.verify(uid: 1000, input: secret(wrongPIN(guess))) }
         guard case .locked = now.status(uid: 1000) else { Issue.record("expected locked"); return }
     }
 

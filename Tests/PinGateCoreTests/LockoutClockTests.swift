@@ -10,7 +10,7 @@ struct LockoutClockTests {
     func lockedStore() throws -> TestStore {
         let store = try TestStore()
         try store.enrollPIN("0427")
-        for _ in 1...5 { _ = store.verifier.verify(uid: 1000, input: secret("1111")) }
+        for guess in 1...5 { _ = store.verifier.verify(uid: 1000, input: secret(wrongPIN(guess))) }
         return store
     }
 

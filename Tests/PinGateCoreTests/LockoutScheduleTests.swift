@@ -10,7 +10,7 @@ struct LockoutScheduleTests {
         let verifier = store.verifier
         let expectedTimeouts: [Int: Int64] = [5: 60, 6: 300, 7: 900, 8: 1_800, 9: 5_400]
         for failure in 1...10 {
-            let outcome = verifier.verify(uid: 1000, input: secret("1111"))
+            let outcome = verifier.verify(uid: 1000, input: secret(wrongPIN(failure)))
             let timeout = expectedTimeouts[failure] ?? 0
             #expect(outcome == .wrong(failures: failure, attemptsLeft: max(0, 5 - failure),
                                       lockedSeconds: failure == 10 ? 5_400 : timeout, disabled: failure == 10),
@@ -34,7 +34,7 @@ struct LockoutScheduleTests {
     func successClears() throws {
         let store = try TestStore()
         try store.enrollPIN("0427")
-        for _ in 1...4 { _ = store.verifier.verify(uid: 1000, input: secret("1111")) }
+        for guess in 1...4 { _ = store.verifier.verify(uid: 1000, input: secret(wrongPIN(guess))) }
         #expect(try store.record()?.failures == 4)
         #expect(store.verifier.verify(uid: 1000, input: secret("0427")) == .ok)
         #expect(try store.record()?.failures == 0)
@@ -45,7 +45,7 @@ struct LockoutScheduleTests {
     func timeoutFromLastFailure() throws {
         let store = try TestStore()
         try store.enrollPIN("0427")
-        for _ in 1...5 { _ = store.verifier.verify(uid: 1000, input: secret("1111")) }
+        for guess in 1...5 { _ = store.verifier.verify(uid: 1000, input: secret(wrongPIN(guess))) }
         store.clock.advance(by: 59)
         #expect(store.verifier.status(uid: 1000) == .locked(seconds: 1, failures: 5))
         store.clock.advance(by: 1)
@@ -66,7 +66,7 @@ struct LockoutScheduleTests {
     func persistence() throws {
         let store = try TestStore()
         try store.enrollPIN("0427")
-        for _ in 1...5 { _ = store.verifier.verify(uid: 1000, input: secret("1111")) }
+        for guess in 1...5 { _ = store.verifier.verify(uid: 1000, input: secret(wrongPIN(guess))) }
         let afterReboot = Verifier(store: Store(location: store.location), policy: store.policy, clock: store.clock)
         #expect(afterReboot.verify(uid: 1000, input: secret("0427")) == .locked(seconds: 60, failures: 5))
     }

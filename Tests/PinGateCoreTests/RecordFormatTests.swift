@@ -78,7 +78,7 @@ struct RecordFormatTests {
     func tornWriteOnDisk() throws {
         let store = try TestStore()
         try store.enrollPIN("0427")
-        for _ in 1...2 { _ = store.verifier.verify(uid: 1000, input: secret("1111")) }
+        for guess in 1...2 { _ = store.verifier.verify(uid: 1000, input: secret(wrongPIN(guess))) }
         let before = try #require(try store.record())
         var next = before
         next.failures = 99
@@ -91,7 +91,7 @@ struct RecordFormatTests {
         defer { close(fd) }
         _ = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, 200, off_t(offset)) }
         #expect(try store.record() == before)
-        #expect(store.verifier.verify(uid: 1000, input: secret("1111")) == .wrong(failures: 3, attemptsLeft: 2, lockedSeconds: 0, disabled: false))
+        #expect(store.verifier.verify(uid: 1000, input: secret(wrongPIN(3))) == .wrong(failures: 3, attemptsLeft: 2, lockedSeconds: 0, disabled: false))
     }
 
     @Test("flipped bits, a foreign uid or garbage are not a state", arguments: [0, 4, 16, 20, 23, 64, 300, 496, 511])

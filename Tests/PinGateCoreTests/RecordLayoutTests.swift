@@ -109,6 +109,7 @@ struct RecordLayoutTests {
         pin.firstFailure = 9
         pin.unseenFailures = 10
         pin.unseenSince = 11
+        pin.lastWrongTag = [UInt8](repeating: 12, count: 32)
         var pattern = pin
         pattern.kind = .pattern
         pattern.gridSize = 4

@@ -48,7 +48,7 @@ struct SuccessClearingTests {
     func attemptSerialIsMonotonic() throws {
         let store = try TestStore()
         try store.enrollPIN("0427")
-        for _ in 1...3 { _ = store.verifier.verify(uid: 1000, input: secret("1111")) }
+        for guess in 1...3 { _ = store.verifier.verify(uid: 1000, input: secret(wrongPIN(guess))) }
         _ = store.verifier.verify(uid: 1000, input: secret("0427"))
         #expect(try store.record()?.attemptSerial == 4)
         #expect(try store.administration.unlock(uid: 1000))

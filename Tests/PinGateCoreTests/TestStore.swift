@@ -48,6 +48,11 @@ final class TestStore {
 
 func secret(_ text: String) -> SecretBytes { SecretBytes(Array(text.utf8)) }
 
+/// The nth of distinct wrong PINs (1001, 1002, …): the verifier does not
+/// count the answer verified wrong last time again, so a count-down to a
+/// lockout needs different guesses, as a person makes them.
+func wrongPIN(_ n: Int) -> String { String(1000 + n) }
+
 /// Counts events from concurrent verifications (the fault hook is @Sendable).
 final class Counter: @unchecked Sendable {
     private var lock = pthread_mutex_t()

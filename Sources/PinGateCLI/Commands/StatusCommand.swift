@@ -45,8 +45,9 @@ struct StatusCommand: Command {
                                               store: try locations.store(), policy: try locations.policy())
             if let error = report.error { throw CLIError(status: .storeOrConfig, message: error) }
         } else {
-            // The text is shown to the owner, so it spends the notice; JSON only reports it.
-            let answer = try helperCall { () throws(HelperClientError) in try HelperClient().status(of: user.name, tellingNotice: !json) }
+            // What the owner reads (text, or JSON for their own program) tells
+            // of the failed attempts, which are then marked seen.
+            let answer = try helperCall { () throws(HelperClientError) in try HelperClient().status(of: user.name, tellingNotice: true) }
             report = try StatusReport(user: user.name, uid: UInt32(user.uid), helperAnswer: answer)
         }
         if json {

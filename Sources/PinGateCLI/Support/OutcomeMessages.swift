@@ -23,6 +23,8 @@ extension VerifyOutcome {
             }
             return .failed(pattern ? LP("wrong pattern for %2$s (%1$d attempt left before a timeout)", "wrong pattern for %2$s (%1$d attempts left before a timeout)", left, user)
                 : LP("wrong PIN for %2$s (%1$d attempt left before a timeout)", "wrong PIN for %2$s (%1$d attempts left before a timeout)", left, user))
+        case let .repeatedWrong(failures, left):
+            return VerifyOutcome.wrong(failures: failures, attemptsLeft: left, lockedSeconds: 0, disabled: false).failure(kind: kind, user: user)
         case let .locked(seconds, failures):
             return StatusOutcome.locked(seconds: seconds, failures: failures).refusal(kind: kind, user: user)
         case let .disabled(failures):
@@ -44,6 +46,7 @@ extension VerifyOutcome {
     /// True for a wrong secret with attempts left: the one failure worth asking again after.
     var isWrongWithAttemptsLeft: Bool {
         if case .wrong(_, _, let seconds, let disabled) = self { return seconds == 0 && !disabled }
+        if case .repeatedWrong = self { return true }
         return false
     }
 }

@@ -85,12 +85,29 @@ public struct CredentialHasher: Sendable {
     }
 
     func keyedPreHash(_ credential: Credential, uid: UInt32) -> SecretBytes {
+        keyedDigest(domain: [], credential, uid: uid)
+    }
+
+    /// The domain of `repeatTag`: never equal to a pre-hash, which has none.
+    static let repeatDomain = Array("pingate repeat-tag v1\u{0}".utf8)
+
+    /// `HMAC-SHA256(machine key, "pingate repeat-tag v1\0" ‖ uid ‖ kind ‖
+    /// canonical secret)`: how the record remembers the last credential
+    /// verified wrong, so the same wrong answer again is not counted again.
+    /// Microseconds, not the KDF; useless without the key, like the hash.
+    public func repeatTag(_ credential: Credential, uid: UInt32) -> [UInt8] {
+        let digest = keyedDigest(domain: CredentialHasher.repeatDomain, credential, uid: uid)
+        return (0..<digest.count).map { digest[$0] }
+    }
+
+    private func keyedDigest(domain: [UInt8], _ credential: Credential, uid: UInt32) -> SecretBytes {
         let output = SecretBytes(count: Int(crypto_auth_hmacsha256_BYTES))
         var state = crypto_auth_hmacsha256_state()
         defer { sodium_memzero(&state, MemoryLayout.size(ofValue: state)) }
         key.bytes.withUnsafeBytes { keyBytes in
             _ = crypto_auth_hmacsha256_init(&state, keyBytes.baseAddress!.assumingMemoryBound(to: UInt8.self), keyBytes.count)
         }
+        if !domain.isEmpty { _ = crypto_auth_hmacsha256_update(&state, domain, UInt64(domain.count)) }
         let uidBytes: [UInt8] = [UInt8(uid >> 24), UInt8((uid >> 16) & 0xff), UInt8((uid >> 8) & 0xff), UInt8(uid & 0xff)]
         _ = crypto_auth_hmacsha256_update(&state, uidBytes, UInt64(uidBytes.count))
         var kind = credential.kind.rawValue

@@ -69,6 +69,8 @@ public struct HelperAnswer: Equatable, Sendable {
             var fields = "failures=\(failures) left=\(left)"
             if disabled { fields += " disabled" } else if lockedSeconds > 0 { fields += " locked=\(lockedSeconds)" }
             self.init(.wrong, fields)
+        case let .repeatedWrong(failures, left):
+            self.init(VerifyOutcome.wrong(failures: failures, attemptsLeft: left, lockedSeconds: 0, disabled: false))
         case let .malformed(error):
             self.init(.malformed, "\(error)")
         // The refusals a status can give too are written the same way.

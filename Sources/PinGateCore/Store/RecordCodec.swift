@@ -45,6 +45,7 @@ enum RecordCodec {
         put(record.firstFailure, at: layout.firstFailure, in: &slot)
         put(UInt32(clamping: record.unseenFailures), at: layout.unseenFailures, in: &slot)
         put(record.unseenSince, at: layout.unseenSince, in: &slot)
+        if let tag = record.lastWrongTag, tag.count == layout.lastWrongTag.size { put(tag, at: layout.lastWrongTag, in: &slot) }
         if let stamp = record.lastFailureBoot {
             put(stamp.bootID.bytes, at: layout.lastFailureBootID, in: &slot)
             put(stamp.seconds, at: layout.lastFailureBootClock, in: &slot)
@@ -88,6 +89,8 @@ enum RecordCodec {
         record.firstFailure = get(Int64.self, at: layout.firstFailure, in: slot)
         record.unseenFailures = Int(get(UInt32.self, at: layout.unseenFailures, in: slot))
         record.unseenSince = get(Int64.self, at: layout.unseenSince, in: slot)
+        let tag = Array(slot[layout.lastWrongTag.range])
+        record.lastWrongTag = tag.allSatisfy { $0 == 0 } ? nil : tag
         record.lastFailureBoot = BootID(bytes: Array(slot[layout.lastFailureBootID.range])).map {
             BootInstant(bootID: $0, seconds: get(Int64.self, at: layout.lastFailureBootClock, in: slot))
         }

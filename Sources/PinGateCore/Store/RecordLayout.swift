@@ -35,6 +35,7 @@ struct RecordLayout {
     let firstFailure         = RecordField("first_failure",           at: 224, .i64,         "wall clock (Unix s) of the first of the failures counted now; 0: none")
     let unseenFailures       = RecordField("unseen_failures",         at: 232, .u32,         "failures cleared since the owner was last told of them")
     let unseenSince          = RecordField("unseen_since",            at: 240, .i64,         "wall clock (Unix s) of the first unseen failure; 0: none")
+    let lastWrongTag         = RecordField("last_wrong_tag",          at: 256, .bytes(32),   "keyed HMAC of the last credential verified wrong (not counted again); all zero: none")
     let checksum             = RecordField("checksum",                at: 496, .blake2b(16), "BLAKE2b-128 of every byte before it")
 
     /// The declared fields, by offset. Read by reflection, so that a field

@@ -29,6 +29,10 @@ public struct UserRecord: Equatable, Sendable {
     /// told of yet, and the time of the first of them (`FailureNotice`).
     public var unseenFailures: Int
     public var unseenSince: Int64
+    /// `CredentialHasher.repeatTag` of the last credential verified wrong:
+    /// the same answer again is refused as wrong without being counted (a
+    /// client that retries on its own, a person pressing Enter twice).
+    public var lastWrongTag: [UInt8]?
 
     public init(uid: UInt32, kind: CredentialKind, gridSize: Int, pinLength: Int = 0, hash: String, now: Int64) {
         self.uid = uid
@@ -47,6 +51,7 @@ public struct UserRecord: Equatable, Sendable {
         firstFailure = 0
         unseenFailures = 0
         unseenSince = 0
+        lastWrongTag = nil
     }
 }
 
@@ -58,6 +63,7 @@ extension UserRecord {
         setAsideForNotice(failures)
         failures = 0
         firstFailure = 0
+        lastWrongTag = nil
         lastFailure = 0
         lastFailureBoot = nil
         disabled = false

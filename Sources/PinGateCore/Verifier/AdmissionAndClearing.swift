@@ -14,6 +14,8 @@ struct CountedAttempt {
     /// This attempt's place in the count: a success clears only the failures
     /// counted up to it (`UserRecord.failuresCounted(after:)`).
     let serial: UInt64
+    /// `CredentialHasher.repeatTag` of the credential, kept if it proves wrong.
+    let repeatTag: [UInt8]
 }
 
 /// A credential replacing the verified one (`change`), hashed before anything is counted.
@@ -28,6 +30,9 @@ enum Admission {
     case counted(CountedAttempt)
     /// Refused under the lock, nothing verified and nothing counted.
     case refused(VerifyOutcome)
+    /// The credential verified wrong last time, typed again: not counted,
+    /// not verified, answered wrong (with the failures standing).
+    case repeated(failures: Int)
 }
 
 extension Verifier {
@@ -80,13 +85,21 @@ extension Verifier {
             return .decided(.refused(.storeError(.hashing(.outOfMemory(bytes: bytes)))))
         }
 
+        // Only attempts a person made count: the answer verified wrong last
+        // time, again (a client retrying on its own, Enter pressed twice), is
+        // wrong without a second count. Compared under the lock, before the count.
+        let tag = hasher.repeatTag(credential, uid: file.uid)
+        if let last = record.lastWrongTag, constantTimeEqual(last, tag) {
+            return .decided(.repeated(failures: record.failures))
+        }
+
         // Step 3: count first.
         let serial = record.countAttempt(at: now)
         if policy.lockout.isDisabled(afterFailures: record.failures) { record.disabled = true }
         try file.write(record)
         faultHook?(.counted)
         try file.beginVerification()
-        return .decided(.counted(CountedAttempt(credential: credential, record: record, serial: serial)))
+        return .decided(.counted(CountedAttempt(credential: credential, record: record, serial: serial, repeatTag: tag)))
     }
 
     /// The answer to an attempt made while `block` is in force.

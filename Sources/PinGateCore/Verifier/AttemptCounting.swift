@@ -46,6 +46,7 @@ extension UserRecord {
         setAsideForNotice(failures - remaining - 1)
         failures = remaining
         firstFailure = remaining > 0 ? lastFailure : 0
+        lastWrongTag = nil
     }
 
     /// The notice the owner has not seen, taken: it is told once.

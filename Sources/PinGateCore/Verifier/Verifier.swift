@@ -112,6 +112,12 @@ public struct Verifier: Sendable {
         switch try admit(input, on: file, hasher: hasher) {
         case nil: return nil
         case let .refused(outcome)?: return outcome
+        case let .repeated(failures)?:
+            // Answered at once, without the KDF: running it for every repeat
+            // would let anyone spend CPU and memory without limit, and it
+            // could only say again what it said (a new credential clears the
+            // tag). The typist learns only that this answer was given before.
+            return .repeatedWrong(failures: failures, attemptsLeft: policy.lockout.attemptsLeft(afterFailures: failures))
         case let .counted(attempt)?: counted = attempt
         }
         defer { file.endVerification() }
@@ -119,8 +125,25 @@ public struct Verifier: Sendable {
         // Step 4: the slow part, with no lock held.
         let matched = try hasher.check(counted.credential, uid: file.uid, against: counted.record.hash)
         faultHook?(.verified)
-        guard matched else { return wrong(afterFailures: counted.record.failures) }
+        guard matched else {
+            // Best effort: a tag that cannot be kept (a full disk) only
+            // means the next repeat is counted; the answer is still "wrong".
+            try? rememberWrong(counted, on: file)
+            return wrong(afterFailures: counted.record.failures)
+        }
         return try clear(counted, on: file, hasher: hasher, replacement: replacement)
+    }
+
+    /// Keeps the repeat tag of a credential just verified wrong, unless root
+    /// replaced the credential meanwhile. Only now, after the verification:
+    /// identical guesses made in parallel before it are all counted.
+    private func rememberWrong(_ attempt: CountedAttempt, on file: RecordFile) throws {
+        _ = try file.withLock {
+            var record = try file.read()
+            guard record.hash == attempt.record.hash, record.lastWrongTag != attempt.repeatTag else { return }
+            record.lastWrongTag = attempt.repeatTag
+            try file.write(record)
+        }
     }
 
     private func wrong(afterFailures failures: Int) -> VerifyOutcome {

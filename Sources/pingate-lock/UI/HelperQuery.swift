@@ -9,13 +9,14 @@ enum HelperQuery {
     /// Seconds; a stopped or hung helper costs the screen no more.
     static let deadlineSeconds = 5
 
-    static func offer(user: String) -> CredentialOffer { ask(user: user).offer }
+    static func offer(user: String) -> CredentialOffer { ask(user: user, tellingNotice: false).offer }
 
-    /// The offer, and the failed attempts since the last success that the
-    /// owner has not been told of (shown on the dialog; the module's unlock
-    /// then marks them seen).
-    static func ask(user: String) -> (offer: CredentialOffer, notice: FailureNotice?) {
-        let request = HelperRequest(operation: .status, user: user, service: Authenticator.service)
+    /// The offer, and with `tellingNotice` the failed attempts since the last
+    /// success that the owner has not been told of, marked seen: the dialog
+    /// shows them as its first line.
+    static func ask(user: String, tellingNotice: Bool) -> (offer: CredentialOffer, notice: FailureNotice?) {
+        var request = HelperRequest(operation: .status, user: user, service: Authenticator.service)
+        request.wantsNotice = tellingNotice
         do {
             let answer = try HelperClient(timeoutSeconds: deadlineSeconds).send(request)
             return (CredentialOffer(answer), answer.notice)

@@ -34,6 +34,8 @@ enum Texts {
                              : L("PIN disabled after too many attempts — use your password; an administrator can run: pingate unlock")
         case .unavailable:
             return L("PIN sign-in is unavailable right now — use your password")
+        case .notOffered:
+            return notAskedByStack()
         case .pin, .pattern, .notEnrolled:
             return nil
         }

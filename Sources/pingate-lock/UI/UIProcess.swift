@@ -43,14 +43,14 @@ final class UIProcess {
         display = opened
         setCloseOnExec(XConnectionNumber(display))
         XErrorLog.install()
-        let (firstOffer, notice) = HelperQuery.ask(user: userName)
+        let (firstOffer, notice) = HelperQuery.ask(user: userName, tellingNotice: true)
         offer = firstOffer
         traceOffer()
         createWindow()
         lock = LockScreen(offer: offer, layout: currentLayout())
         explainFallback()
         // The owner sees every guess: failed attempts since the last success
-        // come first, before anything is typed (the module's unlock spends them).
+        // come first, before anything is typed; the helper marks them seen.
         if message.isEmpty, let notice, let mode = lock.credentialMode { message = Texts.notice(notice, isPattern: mode == .pattern) }
         if message.isEmpty { message = Texts.prompt(for: lock.mode) }
         redraw()

@@ -14,12 +14,14 @@ parallel_guesses() {
     local n="$1" i out="$WORKDIR/parallel-$1" gate="$WORKDIR/gate" uid
     uid="$(uid_of pgalice)"
     rm -rf "$out"; mkdir -p "$out"
-    local request; request="$(request_file wrong op=verify user=pgalice service=sudo secret=1111)"
+    # Distinct guesses, as many people would make them: the same wrong PIN
+    # again after it was verified wrong is not counted (issue "retries").
+    for i in $(seq "$n"); do request_file "wrong-$i" op=verify user=pgalice service=sudo secret="$((1000 + i))" > /dev/null; done
     : > "$gate"; chmod 644 "$gate"
     exec 9> "$gate"; flock -x 9
     for i in $(seq "$n"); do
         (flock -s "$gate" true; cd "$WORKDIR" && exec setpriv --reuid="$uid" --regid="$uid" --clear-groups --reset-env -- \
-            "$HELPER" < "$request" > "$out/$i" 2>/dev/null) &
+            "$HELPER" < "$WORKDIR/wrong-$i" > "$out/$i" 2>/dev/null) &
     done
     sleep 0.5
     flock -u 9; exec 9>&-
@@ -68,6 +70,8 @@ attack_sigkill_at_random_moments() {
     for i in $(seq "$runs"); do
         # A kill before the launcher's redirect would leave the last run's answer.
         rm -f "$WORKDIR/answer"
+        # A new wrong PIN each run: the last one again would not be counted.
+        request="$(request_file wrong op=verify user=pgalice secret="$((1000 + i % 9000))")"
         launch_as pgalice "$request" "$WORKDIR/answer"
         pid=$!
         delay=$(( ((RANDOM << 15) | RANDOM) % (duration + 1) ))

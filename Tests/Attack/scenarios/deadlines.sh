@@ -40,13 +40,16 @@ park_helpers() {
 # "MS ANSWER" lines in $WORKDIR/later-answers/*.
 later_requests() {
     local m="$1" i uid pids=(); uid="$(uid_of pgalice)"
-    local request; request="$(request_file later-request op=verify user=pgalice secret=1111)"
     rm -rf "$WORKDIR/later-answers"; mkdir -p "$WORKDIR/later-answers"
+    for i in $(seq "$m"); do
+        # Distinct guesses: the same wrong PIN again is not counted again.
+        request_file "later-request-$i" op=verify user=pgalice secret="$((2000 + i))" > /dev/null
+    done
     for i in $(seq "$m"); do
         (
             start=$(date +%s%N)
             answer="$(cd "$WORKDIR" && timeout 10 setpriv --reuid="$uid" --regid="$uid" --clear-groups --reset-env -- \
-                "$HELPER" < "$request" 2>/dev/null | head -1)"
+                "$HELPER" < "$WORKDIR/later-request-$i" 2>/dev/null | head -1)"
             echo "$(( ($(date +%s%N) - start) / 1000000 )) ${answer:-(no answer)}" > "$WORKDIR/later-answers/$i"
         ) &
         pids+=($!)

@@ -1,10 +1,15 @@
 # shellcheck shell=bash disable=SC2034,SC2046 # shared variables; intentional word splitting
 # store.sh — the clock, the record and the disk as attack surfaces.
 
-# wrong_guesses USER SECRET N: N verifications as USER, answers discarded.
+# wrong_guesses USER SECRET N: N verifications as USER of distinct wrong
+# PINs from SECRET up (the same wrong PIN again is not counted again),
+# answers discarded.
 wrong_guesses() {
-    local request; request="$(request_file guess op=verify user="$1" secret="$2")"
-    for _ in $(seq "$3"); do ask "$1" "$request"; done
+    local i request
+    for i in $(seq 0 $(($3 - 1))); do
+        request="$(request_file guess op=verify user="$1" secret="$(printf '%04d' $(( (10#$2 + i) % 10000 )))")"
+        ask "$1" "$request"
+    done
 }
 
 # try_while_locked LABEL EXPECTED_WORD: status and a correct PIN as pgalice,
@@ -170,7 +175,8 @@ attack_disk_full() {
     local free; free="$(df --output=avail -B1 /var/lib/pingate | tail -1 | tr -d ' ')"
     local wrong right before after
     wrong="$(request_file wrong op=verify user=pgalice secret=1111)"; right="$(request_file right op=verify user=pgalice secret=0427)"
-    for request in "$wrong" "$wrong" "$right"; do
+    local other; other="$(request_file other-wrong op=verify user=pgalice secret=1112)"
+    for request in "$wrong" "$other" "$right"; do
         before="$(failures pgalice)"
         ask pgalice "$request"; ATTEMPTS=$((ATTEMPTS + 1))
         after="$(failures pgalice)"
