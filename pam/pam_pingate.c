@@ -148,6 +148,12 @@ static void tell_notice(pam_handle_t *pamh, int flags, const struct pingate_opti
 			(int)failures, when);
 }
 
+static void tell_password_first(pam_handle_t *pamh, int flags, const struct pingate_options *opts)
+{
+	inform(pamh, flags, opts, "%s", _("The first sign-in since the machine started takes your password; "
+		"the PIN unlocks after that"));
+}
+
 static void tell_not_local(pam_handle_t *pamh, int flags, const struct pingate_options *opts)
 {
 	inform(pamh, flags, opts, "%s", _("PIN sign-in is offered only at the machine — use your password"));
@@ -306,7 +312,8 @@ static int judge_verify(pam_handle_t *pamh, int flags, const struct pingate_opti
 		tell_not_local(pamh, flags, opts);  /* the session changed since the status request */
 		return PAM_IGNORE;
 	case PINGATE_REPLY_NOT_OFFERED:
-		return PAM_IGNORE;  /* pingate.conf changed since the status request */
+	case PINGATE_REPLY_PASSWORD_FIRST:
+		return PAM_IGNORE;  /* pingate.conf or the sessions changed since the status request */
 	case PINGATE_REPLY_ENROLLED:
 		pam_syslog(pamh, LOG_ERR, "verify for %s: unexpected answer: %s",
 			pingate_log_text(user, name), answer->detail);
@@ -425,6 +432,9 @@ static int judge_status(pam_handle_t *pamh, int flags, const struct pingate_opti
 		return PAM_IGNORE;
 	case PINGATE_REPLY_NOT_OFFERED:
 		return PAM_IGNORE;  /* silently: the admin chose where PINs are offered */
+	case PINGATE_REPLY_PASSWORD_FIRST:
+		tell_password_first(pamh, flags, opts);
+		return PAM_IGNORE;
 	case PINGATE_REPLY_ERROR:
 	case PINGATE_REPLY_REFUSED:
 	case PINGATE_REPLY_NO_ANSWER:

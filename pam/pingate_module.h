@@ -67,6 +67,7 @@ enum pingate_reply {
 	PINGATE_REPLY_MALFORMED,
 	PINGATE_REPLY_NOT_LOCAL,    /* the helper's locality rule: not at the machine */
 	PINGATE_REPLY_NOT_OFFERED,  /* the service is not in pingate.conf's services */
+	PINGATE_REPLY_PASSWORD_FIRST, /* a login screen, and no session yet: the password */
 	PINGATE_REPLY_ERROR,
 	PINGATE_REPLY_REFUSED,
 	PINGATE_REPLY_NO_ANSWER,    /* crash, exec failure, garbled or mismatched answer */

@@ -74,6 +74,11 @@
  *            not-offered SERVICE                              exit 9
  *              (the service is not in pingate.conf's services: no PIN
  *               there; answered before the store is touched)
+ *            password-first REASON...                         exit 10
+ *              (a display manager's login (pingate.conf's
+ *               password_first_services) and the user has no session yet:
+ *               the first sign-in of a boot takes the password, which
+ *               unlocks the keyring; nothing read, nothing counted)
  *            refused MESSAGE...                               exit 7
  *              (bad request: a terminal on stdin, oversized or malformed
  *               request, another user's record, unknown operation)
@@ -100,6 +105,7 @@
 #define PINGATE_WORD_ERROR        "error"
 #define PINGATE_WORD_REFUSED      "refused"
 #define PINGATE_WORD_NOT_OFFERED  "not-offered"
+#define PINGATE_WORD_PASSWORD_FIRST "password-first"
 
 /*
  * The services a PIN is offered in when pingate.conf names none (its
@@ -135,5 +141,6 @@ static const char *const pingate_prompt_pin_or_password = PINGATE_TEXT("PIN or p
 #define PINGATE_EXIT_REFUSED      7
 #define PINGATE_EXIT_NOT_LOCAL    8
 #define PINGATE_EXIT_NOT_OFFERED  9
+#define PINGATE_EXIT_PASSWORD_FIRST 10
 
 #endif

@@ -49,6 +49,8 @@ public enum CredentialOffer: Equatable, Sendable {
             self = .unavailable(reason: "not at the machine: \(reason)")
         case .notOffered:
             self = .notOffered
+        case let .passwordFirst(reason):
+            self = .unavailable(reason: reason)
         }
     }
 

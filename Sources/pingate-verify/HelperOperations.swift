@@ -22,6 +22,10 @@ struct HelperOperations {
             Self.log(.notOffered(service: service), operation: request.operation.rawValue, context: context)
             return HelperAnswer(StatusOutcome.notOffered(service: service))
         }
+        if let reason = FirstSignInRule().passwordRequired(service: request.service, uid: context.target.uid, policy: policy) {
+            Self.log(.passwordFirst(reason), operation: request.operation.rawValue, context: context)
+            return HelperAnswer(StatusOutcome.passwordFirst(reason))
+        }
         let verifier = Verifier(store: Store(location: location), policy: policy, faultHook: seams.faultHook)
         let uid = UInt32(context.target.uid)
         switch request.operation {
@@ -94,6 +98,8 @@ struct HelperOperations {
             SystemLog.write(.info, "\(operation): not enrolled (\(fields))")
         case let .notLocal(reason):
             SystemLog.write(.notice, "\(operation): refused, not at the machine: \(reason) (\(fields))")
+        case let .passwordFirst(reason):
+            SystemLog.write(.info, "\(operation): the password first: \(reason) (\(fields))")
         case .notOffered:
             SystemLog.write(.info, "\(operation): not offered to this service, see services in pingate.conf (\(fields))")
         case .malformed:

@@ -271,6 +271,19 @@ test_a_service_the_helper_does_not_offer_is_ignored_silently() {
     assert_contains "$(cat "$T/request.1")" "service=sshd" "the request"
 }
 
+# The first sign-in of a boot takes the password at a login screen: the
+# helper says so (password-first), the module passes it on and stays out.
+test_password_first_is_said_and_ignored() {
+    setup
+    echo "10 password-first uid 1000 has no session yet" > "$T/status"
+    pam_run ''
+    assert_ignored
+    assert_eq 0 "$(prompts)" "prompts"
+    assert_contains "$out" "INFO The first sign-in since the machine started takes your password; the PIN unlocks after that"
+    pam_run '' --silent
+    assert_not_contains "$out" "first sign-in" "under PAM_SILENT"
+}
+
 # A request without a service would be the admin CLI's, to which the list
 # does not apply: the module never leaves it out.
 test_the_service_is_sent_even_when_unprintable() {

@@ -443,6 +443,35 @@ test_without_seat0_rhost_alone_decides() {
     logind_starts
 }
 
+# The first sign-in of a boot takes the password at a display manager's
+# login (it unlocks the keyring and an encrypted home): gdm-password and
+# lightdm offer the PIN only while the user already has a session
+# (unlocking, switching back), and without logind never.
+test_the_first_sign_in_at_a_login_screen_takes_the_password() {
+    need_cli; fresh
+    sed -i 's/^services = .*/services = sudo su i3lock gdm-password lightdm/' /etc/pingate/pingate.conf
+    local service
+    for service in gdm-password lightdm; do
+        write_service "$CONF" "$service" "$(module_line)" "$(next_line)"
+        user_sessions 61001                 # logind lists no session of hers yet
+        pam_run "$CONF" "$service" pgalice "$TEST_PIN"$'\n'
+        assert_ignored
+        assert_contains "$out" "INFO The first sign-in since the machine started takes your password"
+        assert_eq 0 "$(prompts)" "prompts at $service's first sign-in"
+        user_sessions 61001 40              # she is signed in: unlocking, switching back
+        pam_run "$CONF" "$service" pgalice "$TEST_PIN"$'\n'
+        assert_eq PAM_SUCCESS "$(result)" "$service with a session of hers (transcript: $out)"
+    done
+    logind_stops
+    pam_run "$CONF" gdm-password pgalice "$TEST_PIN"$'\n'
+    assert_ignored
+    logind_starts
+    pam_run "$CONF" sudo pgalice "$TEST_PIN"$'\n'
+    assert_eq PAM_SUCCESS "$(result)" "sudo is no login screen"
+    assert_eq 0 "$(record_failures pgalice)" "failures"
+    rm -f /run/systemd/users/61001
+}
+
 # --- only at the machine, on every path: the helper decides ----------------------------
 
 # direct_helper ID OP SECRET: pgalice runs the setgid helper herself inside

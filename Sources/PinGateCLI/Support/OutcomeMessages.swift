@@ -35,6 +35,8 @@ extension VerifyOutcome {
             return StatusOutcome.notLocal(reason).refusal(kind: kind, user: user)
         case let .notOffered(service):
             return StatusOutcome.notOffered(service: service).refusal(kind: kind, user: user)
+        case let .passwordFirst(reason):
+            return StatusOutcome.passwordFirst(reason).refusal(kind: kind, user: user)
         case let .malformed(reason):
             return .failed(pattern ? L("not a well-formed pattern: %s (nothing was counted)", reason.localized)
                 : L("not a well-formed PIN: %s (nothing was counted)", reason.localized))
@@ -71,6 +73,8 @@ extension StatusOutcome {
             return CLIError(status: .permission, message: L("a PIN or pattern can be tried only by someone at the machine, and this is not (%s); nothing was counted — use your password, or try at the machine", reason))
         case let .notOffered(service):
             return CLIError(status: .permission, message: L("no PIN or pattern is offered to the service %s (the services key of pingate.conf); nothing was counted", service))
+        case let .passwordFirst(reason):
+            return CLIError(status: .permission, message: L("the first sign-in since the machine started takes the password (%s); nothing was counted", reason))
         case let .storeError(message):
             return CLIError(status: .storeOrConfig, message: message.description)
         }

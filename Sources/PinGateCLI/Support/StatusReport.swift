@@ -67,7 +67,7 @@ struct StatusReport {
             return
         case let .storeError(message):
             throw CLIError(status: .storeOrConfig, message: message.description)
-        case .notLocal, .notOffered:
+        case .notLocal, .notOffered, .passwordFirst:
             throw status.refusal(kind: nil, user: user)!
         case let .enrolled(_, _, _, count), let .locked(_, count), let .disabled(count):
             enrolled = true
@@ -85,7 +85,7 @@ struct StatusReport {
         case let .locked(seconds, _): lockedSeconds = seconds
         case .disabled: disabled = true
         case let .storeError(message): error = message.description
-        case .enrolled, .notEnrolled, .notLocal, .notOffered: break
+        case .enrolled, .notEnrolled, .notLocal, .notOffered, .passwordFirst: break
         }
         if !disabled, lockedSeconds == 0 { attemptsLeft = policy.lockout.attemptsLeft(afterFailures: failures) }
     }

@@ -12,11 +12,15 @@ public struct Policy: Equatable, Sendable {
     /// PAM services a PIN is offered in: the helper answers `not-offered`
     /// to a request from any other (`allows(service:)`).
     public var services: [String] = Policy.defaultServices
+    /// Display managers' logins, where the first sign-in of a boot takes the
+    /// password (`FirstSignInRule`).
+    public var passwordFirstServices: [String] = Policy.defaultPasswordFirstServices
 
     public init() {}
 
     /// PINGATE_DEFAULT_SERVICES of pam/pingate_protocol.h.
     public static let defaultServices = PINGATE_DEFAULT_SERVICES.split(separator: " ").map(String.init)
+    public static let defaultPasswordFirstServices = ["gdm-password", "lightdm", "sddm"]
 
     /// Whether a request from `service` may be answered at all. The admin
     /// CLI names none (it is no PAM service); the module always names one.

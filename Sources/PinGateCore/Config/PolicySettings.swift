@@ -61,15 +61,13 @@ extension Policy {
                       text: { formatByteSize($0.kdf.memoryBytes) },
                       typed: { .number(Int64($0.kdf.memoryBytes)) }),
         PolicySetting(key: "services",
-                      read: { policy, value in
-                          let names = value.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" }).map(String.init)
-                          guard names.allSatisfy({ $0.allSatisfy { $0.isLetter || $0.isNumber || "-_.".contains($0) } }) else {
-                              throw PolicySettingError(message: "services is a list of PAM service names separated by spaces")
-                          }
-                          policy.services = names
-                      },
+                      read: { policy, value in policy.services = try serviceNames(value, "services") },
                       text: { $0.services.joined(separator: " ") },
                       typed: { .names($0.services) }),
+        PolicySetting(key: "password_first_services",
+                      read: { policy, value in policy.passwordFirstServices = try serviceNames(value, "password_first_services") },
+                      text: { $0.passwordFirstServices.joined(separator: " ") },
+                      typed: { .names($0.passwordFirstServices) }),
     ]
 
     public static var keys: [String] { settings.map(\.key) }
@@ -108,6 +106,15 @@ private func wholeNumber(_ text: String, _ key: String, in range: ClosedRange<In
         throw PolicySettingError(message: "\(key) must be a whole number from \(range.lowerBound) to \(range.upperBound), got '\(text.prefix(40))'")
     }
     return value
+}
+
+/// "sudo, login  i3lock" → PAM service names.
+private func serviceNames(_ value: String, _ key: String) throws -> [String] {
+    let names = value.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" }).map(String.init)
+    guard names.allSatisfy({ $0.allSatisfy { $0.isLetter || $0.isNumber || "-_.".contains($0) } }) else {
+        throw PolicySettingError(message: "\(key) is a list of PAM service names separated by spaces")
+    }
+    return names
 }
 
 /// "90", "90s", "5m", "2h" → seconds.

@@ -4,7 +4,7 @@ import CPinGateContract
 /// goes with it: PINGATE_WORD_* and PINGATE_EXIT_* of pam/pingate_protocol.h,
 /// imported from the header the module compiles with.
 public enum AnswerWord: CaseIterable, RawRepresentable, Sendable {
-    case enrolled, ok, wrong, locked, disabled, notEnrolled, malformed, notLocal, notOffered, error, refused
+    case enrolled, ok, wrong, locked, disabled, notEnrolled, malformed, notLocal, notOffered, passwordFirst, error, refused
 
     public init?(rawValue: String) {
         guard let word = AnswerWord.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
@@ -22,6 +22,7 @@ public enum AnswerWord: CaseIterable, RawRepresentable, Sendable {
         case .malformed: PINGATE_WORD_MALFORMED
         case .notLocal: PINGATE_WORD_NOT_LOCAL
         case .notOffered: PINGATE_WORD_NOT_OFFERED
+        case .passwordFirst: PINGATE_WORD_PASSWORD_FIRST
         case .error: PINGATE_WORD_ERROR
         case .refused: PINGATE_WORD_REFUSED
         }
@@ -37,6 +38,7 @@ public enum AnswerWord: CaseIterable, RawRepresentable, Sendable {
         case .malformed: .malformed
         case .notLocal: .notLocal
         case .notOffered: .notOffered
+        case .passwordFirst: .passwordFirst
         case .error: .error
         case .refused: .refused
         }

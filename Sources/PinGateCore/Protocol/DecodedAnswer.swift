@@ -47,7 +47,7 @@ public struct DecodedAnswer: Sendable, Equatable {
     }
 
     /// Words whose rest is a message, not fields.
-    static let messageWords: Set<AnswerWord> = [.malformed, .notLocal, .notOffered, .error, .refused]
+    static let messageWords: Set<AnswerWord> = [.malformed, .notLocal, .notOffered, .passwordFirst, .error, .refused]
 
     /// The fields both sides read, with the values they accept. `slot`:
     /// `seconds` (of locked) and `locked` (of wrong) are one value.
@@ -100,6 +100,7 @@ public struct DecodedAnswer: Sendable, Equatable {
         case .notEnrolled: return .notEnrolled
         case .notLocal: return .notLocal(message)
         case .notOffered: return .notOffered(service: message)
+        case .passwordFirst: return .passwordFirst(message)
         case .malformed, .error, .refused: return .storeError(.message(message))
         }
     }
@@ -119,6 +120,7 @@ public struct DecodedAnswer: Sendable, Equatable {
         case .notEnrolled: return .notEnrolled
         case .notLocal: return .notLocal(message)
         case .notOffered: return .notOffered(service: message)
+        case .passwordFirst: return .passwordFirst(message)
         case .malformed: return .malformed(.reported(message))
         case .error, .refused: return .storeError(.message(message))
         }

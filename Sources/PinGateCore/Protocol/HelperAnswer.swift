@@ -17,6 +17,7 @@ public struct HelperAnswer: Equatable, Sendable {
         public static let refused = ExitCode(rawValue: PINGATE_EXIT_REFUSED)
         public static let notLocal = ExitCode(rawValue: PINGATE_EXIT_NOT_LOCAL)
         public static let notOffered = ExitCode(rawValue: PINGATE_EXIT_NOT_OFFERED)
+        public static let passwordFirst = ExitCode(rawValue: PINGATE_EXIT_PASSWORD_FIRST)
     }
 
     public let line: String
@@ -56,6 +57,8 @@ public struct HelperAnswer: Equatable, Sendable {
             self.init(.notLocal, reason)
         case let .notOffered(service):
             self.init(.notOffered, service)
+        case let .passwordFirst(reason):
+            self.init(.passwordFirst, reason)
         case let .storeError(error):
             self.init(.error, error.description)
         }
@@ -79,6 +82,7 @@ public struct HelperAnswer: Equatable, Sendable {
         case .notEnrolled: self.init(StatusOutcome.notEnrolled)
         case let .notLocal(reason): self.init(StatusOutcome.notLocal(reason))
         case let .notOffered(service): self.init(StatusOutcome.notOffered(service: service))
+        case let .passwordFirst(reason): self.init(StatusOutcome.passwordFirst(reason))
         case let .storeError(error): self.init(StatusOutcome.storeError(error))
         }
     }

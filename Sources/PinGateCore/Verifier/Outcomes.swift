@@ -9,6 +9,9 @@ public enum StatusOutcome: Equatable, Sendable {
     case notLocal(String)
     /// The request's PAM service is not in pingate.conf's `services`: no PIN there.
     case notOffered(service: String)
+    /// A display manager's login with no session of the user yet
+    /// (`FirstSignInRule`): the first sign-in takes the password.
+    case passwordFirst(String)
     case storeError(FailClosedError)
 }
 
@@ -31,6 +34,8 @@ public enum VerifyOutcome: Equatable, Sendable {
     case notLocal(String)
     /// Not offered to the request's PAM service: nothing verified or counted.
     case notOffered(service: String)
+    /// The first sign-in of a boot takes the password: nothing verified or counted.
+    case passwordFirst(String)
     /// Not a well-formed credential: refused without verifying or counting.
     case malformed(CredentialError)
     /// The store, the key, the KDF or the configuration is unusable: fail closed.
