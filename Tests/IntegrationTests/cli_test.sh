@@ -216,8 +216,8 @@ test_max_failures_disables_until_unlock() {
     enroll_pin pgalice "$PIN"
     ! verify pgalice 0000 || fail "wrong accepted"
     "$PINGATE" unlock pgalice >/dev/null   # skip the timeout after the free failure
-    ! verify pgalice 0000 || fail "wrong accepted"
-    ! verify pgalice 0000 || fail "wrong accepted"
+    ! verify pgalice 0001 || fail "wrong accepted"
+    ! verify pgalice 0002 || fail "wrong accepted"
     run bash -c "printf '$PIN\n' | '$PINGATE' verify pgalice --stdin"
     assert_eq 1 "$rc"; assert_contains "$err" "disabled"
     run "$PINGATE" status pgalice --json
