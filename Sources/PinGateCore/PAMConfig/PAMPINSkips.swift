@@ -1,0 +1,47 @@
+/// What `install.sh --enable` needs to know about a service's auth stack
+/// before it puts `auth sufficient pam_pingate.so` in front of the password.
+public struct PAMEnableFacts: Equatable, Sendable {
+    /// The first rule that runs pam_pingate.so, if the stack already does
+    /// (in its own file, or in one it includes).
+    public let enabledAt: PAMOrigin?
+    /// The line of the service's file the PinGate line goes before; nil when
+    /// the file brings in no auth rule. In front of the password: before the
+    /// first include, substack or `@include` that brings in auth rules (so
+    /// that requisite checks such as pam_nologin above it keep their place),
+    /// otherwise before the first auth rule.
+    public let insertionLine: Int?
+    /// What a correct PIN there would skip that is more than the password:
+    /// every rule from that line on (a `sufficient` rule at the top of the
+    /// stack ends it), judged by `PAMPasswordModules`. A stack libpam cannot
+    /// use at all is one guard.
+    public let guards: [PAMGuard]
+
+    public init(_ stack: PAMStack) {
+        enabledAt = stack.rules.first(where: PAMPasswordModules.isPinGate)?.origin
+        let own = stack.fromOther ? [] : stack.rules
+        insertionLine = (own.first(where: \.throughInclude) ?? own.first)?.statementLine
+        if let failure = stack.failure {
+            guards = [PAMPasswordModules.guardFor(failure, file: stack.file)]
+        } else if let insertionLine {
+            guards = PAMPasswordModules.guards(at: own.indices.filter { own[$0].statementLine >= insertionLine }, of: own)
+        } else {
+            guards = []
+        }
+    }
+}
+
+/// A pam_pingate.so rule already in a stack, and what its success skips.
+public struct PAMPINRule: Equatable, Sendable {
+    public let rule: PAMRule
+    /// Guards its success passes over (`[Array<PAMRule>].skipped(bySuccessOf:)`):
+    /// a module added after PinGate was enabled, which a PIN now skips.
+    public let skippedGuards: [PAMGuard]
+
+    /// Every pam_pingate.so rule of `stack`, in order.
+    public static func all(in stack: PAMStack) -> [PAMPINRule] {
+        stack.rules.indices.filter { PAMPasswordModules.isPinGate(stack.rules[$0]) }.map { index in
+            PAMPINRule(rule: stack.rules[index],
+                       skippedGuards: PAMPasswordModules.guards(at: stack.rules.skipped(bySuccessOf: index), of: stack.rules))
+        }
+    }
+}
