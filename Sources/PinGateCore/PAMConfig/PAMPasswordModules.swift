@@ -6,6 +6,9 @@ public struct PAMGuard: Equatable, Hashable, Sendable {
     /// cannot use: `(unreadable:/etc/pam.d/NAME)`, `(nested-too-deep:...)`, ...
     public let name: String
     public let origin: PAMOrigin
+    /// The module path as the rule writes it (`pam_u2f.so`); nil for a rule
+    /// libpam cannot use.
+    public var writtenModule: String? = nil
 }
 
 /// What a PIN success may skip.
@@ -104,9 +107,9 @@ public enum PAMPasswordModules {
             case let .module(path, _):
                 if isPinGate(rule) { return nil }
                 let name = reportedName(path)
-                guard plain.contains(name) else { return PAMGuard(name: name, origin: rule.origin) }
+                guard plain.contains(name) else { return PAMGuard(name: name, origin: rule.origin, writtenModule: path.written) }
                 if name == "pam_deny", !isJumpedOverByAPasswordSuccess(index, of: rules) {
-                    return PAMGuard(name: "pam_deny(unconditional)", origin: rule.origin)
+                    return PAMGuard(name: "pam_deny(unconditional)", origin: rule.origin, writtenModule: path.written)
                 }
                 return nil
             }
