@@ -23,7 +23,7 @@ struct PAMEnableFactsTests {
         try root.stack("common-account", "account required pam_unix.so")
         try root.stack("login", "# login", "@include common-account", "auth requisite pam_nologin.so", "", "@include common-auth")
         let facts = PAMEnableFacts(root.read("login"))
-        #expect(facts.insertionLine == 5 && facts.guards.isEmpty && facts.enabledAt == nil)
+        #expect(facts.insertionLine == 5 && facts.guards.isEmpty && facts.pinGateRules.isEmpty)
     }
 
     @Test("without an include, the line goes before the first auth rule; without auth rules there is none")
@@ -90,9 +90,9 @@ struct PAMEnableFactsTests {
     func enabledThroughCommonAuth() throws {
         let root = try Self.root(commonAuth: ["auth [success=2 default=ignore] pam_pingate.so forward_pass"] + Self.debianCommonAuth)
         try root.stack("sudo", "@include common-auth")
-        #expect(PAMEnableFacts(root.read("sudo")).enabledAt == PAMOrigin(file: "/etc/pam.d/common-auth", line: 1))
+        #expect(PAMEnableFacts(root.read("sudo")).pinGateRules == [PAMOrigin(file: "/etc/pam.d/common-auth", line: 1)])
         try root.stack("login", "auth required pam_unix.so # was pam_pingate.so", "#auth sufficient pam_pingate.so")
-        #expect(PAMEnableFacts(root.read("login")).enabledAt == nil)
+        #expect(PAMEnableFacts(root.read("login")).pinGateRules.isEmpty)
     }
 
     @Test("pam-auth-update's jump skips only pam_unix and its pam_deny; a sufficient PinGate line skips the rest of the stack")
@@ -104,7 +104,7 @@ struct PAMEnableFactsTests {
         try root.stack("common-auth", Self.debianCommonAuth[0])
         try root.stack("swaylock", "auth sufficient pam_pingate.so forward_pass", "@include common-auth", "auth required pam_u2f.so")
         #expect(PAMPINRule.all(in: root.read("swaylock")).first?.skippedGuards == [
-            PAMGuard(name: "pam_u2f", origin: PAMOrigin(file: "/etc/pam.d/swaylock", line: 3)),
+            PAMGuard(name: "pam_u2f", origin: PAMOrigin(file: "/etc/pam.d/swaylock", line: 3), writtenModule: "pam_u2f.so"),
         ])
     }
 

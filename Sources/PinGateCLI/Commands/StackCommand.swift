@@ -11,7 +11,7 @@ import PinGateCore
 ///     # the auth stack of sudo as libpam reads it: /etc/pam.d/sudo
 ///     rule = /etc/pam.d/sudo:11 sufficient pam_pingate.so
 ///     rule = /etc/pam.d/common-auth:17 [success=1 default=ignore] pam_unix.so nullok
-///     enabled = /etc/pam.d/sudo:11
+///     pingate_rule = /etc/pam.d/sudo:11
 ///     insert_before = 11
 ///     guard = pam_u2f /etc/pam.d/sudo:14
 ///
@@ -20,12 +20,12 @@ import PinGateCore
 ///     {"service","file","from_other","failure","rules":[{"where","level",
 ///      "control","actions":{"success":"done",…},"kind":"module"|"substack"|
 ///      "failing","path","module","installed","silent","failure","arguments"}],
-///      "enabled","insert_before","guards":[{"module","where"}]}
+///      "pingate_rules","insert_before","guards":[{"module","where"}]}
 struct StackCommand: Command {
     static let name = "stack"
     static var abstract: String { L("show a PAM service's auth stack as libpam reads it, and what a PIN there would skip") }
     static var discussion: String {
-        HelpText.paragraph(L("Reads /etc/pam.d/SERVICE the way Debian 12's libpam (Linux-PAM 1.5.2) does — comments, continuations, [value=action] controls, include, substack and @include, a missing module, a line libpam cannot use — and prints its auth rules in the order libpam runs them, each with the file and line it comes from. Then what install.sh --enable needs: 'enabled' where the stack already runs pam_pingate.so, 'insert_before' the line the PinGate line would go before, and one 'guard' for each rule a correct PIN there would skip that is more than the password (a second factor, a lockout, a directory, an access check, a line libpam cannot read).")) + "\n\n"
+        HelpText.paragraph(L("Reads /etc/pam.d/SERVICE the way Debian 12's libpam (Linux-PAM 1.5.2) does — comments, continuations, [value=action] controls, include, substack and @include, a missing module, a line libpam cannot use — and prints its auth rules in the order libpam runs them, each with the file and line it comes from. Then what install.sh --enable needs: 'pingate_rule' for each rule that already runs pam_pingate.so, 'insert_before' the line the PinGate line would go before, and one 'guard' for each rule a correct PIN there would skip that is more than the password (a second factor, a lockout, a directory, an access check, a line libpam cannot read).")) + "\n\n"
             + HelpText.paragraph(L("Anyone may read this system's stacks; only root may read a staged root (--root)."))
     }
     static var exitStatuses: String? {
@@ -36,7 +36,7 @@ struct StackCommand: Command {
         let service = Positional("SERVICE", required: true, missing: L("missing SERVICE (a file name in /etc/pam.d, such as sudo)"))
         let root = Option<String>("--root", value: "DIR", rootOnly: true,
                                   help: L("read the stacks and modules of the staged root DIR (an absolute path) instead of this system's"))
-        let json = JSONOption(help: L("one JSON object: service, file, from_other, failure, rules (where, level, control, actions, kind, path, module, installed, silent, failure, arguments), enabled, insert_before, guards (module, where)"))
+        let json = JSONOption(help: L("one JSON object: service, file, from_other, failure, rules (where, level, control, actions, kind, path, module, installed, silent, failure, arguments), pingate_rules, insert_before, guards (module, where)"))
     }
     static let arguments = Arguments()
 

@@ -11,7 +11,7 @@ struct StackReport {
         facts = PAMEnableFacts(stack)
     }
 
-    /// A comment, then `rule`, `failure`, `enabled`, `insert_before` and
+    /// A comment, then `failure`, `rule`, `pingate_rule`, `insert_before` and
     /// `guard` lines. The keys and values are the same in every language
     /// (install.sh reads them); the comment and the notes in parentheses are
     /// translated.
@@ -19,7 +19,7 @@ struct StackReport {
         var lines = ["# " + heading]
         if let failure = stack.failure { lines.append("failure = " + Self.describe(failure)) }
         for rule in stack.rules { lines.append("rule = \(rule.origin) " + String(repeating: "  ", count: rule.level) + Self.text(of: rule)) }
-        if let enabledAt = facts.enabledAt { lines.append("enabled = \(enabledAt)") }
+        for origin in facts.pinGateRules { lines.append("pingate_rule = \(origin)") }
         if let line = facts.insertionLine { lines.append("insert_before = \(line)") }
         for guardRule in facts.guards { lines.append("guard = \(guardRule.name) \(guardRule.origin)") }
         return lines
@@ -82,7 +82,7 @@ struct StackReport {
             ("from_other", .bool(stack.fromOther)),
             ("failure", .optional(stack.failure.map(\.description))),
             ("rules", .array(stack.rules.map(Self.json))),
-            ("enabled", .optional(facts.enabledAt?.description)),
+            ("pingate_rules", .array(facts.pinGateRules.map { .string($0.description) })),
             ("insert_before", facts.insertionLine.map { .int($0) } ?? .null),
             ("guards", .array(facts.guards.map { .object([("module", .string($0.name)), ("where", .string($0.origin.description))]) })),
         ])

@@ -1,9 +1,10 @@
 /// What `install.sh --enable` needs to know about a service's auth stack
 /// before it puts `auth sufficient pam_pingate.so` in front of the password.
 public struct PAMEnableFacts: Equatable, Sendable {
-    /// The first rule that runs pam_pingate.so, if the stack already does
-    /// (in its own file, or in one it includes).
-    public let enabledAt: PAMOrigin?
+    /// Every rule that runs pam_pingate.so, in the service's file or in one
+    /// it includes (install.sh counts the service's own and common-auth's,
+    /// where pam-auth-update puts it).
+    public let pinGateRules: [PAMOrigin]
     /// The line of the service's file the PinGate line goes before; nil when
     /// the file brings in no auth rule. In front of the password: before the
     /// first include, substack or `@include` that brings in auth rules (so
@@ -17,7 +18,7 @@ public struct PAMEnableFacts: Equatable, Sendable {
     public let guards: [PAMGuard]
 
     public init(_ stack: PAMStack) {
-        enabledAt = stack.rules.first(where: PAMPasswordModules.isPinGate)?.origin
+        pinGateRules = stack.rules.filter(PAMPasswordModules.isPinGate).map(\.origin)
         let own = stack.fromOther ? [] : stack.rules
         insertionLine = (own.first(where: \.throughInclude) ?? own.first)?.statementLine
         if let failure = stack.failure {
