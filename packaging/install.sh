@@ -302,7 +302,8 @@ uses_pingate() {
     local name="${1##*/}" facts
     if stack_reader > /dev/null && [[ "$name" != *[A-Z]* ]]; then
         facts="$(stack_facts "$name" 2>/dev/null)" || return 0
-        grep -q "^pingate_rule = ${1#"$ROOT"}:" <<< "$facts"
+        local file="${1#"$ROOT"}"
+        grep -q "^pingate_rule = ${file//./\\.}:" <<< "$facts"
     else
         grep -Eq '^[[:space:]]*-?auth[[:space:]].*pam_pingate\.so' "$1"
     fi
@@ -355,7 +356,7 @@ replace_file() {
 # stack reads that (pam-auth-update's place). A rule in another included stack
 # (i3lock's `auth include login`) is that stack's own.
 enabled_already() {
-    if grep -q "^pingate_rule = /etc/pam.d/$2:" <<< "$1"; then
+    if grep -q "^pingate_rule = /etc/pam.d/${2//./\\.}:" <<< "$1"; then
         echo "uses pam_pingate.so"
     elif grep -q "^pingate_rule = /etc/pam.d/common-auth:" <<< "$1"; then
         echo "common-auth has pam_pingate.so: pam-auth-update enabled it everywhere"
