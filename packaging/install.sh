@@ -22,10 +22,13 @@
 #
 # --enable never weakens a stack: a PIN success skips every auth module after
 # the line it adds, so --enable first reads the whole auth stack from there on
-# (@include and `auth include|substack`, in DIR when --root) and refuses, before
-# building or installing anything, when any of those modules is more than the
-# password (a second factor, a lockout, a directory, an access check); see
-# PLAIN_PASSWORD_MODULES below. --force enables anyway and names what a PIN
+# and refuses, after building but before installing anything, when any of
+# those modules is more than the password (a second factor, a lockout, a
+# directory, an access check). The stack is read by `pingate stack` (the CLI
+# just built, with --root DIR when staged), the one reader of PAM stacks, which
+# follows libpam's own rules (comments, continuations, @include, `auth
+# include|substack`); the policy is in Sources/PinGateCore/PAMConfig/
+# PAMPasswordModules.swift. --force enables anyway and names what a PIN
 # success will skip. A password sign-in always passes the whole original stack.
 #
 # Exit status: 0 done, 1 failed (nothing half-installed is left behind for the
@@ -71,7 +74,8 @@ service_argument() {
                 SERVICE="$2"; SHIFT=2 ;;
         *) SERVICE="$1"; SHIFT=1 ;;
     esac
-    [[ "$SERVICE" =~ ^[A-Za-z0-9][A-Za-z0-9._-]*$ ]] || usage_error "'$SERVICE' is not a PAM service name"
+    # libpam looks a service up in lower case: /etc/pam.d/Sudo is never read for "Sudo".
+    [[ "$SERVICE" =~ ^[a-z0-9][a-z0-9._-]*$ ]] || usage_error "'$SERVICE' is not a PAM service name (lower case: libpam looks it up so)"
 }
 
 while [ $# -gt 0 ]; do
@@ -268,7 +272,42 @@ build() {
 
 # --- PAM stacks ----------------------------------------------------------------
 
-uses_pingate() { grep -Eq '^[[:space:]]*-?auth[[:space:]].*pam_pingate\.so' "$1"; }
+# stack_reader: the `pingate` that reads stacks, `pingate stack` (see
+# stack_facts): the one just built, or else the one installed.
+stack_reader() {
+    local cli
+    for cli in "$PINGATE_RELEASE_BIN/pingate" "$ROOT$PINGATE_CLI"; do
+        [ -x "$cli" ] && { echo "$cli"; return 0; }
+    done
+    return 1
+}
+
+# stack_facts SERVICE: what `pingate stack SERVICE` says of its auth stack, read
+# as libpam reads it (in DIR when --root): `rule`, `pingate_rule = FILE:LINE`,
+# `insert_before = LINE` and `guard = MODULE FILE:LINE` lines. Callers keep it
+# in a variable (FACTS) for the functions below; a failure ends install.sh.
+stack_facts() {
+    local cli
+    cli="$(stack_reader)" || die "no pingate to read /etc/pam.d/$1 with: build it first (run me without --no-build)"
+    LC_ALL=C "$cli" stack "$1" ${ROOT:+--root "$ROOT"} ||
+        die "pingate stack $1 could not read /etc/pam.d/$1 (nothing changed)"
+}
+
+# uses_pingate FILE: FILE (a stack of /etc/pam.d) has a pam_pingate.so rule of
+# its own. Without a pingate to ask (a broken installation), or for a name
+# libpam never looks up as a service (upper case: only an include reads it),
+# any auth line that names the module counts: better to keep the module than
+# break a stack.
+uses_pingate() {
+    local name="${1##*/}" facts
+    if stack_reader > /dev/null && [[ "$name" != *[A-Z]* ]]; then
+        facts="$(stack_facts "$name" 2>/dev/null)" || return 0
+        local file="${1#"$ROOT"}"
+        grep -q "^pingate_rule = ${file//./\\.}:" <<< "$facts"
+    else
+        grep -Eq '^[[:space:]]*-?auth[[:space:]].*pam_pingate\.so' "$1"
+    fi
+}
 
 # The line a stack enabled by an older install.sh has for swaylock and hyprlock:
 # a password success there skipped the rest of the stack, and it brought
@@ -312,171 +351,53 @@ replace_file() {
     mv -f "$staging" "$1"
 }
 
-# enabled_already SERVICE: prints why SERVICE already offers the PIN, or fails.
+# enabled_already FACTS SERVICE: prints why SERVICE already offers the PIN, or
+# fails: a pam_pingate.so rule in its own file, or in common-auth when its
+# stack reads that (pam-auth-update's place). A rule in another included stack
+# (i3lock's `auth include login`) is that stack's own.
 enabled_already() {
-    local file="$ROOT/etc/pam.d/$1" common="$ROOT/etc/pam.d/common-auth"
-    if uses_pingate "$file"; then
+    if grep -q "^pingate_rule = /etc/pam.d/${2//./\\.}:" <<< "$1"; then
         echo "uses pam_pingate.so"
-    elif grep -Eq '^[[:space:]]*@include[[:space:]]+common-auth' "$file" && [ -f "$common" ] && uses_pingate "$common"; then
+    elif grep -q "^pingate_rule = /etc/pam.d/common-auth:" <<< "$1"; then
         echo "common-auth has pam_pingate.so: pam-auth-update enabled it everywhere"
     else
         return 1
     fi
 }
 
-# insertion_line FILE: the number of the line --enable puts its lines before,
-# or nothing when FILE has no auth line. In front of the password: before
-# `@include common-auth` (or an include of another stack) when there is one, so
-# requisite checks such as pam_nologin above it keep their place; otherwise
-# before the first auth line.
-insertion_line() {
-    awk '
-        !target && /^[[:space:]]*(@include[[:space:]]+common-auth|-?auth[[:space:]]+(include|substack)[[:space:]])/ { target = NR }
-        !first && /^[[:space:]]*(-?auth[[:space:]]|@include[[:space:]]+common-auth)/ { first = NR }
-        END { if (target || first) print (target ? target : first) }' "$1"
-}
+# insertion_line FACTS: the number of the line of /etc/pam.d/SERVICE --enable
+# puts its lines before, or nothing when the file has no auth rule. In front of
+# the password: before the first @include or `auth include|substack` that
+# brings in auth rules, so requisite checks such as pam_nologin above it keep
+# their place; otherwise before the first auth rule.
+insertion_line() { sed -n 's/^insert_before = //p' <<< "$1"; }
 
 # --- what a PIN success may skip -------------------------------------------------
 #
 # `auth sufficient pam_pingate.so` ends the auth stack on a correct PIN, so every
-# auth module after it is skipped. That is the point for the password, and must
-# not happen to anything that guards more than the password. A module may be
-# skipped when skipping it takes nothing from the sign-in's security: it only
-# leaves the user with less, or it is the password itself:
-#
-#   pam_unix          the password itself: what the PIN stands in for (the PIN
-#                     has its own lockout, docs/design.md, "The lockout policy").
-#   pam_deny, pam_permit
-#                     structure around pam_unix (common-auth's skeleton). Only
-#                     a pam_deny that a password success jumps over
-#                     (`sufficient` or success=N/done earlier in its file) is
-#                     structure; one a password would reach is the admin
-#                     closing the service, and the PIN must not open it.
-#   pam_env, pam_faildelay, pam_cap, pam_group
-#                     no check: they set the environment, a delay after a
-#                     failure, capabilities or groups. Skipped, the user gets
-#                     fewer, never more (and the last two work in setcred).
-#   pam_nologin       keeps new logins out while /etc/nologin exists. Stacks
-#                     that start a login (login, gdm-password, lightdm) run it
-#                     before the PIN's line, so it still runs first there. A
-#                     PIN skips it only where a whole login stack is included
-#                     (Debian's i3lock and swaylock: `auth include login`):
-#                     unlocking a session its user already has, which is not
-#                     what /etc/nologin is for.
-#   pam_gnome_keyring, pam_kwallet, pam_kwallet5, pam_mount, pam_ecryptfs, pam_fscrypt
-#                     take the password to unlock something, they do not guard
-#                     the sign-in. Skipped, the keyring or the encrypted home
-#                     stays locked until the password is given; and no 4-digit
-#                     secret ever reaches them (docs/design.md, section 8).
-#
-# Everything else is refused unless --force, named for the admin to judge. Among
-# them, on purpose: second factors and alternative credentials (pam_u2f,
-# pam_google_authenticator, pam_oath, pam_yubico, pam_pkcs11, pam_fprintd);
-# lockouts (pam_faillock: its preauth keeps a locked account out, and an admin
-# may lock one on purpose); directories (pam_sss, pam_krb5, pam_ldap,
-# pam_winbind: the directory may have disabled the account or want its own
-# factor, and a local PIN would override it); access checks that happen to sit
-# after the include (pam_securetty, pam_succeed_if, pam_wheel, pam_access,
-# pam_listfile, pam_shells, pam_rootok: fine before the PIN, as in Debian's
-# gdm-password and su, where they still run first); pam_systemd_home (a homed record
-# may require a FIDO2 or PKCS#11 token, and homed's check is what unlocks the
-# home); pam_exec and anything unknown. A module given by a path outside the
-# system's security directories is never taken for the plain one of that name.
-# The control field is not weighed: a pam_fprintd that is only an alternative
-# is refused too — --force is the answer there.
-PLAIN_PASSWORD_MODULES="pam_unix pam_deny pam_permit pam_env pam_faildelay pam_cap pam_group pam_nologin
-    pam_gnome_keyring pam_kwallet pam_kwallet5 pam_mount pam_ecryptfs pam_fscrypt"
-INCLUDE_DEPTH_LIMIT=8
+# auth module after it is skipped: only the password may be. Which modules are
+# no more than the password (pam_unix, common-auth's structure, pam_env, the
+# keyring unlockers, ...), and why each of the others is refused, is written
+# once, in Sources/PinGateCore/PAMConfig/PAMPasswordModules.swift; `pingate
+# stack` applies it to the stack libpam reads.
 
-# auth_lines FILE: FILE's auth rules as "KIND NAME LINE", one a line. KIND is
-# `module` (NAME: pam_unix for pam_unix.so or /lib/.../security/pam_unix.so; the
-# path as written when it is anywhere else) or `include` (NAME: the stack named
-# by an @include or an `auth include|substack`). Read as libpam reads it: `#`
-# starts a comment, a backslash at the end joins the next line, the type is
-# case-insensitive and may have a leading `-`, a [value=action ...] control may
-# hold spaces. A pam_deny that no earlier success=N, success=done or sufficient
-# rule of the same file jumps over is named "pam_deny(unconditional)".
-auth_lines() {
-    awk '
-        { if (joined == "") start = NR }
-        /\\$/ { joined = joined substr($0, 1, length($0) - 1) " "; next }
-        {
-            text = joined $0; joined = ""
-            sub(/#.*/, "", text)
-            n = split(text, word)
-            if (n == 0) next
-            if (word[1] == "@include") { if (n >= 2) print "include", word[2], start; jumped_to = 0; next }
-            type = tolower(word[1]); sub(/^-/, "", type)
-            if (type != "auth" || n < 3) next
-            i = 2; control = word[i]
-            if (control ~ /^\[/) while (control !~ /\]$/ && i < n) control = control " " word[++i]
-            if (++i > n) next
-            control = tolower(control); rule++
-            if (control == "include" || control == "substack") { print "include", word[i], start; jumped_to = 0; next }
-            module = word[i]
-            if (module ~ /^((\/usr)?\/lib(\/[^\/]+)?\/security\/)?[^\/]+$/) { sub(/^.*\//, "", module); sub(/\.so$/, "", module) }
-            if (module == "pam_deny" && jumped_to < rule) module = "pam_deny(unconditional)"
-            print "module", module, start
-            if (control == "sufficient" || control ~ /success=done/) jumped_to = 1e9
-            else if (match(control, /success=[0-9]+/) && rule + substr(control, RSTART + 8, RLENGTH - 8) > jumped_to)
-                jumped_to = rule + substr(control, RSTART + 8, RLENGTH - 8)
-        }' "$1"
-}
+# skipped_guards FACTS: the modules a PIN success would skip that are more
+# than the password, as "MODULE WHERE" lines (WHERE: /etc/pam.d/NAME:LINE);
+# nothing when there are none. What libpam cannot read is a guard too, e.g.
+# "(unreadable:/etc/pam.d/NAME)", so that it is refused rather than trusted.
+skipped_guards() { sed -n 's/^guard = //p' <<< "$1"; }
 
-# pam_file NAME: the file libpam reads for an included stack NAME.
-pam_file() {
-    case "$1" in
-        /*) echo "$ROOT$1" ;;
-        *) echo "$ROOT/etc/pam.d/$1" ;;
-    esac
-}
-
-# modules_from FILE LINE [DEPTH]: every auth module libpam runs from LINE of FILE
-# on, includes followed, as "MODULE WHERE" (WHERE: /etc/pam.d/NAME:LINE). What
-# cannot be read is reported as a module too — "(unreadable:FILE)" or
-# "(nested-too-deep:NAME)" — so that it is refused rather than trusted.
-modules_from() {
-    local file="$1" from="$2" depth="${3:-0}" kind name line where included
-    while read -r kind name line; do
-        [ "$line" -ge "$from" ] || continue
-        where="${file#"$ROOT"}:$line"
-        if [ "$kind" = module ]; then
-            echo "$name $where"
-            continue
-        fi
-        included="$(pam_file "$name")"
-        if [ "$depth" -ge "$INCLUDE_DEPTH_LIMIT" ]; then
-            echo "(nested-too-deep:${included#"$ROOT"}) $where"
-        elif [ ! -f "$included" ] || [ ! -r "$included" ]; then
-            echo "(unreadable:${included#"$ROOT"}) $where"
-        else
-            modules_from "$included" 1 $((depth + 1))
-        fi
-    done < <(auth_lines "$file")
-}
-
-# skipped_guards SERVICE: the modules a PIN success in SERVICE would skip that
-# are more than the password, as "MODULE WHERE" lines; nothing when there are none.
-skipped_guards() {
-    local file="$ROOT/etc/pam.d/$1" at module where
-    at="$(insertion_line "$file")"
-    [ -n "$at" ] || return 0
-    modules_from "$file" "$at" | while read -r module where; do
-        case " ${PLAIN_PASSWORD_MODULES//$'\n'/ } pam_pingate " in *" $module "*) continue ;; esac
-        echo "$module $where"
-    done
-}
-
-# refuse_weakening_enables: before anything is built or installed, check every
-# --enable; unless --force, refuse them all (exit 2, nothing changed) when one
-# of them would let a PIN skip more than the password.
+# refuse_weakening_enables: after the build, before anything is installed,
+# check every --enable; unless --force, refuse them all (exit 2, nothing
+# changed) when one of them would let a PIN skip more than the password.
 refuse_weakening_enables() {
-    local service guards refused=0
+    local service facts guards refused=0
     [ "$FORCE" = 0 ] || return 0
     for service in "${ENABLE[@]}"; do
         [ -f "$ROOT/etc/pam.d/$service" ] || continue   # enable_service says so
-        enabled_already "$service" > /dev/null && continue
-        guards="$(skipped_guards "$service")"
+        facts="$(stack_facts "$service")" || exit 1
+        enabled_already "$facts" "$service" > /dev/null && continue
+        guards="$(skipped_guards "$facts")"
         [ -n "$guards" ] || continue
         {
             echo "install.sh: refusing --enable $service: a correct PIN would skip these auth modules of /etc/pam.d/$service, which do more than check the password:"
@@ -491,10 +412,11 @@ refuse_weakening_enables() {
 }
 
 enable_service() {
-    local service="$1" file="$ROOT/etc/pam.d/$1" backup lines result at reason guards
+    local service="$1" file="$ROOT/etc/pam.d/$1" backup lines result at reason guards facts
     backup="$file$BACKUP_SUFFIX"
     [ -f "$file" ] || die "$file does not exist: is $service installed? (nothing changed)"
-    if reason="$(enabled_already "$service")"; then
+    facts="$(stack_facts "$service")" || exit 1
+    if reason="$(enabled_already "$facts" "$service")"; then
         say unchanged "/etc/pam.d/$service ($reason)"
         if grep -qxF "$OLD_LOCKER_UNIX_LINE" "$file"; then
             echo "warning: /etc/pam.d/$service has the pam_unix line an older install.sh added: a password there skips the rest of the stack, and nullok lets an empty password in. Run --disable $service, then --enable $service again." >&2
@@ -509,9 +431,9 @@ enable_service() {
         "  ") echo "warning: cannot read the services of $PINGATE_CONF (see: pingate policy check)" >&2 ;;
         *) echo "warning: $service is not in the services of $PINGATE_CONF (services = $offered): no PIN is offered there until you add it" >&2 ;;
     esac
-    at="$(insertion_line "$file")"
+    at="$(insertion_line "$facts")"
     [ -n "$at" ] || die "$file has no auth line: nothing to put the PIN in front of (nothing changed)"
-    guards="$(skipped_guards "$service")"
+    guards="$(skipped_guards "$facts")"
     if [ ! -e "$backup" ]; then
         cp -p "$file" "$backup"
         say "backed up" "/etc/pam.d/$service to $service$BACKUP_SUFFIX"
@@ -563,12 +485,12 @@ services_enabled_here() {
 # --- actions -------------------------------------------------------------------
 
 do_install() {
-    refuse_weakening_enables
     if [ "$BUILD" = 1 ]; then
         build
     elif [ -z "$ROOT" ]; then
         ensure_packages "${RUNTIME_PACKAGES[@]}"
     fi
+    refuse_weakening_enables   # with the pingate just built, before anything is installed
     echo "Installing PinGate $PINGATE_VERSION${ROOT:+ into $ROOT}:"
     ensure_group
     local destination mode owner group kind source

@@ -37,7 +37,7 @@ test_version_prints_0_1_0() {
 test_help_goes_to_stdout_for_every_command() {
     run "$PINGATE" --help
     assert_eq 0 "$rc"; assert_contains "$out" "enroll"; assert_eq "" "$err" "stderr"
-    for command in enroll change remove status unlock list verify policy doctor init help; do
+    for command in enroll change remove status unlock list verify policy doctor stack init help; do
         run "$PINGATE" "$command" --help
         assert_eq 0 "$rc" "$command --help exit"; assert_contains "$out" "usage: pingate $command"
         run "$PINGATE" help "$command"

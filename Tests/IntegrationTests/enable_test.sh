@@ -149,6 +149,27 @@ test_enable_refuses_a_service_the_admin_closed_with_pam_deny() {
     assert_not_contains "$out" "common-auth" "the refusal (common-auth's pam_deny is jumped over)"
 }
 
+# libpam ends a comment at its line, backslash or not (the awk reader joined
+# the next line to it and never saw the second factor).
+test_enable_refuses_a_second_factor_after_a_comment_ending_in_a_backslash() {
+    stage_root
+    printf '%s\n' '# a second factor for admins \' 'auth required pam_google_authenticator.so' >> "$STAGE/etc/pam.d/sudo"
+    install_staged --enable sudo
+    assert_eq 2 "$rc" "exit status (output: $out)"
+    assert_contains "$out" "pam_google_authenticator"
+    assert_contains "$out" "/etc/pam.d/sudo:$(grep -c '' "$STAGE/etc/pam.d/sudo")"
+}
+
+# libpam ends a [...] control at its ], space or not (the awk reader dropped
+# the rule: its control never closed).
+test_enable_refuses_a_second_factor_whose_control_touches_its_path() {
+    stage_root
+    printf '%s\n' 'auth [success=ok default=die]pam_u2f.so cue' >> "$STAGE/etc/pam.d/sudo"
+    install_staged --enable sudo
+    assert_eq 2 "$rc" "exit status (output: $out)"
+    assert_contains "$out" "pam_u2f"
+}
+
 test_force_enables_and_names_the_modules_a_pin_skips() {
     stage_root
     stage_guarded_common_auth
@@ -255,6 +276,24 @@ test_a_pin_at_swaylock_still_signs_in_with_one_prompt() {
     sign_in swaylock pgenable "$TEST_PIN"
     assert_eq PAM_SUCCESS "$result" "PIN sign-in (transcript: $out)"
     assert_eq 1 "$(prompts)" "prompts (transcript: $out)"
+}
+
+# --- doctor ----------------------------------------------------------------------
+
+# --enable refuses a second factor behind the PIN; one added afterwards is
+# doctor's to find, with its file and line. A comment naming the module is no rule.
+test_doctor_flags_a_second_factor_added_after_enabling() {
+    install_here --enable sudo
+    /usr/sbin/pingate doctor > "$OVERLAY/doctor.out" 2>&1 || true
+    assert_eq "note    pam_pingate.so is used by /etc/pam.d/: pingate-lock, sudo" "$(grep 'is used by' "$OVERLAY/doctor.out")" "doctor after --enable"
+    assert_not_contains "$(cat "$OVERLAY/doctor.out")" "a correct PIN now skips" "doctor after --enable"
+    echo "auth    required    pam_u2f.so cue" >> /etc/pam.d/sudo
+    echo "auth    required    pam_unix.so   # was pam_pingate.so" >> /etc/pam.d/su
+    local rc=0
+    out="$(/usr/sbin/pingate doctor 2>&1)" || rc=$?
+    assert_eq 5 "$rc" "doctor's exit status (output: $out)"
+    assert_contains "$out" "a correct PIN now skips pam_u2f.so (/etc/pam.d/sudo:$(grep -c '' /etc/pam.d/sudo)), added after PinGate was enabled"
+    assert_eq "note    pam_pingate.so is used by /etc/pam.d/: pingate-lock, sudo" "$(grep 'is used by' <<< "$out")" "the stacks doctor lists"
 }
 
 # Every test starts from the original system.

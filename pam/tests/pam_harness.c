@@ -3,6 +3,9 @@
  * config directory (pam_start_confdir, Linux-PAM >= 1.4), so module tests
  * need no root and no change to /etc/pam.d.
  *
+ * Without --confdir it reads the system's stacks as any application does
+ * (/etc/pam.d, then /usr/lib/pam.d, then "other").
+ *
  * Prints a transcript on stdout, one line per conversation message:
  *   PROMPT_ECHO_OFF <text> | PROMPT_ECHO_ON <text> | INFO <text> | ERROR <text>
  * (a newline inside a message is printed as "\n"), answers prompts with
@@ -21,7 +24,7 @@
  *   HOST_CHILD reaped|lost
  * — whether the application still learnt of its own child's exit.
  *
- * usage: pam_harness --confdir DIR --service NAME --user USER [--rhost H]
+ * usage: pam_harness [--confdir DIR] --service NAME --user USER [--rhost H]
  *                    [--ruser NAME] [--tty T] [--silent] [--authtok TEXT]
  *                    [--env NAME=VALUE]... [--host-child]
  */
@@ -119,7 +122,7 @@ fail:
 
 static void usage(void)
 {
-	fputs("usage: pam_harness --confdir DIR --service NAME --user USER [--rhost H] "
+	fputs("usage: pam_harness [--confdir DIR] --service NAME --user USER [--rhost H] "
 	      "[--ruser NAME] [--tty T] [--silent] [--authtok TEXT] [--env NAME=VALUE]... [--host-child]\n", stderr);
 	exit(2);
 }
@@ -190,7 +193,7 @@ int main(int argc, char **argv)
 		default: usage();
 		}
 	}
-	if (confdir == NULL || service == NULL || user == NULL || optind != argc)
+	if (service == NULL || user == NULL || optind != argc)
 		usage();
 
 	rc = pam_start_confdir(service, user, &conv, confdir, &pamh);

@@ -182,11 +182,24 @@ struct Doctor {
         }
     }
 
+    /// The services whose auth stack, as libpam reads it, runs pam_pingate.so
+    /// (a comment naming it is no rule); and for each, any guard a correct
+    /// PIN now skips: --enable refuses those, so it came later (or --force).
     private mutating func checkStacks() {
-        let users = directoryEntries(Doctor.pamDirectory).filter { name in
-            guard let text = (try? readSmallFile(Doctor.pamDirectory + "/" + name, limit: 1 << 20)) ?? nil else { return false }
-            return text.split(separator: "\n").contains { line in
-                !line.drop(while: { $0 == " " || $0 == "\t" }).hasPrefix("#") && line.contains("pam_pingate.so")
+        let reader = PAMStackReader()
+        var users: [String] = []
+        var reported: Set<PAMGuard> = []
+        for name in directoryEntries(Doctor.pamDirectory) {
+            let stack = reader.authStack(service: name)
+            // A name libpam would not look up as it is (upper case), or a file without auth rules.
+            guard stack.file == Doctor.pamDirectory + "/" + name, !stack.fromOther else { continue }
+            let pinRules = PAMPINRule.all(in: stack)
+            guard !pinRules.isEmpty else { continue }
+            users.append(name)
+            for skipped in pinRules.flatMap(\.skippedGuards) where reported.insert(skipped).inserted {
+                add(.problem, L("a correct PIN now skips %s (%s), added after PinGate was enabled; move it before pam_pingate.so or run install.sh --disable/--enable",
+                                skipped.writtenModule ?? skipped.name, skipped.origin.description),
+                    fix: L("see 'pingate stack %s' for the stack as libpam reads it", name))
             }
         }
         if users.isEmpty {

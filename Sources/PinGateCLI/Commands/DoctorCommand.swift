@@ -7,7 +7,7 @@ struct DoctorCommand: Command {
     static let name = "doctor"
     static var abstract: String { L("check the installation: group, store, key, records, config, helper, module (root)") }
     static var discussion: String {
-        HelpText.paragraph(L("Checks that the group '%s' exists; the store is root:pingate 0750 and not a symbolic link; the machine key is root:pingate 0640 and 32 bytes; every record is root:pingate 0660 and readable; pingate.conf parses; the helper is root:pingate %s; the PAM module is installed root 0644. It also lists the /etc/pam.d files that use pam_pingate.so. Each problem is printed with the command that fixes it.", StoreLocation.groupName, String(PINGATE_HELPER_MODE, radix: 8)))
+        HelpText.paragraph(L("Checks that the group '%s' exists; the store is root:pingate 0750 and not a symbolic link; the machine key is root:pingate 0640 and 32 bytes; every record is root:pingate 0660 and readable; pingate.conf parses; the helper is root:pingate %s; the PAM module is installed root 0644. It also lists the services whose auth stack runs pam_pingate.so, read as libpam reads it (pingate stack), and reports a module after it that a correct PIN now skips: a second factor, a lockout or anything else more than the password, added after PinGate was enabled. Each problem is printed with the command that fixes it.", StoreLocation.groupName, String(PINGATE_HELPER_MODE, radix: 8)))
     }
     static var exitStatuses: String? {
         HelpText.paragraph(L("Exit status: 0 no problem found; 3 not root; 5 problems found."))

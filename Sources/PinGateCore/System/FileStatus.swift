@@ -33,6 +33,13 @@ public struct FileStatus: Sendable {
         self.init(raw)
     }
 
+    /// stat(2): the status of what `path` names, symbolic links followed.
+    public init(following path: String) throws {
+        var raw = stat()
+        _ = try retryingOnInterrupt { fstatat(AT_FDCWD, path, &raw, 0) }
+        self.init(raw)
+    }
+
     /// The file types PinGate tells apart (S_IFMT of the mode).
     public enum FileType: Sendable {
         /// S_IFREG
