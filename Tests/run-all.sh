@@ -21,7 +21,7 @@ export PATH="/opt/swift/usr/bin:$PATH"
 APT_PACKAGES=(libpam0g-dev libsodium-dev libsystemd-dev pamtester sudo gettext valgrind openssl
               libpam-runtime libpam-modules util-linux locales fakeroot lintian
               chrpath dpkg-dev python3
-              gcc make binutils procps                    # cc, make; nm, readelf, strings; ps, pgrep, pkill, kill
+              gcc make binutils procps strace             # cc, make; nm, readelf, strings; ps, pgrep, pkill, kill; stopping at exit
               pkexec polkitd dbus-daemon dbus-bin          # polkit_test.sh: real pkexec, polkitd, a bus
               libx11-dev libxrandr-dev libcairo2-dev libpango1.0-dev fonts-noto-cjk
               xvfb xdotool imagemagick x11-utils x11-xserver-utils x11-apps xss-lock   # pingate-lock and lock_test.sh (xrandr, xrdb, xwd)

@@ -6,13 +6,32 @@ import PinGateCore
 public struct LockScreen {
     public enum Mode: Equatable, Sendable { case pin, pattern, password }
 
-    /// A finished entry to check: a copy of what was typed, in storage of its
-    /// own, the entry's own already zeroed. LockScreen keeps no reference to
-    /// these bytes; wiping them is the receiver's job.
+    /// A finished entry to check, as `SecretBytes`: one copy, passed on by
+    /// reference and wiped when the last holder lets go. The entry's own
+    /// bytes, and the scratch they were moved through, are already zeroed.
     public enum Submission: Equatable {
-        case pin([UInt8])
-        case pattern([UInt8])
-        case password([UInt8])
+        case pin(SecretBytes)
+        case pattern(SecretBytes)
+        case password(SecretBytes)
+
+        public var secret: SecretBytes {
+            switch self { case let .pin(bytes), let .pattern(bytes), let .password(bytes): bytes }
+        }
+
+        public static func == (a: Submission, b: Submission) -> Bool {
+            switch (a, b) {
+            case (.pin, .pin), (.pattern, .pattern), (.password, .password): a.secret.constantTimeEquals(b.secret)
+            default: false
+            }
+        }
+
+        /// The secret of `bytes`, which are wiped: the scratch a secret
+        /// passed through is zero before it is dropped.
+        static func sealing(_ bytes: inout [UInt8]) -> SecretBytes {
+            let secret = SecretBytes(bytes)
+            bytes.wipe()
+            return secret
+        }
     }
 
     public enum Reaction: Equatable {
@@ -96,9 +115,17 @@ public struct LockScreen {
         case let .release(button, _, _):
             guard button == 1, mode == .pattern, pattern?.isTracing == true else { return .nothing }
             pointer = nil
-            guard let path = pattern?.finish() else { return .redraw }
-            return .submit(.pattern(PatternEntry.text(of: path)))
+            guard var path = pattern?.finish() else { return .redraw }
+            return .submit(.pattern(Self.patternSecret(&path)))
         }
+    }
+
+    /// A drawn path as its text ("1-5-9-6"), sealed; the path's cells and the
+    /// text's scratch are wiped on the way.
+    private static func patternSecret(_ path: inout [Int]) -> SecretBytes {
+        var text = PatternEntry.text(of: path)
+        path.wipe()
+        return Submission.sealing(&text)
     }
 
     private mutating func handleKey(_ keysym: UInt32, _ character: Unicode.Scalar?) -> Reaction {
@@ -122,42 +149,43 @@ public struct LockScreen {
         case Keysym.backSpace: pin?.backspace()
         case Keysym.escape: pin?.clear()
         case Keysym.return, Keysym.keypadEnter:
-            guard let typed = pin?.submit() else { return .nothing }
-            return .submit(.pin(typed))
+            guard var typed = pin?.submit() else { return .nothing }
+            return .submit(.pin(Submission.sealing(&typed)))
         default: return .nothing
         }
         return .redraw
     }
 
     private mutating func typeDigit(_ digit: Int) -> Reaction {
-        guard let typed = pin?.type(digit) else { return .redraw }
-        return .submit(.pin(typed))
+        guard var typed = pin?.type(digit) else { return .redraw }
+        return .submit(.pin(Submission.sealing(&typed)))
     }
 
+    /// Edits the pattern in place (`pattern?.…`): a copy of the entry would
+    /// copy its cells, and the old storage would be freed unwiped.
     private mutating func patternKey(_ keysym: UInt32) -> Reaction {
-        guard var entry = pattern else { return .nothing }
-        defer { pattern = entry }
-        if entry.grid.size == 3 {
+        guard let grid = pattern?.grid else { return .nothing }
+        if grid.size == 3 {
             if let digit = Keysym.keypadDigit(keysym), let cell = PatternEntry.cellForKeypadDigit(digit) {
-                entry.join(cell)
+                pattern?.join(cell)
                 return .redraw
             }
             if let digit = Keysym.rowDigit(keysym), digit >= 1 {
-                entry.join(digit)  // the digit keys name cells by number, as the legend does
+                pattern?.join(digit)  // the digit keys name cells by number, as the legend does
                 return .redraw
             }
         }
         switch keysym {
-        case Keysym.left: entry.moveCursor(rows: 0, columns: -1)
-        case Keysym.right: entry.moveCursor(rows: 0, columns: 1)
-        case Keysym.up: entry.moveCursor(rows: -1, columns: 0)
-        case Keysym.down: entry.moveCursor(rows: 1, columns: 0)
-        case Keysym.space, Keysym.keypadSpace: entry.join(entry.cursor)
-        case Keysym.backSpace: entry.removeLast()
-        case Keysym.escape: entry.clear()
+        case Keysym.left: pattern?.moveCursor(rows: 0, columns: -1)
+        case Keysym.right: pattern?.moveCursor(rows: 0, columns: 1)
+        case Keysym.up: pattern?.moveCursor(rows: -1, columns: 0)
+        case Keysym.down: pattern?.moveCursor(rows: 1, columns: 0)
+        case Keysym.space, Keysym.keypadSpace: if let cursor = pattern?.cursor { pattern?.join(cursor) }
+        case Keysym.backSpace: pattern?.removeLast()
+        case Keysym.escape: pattern?.clear()
         case _ where Keysym.isSubmit(keysym):
-            guard let path = entry.take() else { return .nothing }
-            return .submit(.pattern(PatternEntry.text(of: path)))
+            guard var path = pattern?.take() else { return .nothing }
+            return .submit(.pattern(Self.patternSecret(&path)))
         default: return .nothing
         }
         return .redraw
@@ -167,7 +195,8 @@ public struct LockScreen {
         switch keysym {
         case _ where Keysym.isSubmit(keysym):
             guard password.characterCount > 0 else { return .nothing }
-            return .submit(.password(password.take()))
+            var typed = password.take()
+            return .submit(.password(Submission.sealing(&typed)))
         case Keysym.backSpace: password.backspace()
         case Keysym.escape: password.clear()
         default:

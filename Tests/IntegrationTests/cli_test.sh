@@ -320,6 +320,60 @@ test_status_and_verify_tell_the_owner_of_failed_attempts_once() {
     assert_not_contains "$out" "failed PIN attempt" "the next verify"
 }
 
+# stopped_at_exit PIDFILE COMMAND...: COMMAND under strace, which turns its
+# exit into a stop (the binaries that ship, no test seam); prints its pid once
+# it is stopped there. The caller kills it.
+stopped_at_exit() {
+    local tracer pid="" i
+    strace -o /dev/null -e trace=exit_group,exit -e inject=exit_group,exit:error=EINTR:signal=SIGSTOP "$@" \
+        < "$SANDBOX/memscan-in" > /dev/null 2>&1 &
+    tracer=$!
+    for i in $(seq 100); do
+        pid=$(pgrep -P "$tracer" | head -1)
+        [ -n "$pid" ] && grep -q '^State:[[:space:]]*t' "/proc/$pid/status" 2>/dev/null && break
+        sleep 0.05
+    done
+    echo "$pid"
+}
+
+# Secrets wipe themselves: the release CLI (root's verify, in process) and
+# the setgid helper (a user's request), each stopped just before it exits,
+# hold no copy of the PIN typed into them (read from /proc/PID/mem as root;
+# the user's name must be found, so the scan cannot pass by reading nothing).
+test_no_copy_of_a_typed_pin_is_left_in_the_cli_or_the_helper() {
+    store_reset
+    printf 'pin_max_length = 12\n' >> /etc/pingate/pingate.conf
+    enroll_pin pgalice 482915736047
+    local wrong=739146285013 pid scan
+    printf '%s\n' "$wrong" > "$SANDBOX/memscan-in"
+    pid=$(stopped_at_exit "$PINGATE" verify pgalice --stdin)
+    [ -n "$pid" ] || fail "the CLI did not stop at its exit"
+    scan=$(python3 "$here/memscan.py" --control pgalice --secret "$wrong" "$pid") || { kill -9 "$pid"; fail "CLI: $scan"; }
+    kill -9 "$pid"; wait 2>/dev/null || true
+    echo "    CLI: $scan"
+    wrong=739146285014  # another: the same wrong PIN again is not counted
+    printf 'pingate-verify/1\nop=verify\nuser=pgalice\nsecret=%s\n' "$wrong" > "$SANDBOX/memscan-in"
+    pid=$(stopped_at_exit setpriv --reuid=pgalice --regid=pgalice --clear-groups --reset-env -- "$HELPER")
+    [ -n "$pid" ] || fail "the helper did not stop at its exit"
+    scan=$(python3 "$here/memscan.py" --control pgalice --secret "$wrong" "$pid") || { kill -9 "$pid"; fail "helper: $scan"; }
+    kill -9 "$pid"; wait 2>/dev/null || true
+    echo "    helper: $scan"
+    # A user's CLI, which hands the PIN to the helper (not traced: it keeps its group).
+    wrong=739146285015
+    printf '%s\n' "$wrong" > "$SANDBOX/memscan-in"
+    pid=$(stopped_at_exit setpriv --reuid=pgalice --regid=pgalice --clear-groups --reset-env -- "$PINGATE" verify pgalice --stdin)
+    [ -n "$pid" ] || fail "the user's CLI did not stop at its exit"
+    scan=$(python3 "$here/memscan.py" --control pgalice --secret "$wrong" "$pid") || { kill -9 "$pid"; fail "user's CLI: $scan"; }
+    kill -9 "$pid"; wait 2>/dev/null || true
+    echo "    user's CLI: $scan"
+    assert_eq 3 "$(record_failures pgalice)" "the three wrong PINs were counted"
+    # The scan finds a secret that is there: a process that keeps it.
+    python3 -c 'import sys, time; kept = sys.argv[1] + ""; time.sleep(30)' "$wrong" & pid=$!
+    sleep 0.3
+    ! python3 "$here/memscan.py" --control python --secret "$wrong" "$pid" > /dev/null || { kill "$pid"; fail "the scan missed a kept secret"; }
+    kill "$pid"; wait 2>/dev/null || true
+}
+
 # --- change -------------------------------------------------------------------
 
 test_root_changes_anyones_credential_without_the_current_one() {

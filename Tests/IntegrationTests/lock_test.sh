@@ -174,6 +174,29 @@ test_the_dialog_tells_of_failed_attempts_once() {
     assert_eq 0 "$unseen" "failed attempts not yet told once the dialog showed them"
 }
 
+# Secrets wipe themselves: once a wrong PIN and a wrong password have been
+# answered, no copy of either is left in the memory of the locker or its UI,
+# which keep running (read from /proc/PID/mem as root; the user's name must
+# be found, so the scan cannot pass by reading nothing).
+test_no_copy_of_a_typed_secret_is_left_in_the_lock_screens_memory() {
+    need_cli; fresh
+    printf 'pin_max_length = 12\n' >> /etc/pingate/pingate.conf
+    enroll pgalice 482915736047 --pin
+    start_lock
+    local wrong_pin=739146285013 wrong_password=Sentinel-Pass-5f3a9c
+    xdo type --delay 30 "$wrong_pin"
+    wait_for_log "message: Wrong PIN" || fail "no wrong-PIN message: $(cat "$LOG")"
+    xdo key Tab
+    xdo type --delay 20 "$wrong_password"
+    xdo key Return
+    wait_for_log "message: Wrong password" 1 15 || fail "no wrong-password message: $(cat "$LOG")"
+    assert_locked
+    local scan
+    scan=$(python3 "$here/memscan.py" --control pgalice --secret "$wrong_pin" --secret "$wrong_password" \
+        "$LOCK_PID" "$(ui_pid)") || fail "a typed secret is still in memory: $scan"
+    echo "    $scan"
+}
+
 test_wrong_pin_stays_locked_counts_and_says_so() {
     need_cli; fresh
     enroll pgalice "$TEST_PIN" --pin

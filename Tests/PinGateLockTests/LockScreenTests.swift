@@ -13,7 +13,7 @@ func digitKey(_ digit: Int) -> InputEvent { key(Keysym.digit0 + UInt32(digit), C
 func text(_ submission: LockScreen.Reaction) -> String? {
     switch submission {
     case let .submit(.pin(bytes)), let .submit(.pattern(bytes)), let .submit(.password(bytes)):
-        return String(decoding: bytes, as: UTF8.self)
+        return bytes.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
     default: return nil
     }
 }

@@ -1,5 +1,6 @@
 import CPAM
 import CPinGateContract
+import PinGateCore
 import Glibc
 
 /// PAM for the lock screen: service `pingate-lock`, run as the user, one
@@ -31,11 +32,12 @@ enum Authenticator {
 
     final class Conversation {
         let mode: Mode
-        var secret: [UInt8]
+        /// The submission's own secret, by reference: no copy is made here.
+        let secret: SecretBytes
         var answered = false
         var messages: [String] = []
 
-        init(mode: Mode, secret: [UInt8]) { (self.mode, self.secret) = (mode, secret) }
+        init(mode: Mode, secret: SecretBytes) { (self.mode, self.secret) = (mode, secret) }
 
         func isModulePrompt(_ text: String) -> Bool {
             Authenticator.modulePrompts.contains { $0 == text || Localization.translation(of: $0) == text }
@@ -46,20 +48,17 @@ enum Authenticator {
             let wanted = isModulePrompt(prompt) == (mode == .credential)
             guard wanted, !answered, let copy = malloc(secret.count + 1)?.assumingMemoryBound(to: CChar.self) else { return nil }
             answered = true
+            // The one copy PAM gets, as it wants it (a malloc'd C string it
+            // frees): the module and pam_unix wipe their answers before that.
             let bytes = UnsafeMutableRawPointer(copy).assumingMemoryBound(to: UInt8.self)
-            for index in secret.indices { bytes[index] = secret[index] }
+            secret.withUnsafeBytes { for index in 0..<$0.count { bytes[index] = $0[index] } }
             bytes[secret.count] = 0
             return copy
         }
-
-        func wipe() {
-            for index in secret.indices { secret[index] = 0 }
-        }
     }
 
-    static func authenticate(user: String, secret: [UInt8], mode: Mode) -> Result {
-        let conversation = Conversation(mode: mode, secret: secret.isEmpty ? [0] : secret)
-        defer { conversation.wipe() }
+    static func authenticate(user: String, secret: SecretBytes, mode: Mode) -> Result {
+        let conversation = Conversation(mode: mode, secret: secret)
         var conv = pam_conv(conv: converse, appdata_ptr: Unmanaged.passUnretained(conversation).toOpaque())
         var handle: OpaquePointer?
         var result = Result()

@@ -21,7 +21,7 @@ final class UIProcess {
     private var messageIsAlert = false
     private var feedback: Scene.Feedback = .none
     private var wrongSince = 0.0
-    private var refusedPath: [Int] = []
+    private var refusedPath = [Int](secretScratchCapacity: PatternGrid.supportedSizes.upperBound * PatternGrid.supportedSizes.upperBound)
     /// When a locked PIN or pattern may be used again (monotonic seconds).
     private var lockedUntil = 0.0
     private var reader = InputEventReader()
@@ -188,21 +188,16 @@ final class UIProcess {
     }
 
     private func submit(_ submission: LockScreen.Submission) {
-        var secret: [UInt8]
         let mode = lock.mode
-        switch submission {
-        case let .pin(bytes), let .password(bytes): secret = bytes
-        case let .pattern(bytes):
-            secret = bytes
-            refusedPath = bytes.split(separator: UInt8(ascii: "-")).compactMap { Int(String(decoding: $0, as: UTF8.self)) }
-        }
+        if case let .pattern(text) = submission { showRefused(text) }
         feedback = .checking
         show(Texts.checking(), alert: false)
         XSync(display, 0)
         let started = monotonicSeconds()
-        let result = Authenticator.authenticate(user: userName, secret: secret,
+        // The secret goes on by reference: no copy is made here, and it is
+        // wiped when the submission, its last holder, is dropped.
+        let result = Authenticator.authenticate(user: userName, secret: submission.secret,
                                                 mode: mode == .password ? .password : .credential)
-        for index in secret.indices { secret[index] = 0 }
         Diagnostics.trace("PAM answered in \(Int((monotonicSeconds() - started) * 1000)) ms: \(result.succeeded ? "success" : "failure")")
         if result.succeeded { unlock() }
         if let problem = result.accountProblem {
@@ -236,6 +231,29 @@ final class UIProcess {
         }
     }
 
+    /// The drawn path, to show in red after a refusal: its cells in scratch
+    /// storage reserved once, wiped when the feedback ends.
+    private func showRefused(_ text: SecretBytes) {
+        clearRefused()
+        var cell = 0
+        for index in 0..<text.count {
+            let byte = text[index]
+            if byte == UInt8(ascii: "-") {
+                refusedPath.appendWithinCapacity(cell)
+                cell = 0
+            } else if byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+                cell = cell * 10 + Int(byte - UInt8(ascii: "0"))
+            }
+        }
+        if text.count > 0 { refusedPath.appendWithinCapacity(cell) }
+        cell = 0
+    }
+
+    private func clearRefused() {
+        refusedPath.wipe()
+        refusedPath.removeAll(keepingCapacity: true)
+    }
+
     private func unlock() -> Never {
         try? FileDescriptor(rawValue: UIProcess.statusFD).writeAll(Array("unlocked\n".utf8))
         close(UIProcess.statusFD)
@@ -257,7 +275,7 @@ final class UIProcess {
 
     private func finishWrongFeedback() {
         feedback = .none
-        refusedPath = []
+        clearRefused()
     }
 
     /// Once per loop: the wrong-entry animation, the clock, the lockout countdown.
