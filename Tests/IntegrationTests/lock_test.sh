@@ -188,6 +188,10 @@ test_no_copy_of_a_typed_secret_is_left_in_the_lock_screens_memory() {
     wait_for_log "message: Wrong PIN" || fail "no wrong-PIN message: $(cat "$LOG")"
     xdo key Tab
     xdo type --delay 20 "$wrong_password"
+    sleep 0.3
+    # While it is in the field, the scan must see it: it reads what the UI holds.
+    python3 "$here/memscan.py" --control pgalice --secret "$wrong_password" "$(ui_pid)" > /dev/null &&
+        fail "the scan did not find the password while it was typed"
     xdo key Return
     wait_for_log "message: Wrong password" 1 15 || fail "no wrong-password message: $(cat "$LOG")"
     assert_locked
