@@ -327,7 +327,10 @@ OLD_LOCKER_UNIX_LINE="auth       sufficient pam_unix.so use_first_pass nullok"
 stack_lines() {
     echo "$MARKER"
     case "$1" in
-        swaylock|hyprlock) echo "auth       sufficient pam_pingate.so forward_pass" ;;
+        # They drop info lines: nonotice keeps the failed-attempt notice for
+        # a sign-in that shows it, rather than spending it unread.
+        swaylock|hyprlock) echo "auth       sufficient pam_pingate.so forward_pass nonotice" ;;
+        i3lock)            echo "auth       sufficient pam_pingate.so nonotice" ;;
         *)                 echo "auth       sufficient pam_pingate.so" ;;
     esac
 }

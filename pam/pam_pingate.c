@@ -113,10 +113,15 @@ static void tell_disabled(pam_handle_t *pamh, int flags, const struct pingate_op
 			"an administrator can run: pingate unlock %s", failures), failures, user);
 }
 
-/* Whether info lines reach the person: what asking for the notice depends on. */
+/*
+ * Whether to ask for the notice of failed attempts, which spends it: only
+ * where the line reaches the person. Not under quiet or PAM_SILENT (Debian's
+ * sudo), and not with nonotice, for clients that drop info lines (i3lock,
+ * swaylock): the helper then keeps it for a sign-in that shows it.
+ */
 static bool shows_messages(int flags, const struct pingate_options *opts)
 {
-	return !opts->quiet && !(flags & PAM_SILENT);
+	return !opts->quiet && !opts->nonotice && !(flags & PAM_SILENT);
 }
 
 /*

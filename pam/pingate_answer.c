@@ -2,7 +2,7 @@
  * pingate_answer.c — reading the helper's answer line (pingate_protocol.h).
  *
  * Apart from running the helper, so that the grammar can be tested on its
- * own: Tests/PinGateCoreTests/AnswerGrammarTests.swift compiles this file
+ * own: Tests/PinGateCoreTests/ContractTests.swift compiles this file
  * with a small driver and checks that it accepts and reads every answer of
  * a shared list exactly as the Swift side (DecodedAnswer) does.
  */

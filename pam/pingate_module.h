@@ -45,6 +45,7 @@ struct pingate_options {
 	bool quiet;
 	bool debug;
 	bool forward_pass;
+	bool nonotice;              /* the client drops info lines: keep the notice for later */
 	const char *prompt;         /* NULL: PINGATE_PROMPT_PIN or _PATTERN */
 	const char *helper;
 	const char *conf;           /* NULL: the helper's own (pingate.conf) */

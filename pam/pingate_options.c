@@ -25,6 +25,7 @@ static const struct {
 	{ "quiet",          offsetof(struct pingate_options, quiet) },
 	{ "debug",          offsetof(struct pingate_options, debug) },
 	{ "forward_pass",   offsetof(struct pingate_options, forward_pass) },
+	{ "nonotice",       offsetof(struct pingate_options, nonotice) },
 };
 
 static void set_defaults(struct pingate_options *opts)

@@ -45,7 +45,7 @@
  * ANSWER (helper's stdout): one line, a word then key=value fields; the exit
  * status carries the same meaning so a caller may rely on either.
  *
- *   status:  enrolled kind=pin length=N failures=F            exit 0
+ *   status:  enrolled kind=pin length=N failures=F [unseen=N since=T]  exit 0
  *              (length: the PIN's digits; absent for PINs enrolled
  *               before lengths were recorded)
  *            enrolled kind=pattern grid=R failures=F          exit 0

@@ -25,6 +25,20 @@ enum HelperMain {
         } catch {
             return refuse("bad request: \(error)", detail: "uid \(callerUID)")
         }
+        // Where a PIN is offered is pingate.conf's to say (services), and it
+        // is said first: a service outside the list (sshd, through
+        // common-auth) learns nothing, not even whether the user exists, and
+        // costs no user lookup, logind or store.
+        let policy: Policy
+        do {
+            policy = try ConfigParser.load(path: options.configPath)
+        } catch {
+            SystemLog.write(.error, "configuration error: \(error) (caller_uid=\(callerUID))")
+            return HelperAnswer(.error, "\(error)")
+        }
+        if let service = request.service, !policy.allows(service: service) {
+            return HelperAnswer(StatusOutcome.notOffered(service: service))
+        }
         // A user may spend, or learn about, only their own attempts. Checked
         // before the store is touched, so the answer is the same whether or
         // not the other user exists or is enrolled.
@@ -49,7 +63,7 @@ enum HelperMain {
             HelperOperations.log(.notLocal("\(reason); judged pid \(judged)"), operation: request.operation.rawValue, context: context)
             return HelperAnswer(StatusOutcome.notLocal(reason))
         }
-        return HelperOperations(options: options, seams: seams).perform(request, context: context)
+        return HelperOperations(options: options, policy: policy, seams: seams).perform(request, context: context)
     }
 
     /// Reads stdin to EOF; nil if it exceeds the request limit.

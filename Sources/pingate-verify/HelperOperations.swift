@@ -4,23 +4,17 @@ import PinGateCore
 /// logs what happened (never the secret).
 struct HelperOperations {
     let options: RootOptions
+    /// pingate.conf, read once by HelperMain (which applied `services`).
+    let policy: Policy
     let seams: TestSeams
 
     func perform(_ request: HelperRequest, context: RequestContext) -> HelperAnswer {
-        let policy: Policy
         let location: StoreLocation
         do {
-            policy = try ConfigParser.load(path: options.configPath)
             location = try StoreLocation.system(directory: options.storeDirectory)
         } catch {
-            SystemLog.write(.error, "configuration error: \(error) (\(context.logFields))")
+            SystemLog.write(.error, "store error: \(error) (\(context.logFields))")
             return HelperAnswer(.error, "\(error)")
-        }
-        // Where a PIN is offered is pingate.conf's to say (services), and
-        // said here, for every client: nothing is read or counted elsewhere.
-        if let service = request.service, !policy.allows(service: service) {
-            Self.log(.notOffered(service: service), operation: request.operation.rawValue, context: context)
-            return HelperAnswer(StatusOutcome.notOffered(service: service))
         }
         if let reason = FirstSignInRule().passwordRequired(service: request.service, uid: context.target.uid, policy: policy) {
             Self.log(.passwordFirst(reason), operation: request.operation.rawValue, context: context)
@@ -100,8 +94,8 @@ struct HelperOperations {
             SystemLog.write(.notice, "\(operation): refused, not at the machine: \(reason) (\(fields))")
         case let .passwordFirst(reason):
             SystemLog.write(.info, "\(operation): the password first: \(reason) (\(fields))")
-        case .notOffered:
-            SystemLog.write(.info, "\(operation): not offered to this service, see services in pingate.conf (\(fields))")
+        case .notOffered:  // answered before the user is known, and not logged (sshd would flood the log)
+            break
         case .malformed:
             SystemLog.write(.info, "\(operation): input is not a well-formed credential, not counted (\(fields))")
         case let .storeError(message):

@@ -201,7 +201,7 @@ test_plain_debian_stacks_still_enable_without_a_warning() {
         "auth    optional        pam_gnome_keyring.so"
     install_staged --enable sudo --enable login --enable gdm-password --enable locker i3lock
     assert_eq 0 "$rc" "exit status (output: $out)"
-    assert_eq "auth       sufficient pam_pingate.so" "$(grep -v '^#' "$STAGE/etc/pam.d/i3lock" | head -1)" "i3lock"
+    assert_eq "auth       sufficient pam_pingate.so nonotice" "$(grep -v '^#' "$STAGE/etc/pam.d/i3lock" | head -1)" "i3lock"
     assert_not_contains "$out" "warning" "install.sh output"
     local stack
     for stack in sudo login gdm-password; do
@@ -217,7 +217,7 @@ test_enable_locker_swaylock_adds_no_nullok_and_no_password_line() {
     stage_stack swaylock "auth include login"
     install_staged --enable locker swaylock
     assert_eq 0 "$rc" "exit status (output: $out)"
-    assert_eq "auth       sufficient pam_pingate.so forward_pass
+    assert_eq "auth       sufficient pam_pingate.so forward_pass nonotice
 auth include login" "$(grep -v '^#' "$STAGE/etc/pam.d/swaylock")" "swaylock stack"
     assert_eq "" "$(grep -rl nullok "$STAGE/etc/pam.d" || true)" "stacks with nullok"
 }

@@ -204,9 +204,9 @@ test_enable_locker_uses_forward_pass_for_single_prompt_lockers() {
     printf 'auth include login\n' > /etc/pam.d/swaylock
     printf 'auth include login\n' > /etc/pam.d/i3lock
     install_pingate --enable locker swaylock --enable locker i3lock > /dev/null
-    assert_eq "auth       sufficient pam_pingate.so forward_pass
+    assert_eq "auth       sufficient pam_pingate.so forward_pass nonotice
 auth include login" "$(grep -v '^#' /etc/pam.d/swaylock)" "swaylock stack"
-    assert_eq "auth       sufficient pam_pingate.so
+    assert_eq "auth       sufficient pam_pingate.so nonotice
 auth include login" "$(grep -v '^#' /etc/pam.d/i3lock)" "i3lock stack"
 }
 

@@ -94,7 +94,7 @@ test_a_success_tells_the_owner_of_the_failed_attempts_before_it() {
     assert_contains "$out" "INFO 1 failed PIN attempt since your last PIN sign-in, at 2026-01-02 10:30"
 }
 
-test_a_silent_or_quiet_success_does_not_ask_for_the_notice() {
+test_a_silent_quiet_or_nonotice_success_does_not_ask_for_the_notice() {
     setup
     echo "0 ok" > "$T/verify"
     pam_run $'1234\n' --silent
@@ -104,6 +104,11 @@ test_a_silent_or_quiet_success_does_not_ask_for_the_notice() {
     stack quiet
     pam_run $'1234\n'
     assert_not_contains "$(cat "$T/request.2")" "notice=1" "the quiet verify request"
+    rm -f "$T"/request.*
+    stack nonotice
+    pam_run $'1234\n'
+    assert_eq PAM_SUCCESS "$(result)" "result with nonotice"
+    assert_not_contains "$(cat "$T/request.2")" "notice=1" "the nonotice verify request"
 }
 
 test_wrong_pin_is_auth_err_with_attempts_left() {

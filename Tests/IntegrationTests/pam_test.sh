@@ -276,6 +276,23 @@ test_unknown_option_is_service_error_without_enrolment() {
     assert_eq PAM_SERVICE_ERR "$(result)" "result"
 }
 
+# A service outside the list (sshd reaches the module through common-auth)
+# is answered before anything about the user: an existing user and a name
+# nobody has get the same silent PAM_IGNORE, with no message to the client.
+test_a_service_outside_the_list_learns_nothing_about_the_user() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    write_service "$CONF" sshd "$(module_line)" "$(next_line)"
+    local user
+    for user in pgalice nosuchuser; do
+        SERVICE=sshd run "$user" "$TEST_PIN"$'\n' --rhost 192.0.2.7
+        assert_ignored
+        assert_eq 0 "$(prompts)" "prompts for $user"
+        assert_eq "" "$(grep "^INFO" <<< "$out" | grep -v "^INFO NEXT")" "what $user's client is told"
+    done
+    assert_eq 0 "$(record_failures pgalice)" "failures"
+}
+
 test_service_missing_from_the_config_list_is_ignored() {
     need_cli; fresh
     enroll pgalice "$TEST_PIN" --pin

@@ -24,10 +24,14 @@ struct FirstSignInRuleTests {
         #expect(rule(logind, "gdm-password") == nil)
     }
 
-    @Test("her user manager's own session is no sign-in")
-    func managerSessionIsNoSignIn() {
+    @Test("her user manager's own session, an ssh login, a cron job or an unreadable session is no sign-in at the seat")
+    func onlyASeatSessionCounts() {
         var logind = FakeLogind()
         logind.add("m1", uid: 1000, seat: nil, class: "manager")
+        logind.add("s1", uid: 1000, seat: nil, remote: true)
+        logind.add("c1", uid: 1000, class: "background")
+        logind.add("u1", uid: 1000)
+        logind.unreadable = ["u1"]
         #expect(rule(logind, "lightdm") != nil)
     }
 

@@ -1,6 +1,6 @@
 /*
  * answer_driver.c — what the module makes of answer lines, for
- * AnswerGrammarTests: reads "STATUS<TAB>LINE" lines on stdin and prints, for
+ * ContractTests (answerGrammarAgrees): reads "STATUS<TAB>LINE" lines on stdin and prints, for
  * each, "rejected" or "accepted WORD kind=K grid=G failures=F left=L
  * seconds=S disabled=D unseen=U since=T", the fields pingate_parse_answer() fills.
  */

@@ -11,10 +11,10 @@ public struct ConfigError: Error, Equatable, CustomStringConvertible, Sendable {
 
 /// Parses pingate.conf: `key = value` lines, `#` comments, blank lines, each
 /// key at most once, then the settings checked against each other
-/// (`Policy.validate`). Each value is read by `Policy.set(_:to:)`; the keys
-/// are listed in `Policy.keys` and printed back by `Policy.value(of:)` for
-/// `pingate policy` (all in PolicySettings.swift). The PAM module reads
-/// only `services`, with its own C parser.
+/// (`Policy.validate`). Each key is a row of `Policy.settings`
+/// (PolicySettings.swift), which reads it and prints it back for `pingate
+/// policy`. This is the file's one reader: the PAM module reads none of it
+/// (the helper applies `services` for it).
 public enum ConfigParser {
     /// Largest configuration accepted; a bigger file is certainly a mistake.
     public static let maximumSize = 64 << 10

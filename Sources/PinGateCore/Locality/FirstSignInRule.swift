@@ -17,12 +17,14 @@ public struct FirstSignInRule {
         guard let service, policy.passwordFirstServices.contains(service) else { return nil }
         guard logind.logindRuns else { return "\(service) is a login screen and logind does not run: no session can be seen" }
         do {
-            let sessions = try logind.sessions(ofUser: uid).filter { id in
-                // A user manager's own session (systemd ≥ 256) is no sign-in.
-                guard let session = try? logind.describe(session: id) else { return true }
-                return !LocalityRule.managerClasses.contains(session.sessionClass)
+            // Only a sign-in at this machine's seat counts: an ssh login, a
+            // cron job or the user manager's own session after a restart does
+            // not open the keyring the password would. Unreadable: not counted.
+            let signedIn = try logind.sessions(ofUser: uid).contains { id in
+                guard let session = try? logind.describe(session: id) else { return false }
+                return session.uid == uid && !session.isRemote && session.seat != nil && session.sessionClass == "user"
             }
-            return sessions.isEmpty ? "uid \(uid) has no session yet: the first sign-in at \(service) takes the password" : nil
+            return signedIn ? nil : "uid \(uid) has no session at a seat yet: the first sign-in at \(service) takes the password"
         } catch {
             return "logind's sessions of uid \(uid) cannot be read (\(error))"
         }

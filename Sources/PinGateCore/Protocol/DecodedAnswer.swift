@@ -13,7 +13,7 @@ public struct DecodedAnswer: Sendable, Equatable {
 
     /// Reads `line`, which must start with a known word that agrees with
     /// `exitCode`, by the module's grammar (pam/pingate_answer.c; the two are
-    /// compared line by line in AnswerGrammarTests): each known field at most
+    /// compared line by line in ContractTests): each known field at most
     /// once and well formed, unknown fields kept unchecked. A `refused` answer is
     /// thrown: the request itself was bad.
     public init(line: String, exitCode: Int32) throws(HelperClientError) {

@@ -99,7 +99,9 @@ public struct HelperAnswer: Equatable, Sendable {
     /// the caller shows the owner (nothing when there is none).
     public func telling(_ notice: FailureNotice?) -> HelperAnswer {
         guard let notice, exitCode == .ok else { return self }
-        return HelperAnswer(line: "\(line) unseen=\(notice.failures) since=\(notice.firstAt)", exitCode: exitCode)
+        // Within the grammar both readers take, so a notice never turns a success into no answer.
+        let failures = min(max(notice.failures, 0), 1_000_000), since = min(max(notice.firstAt, 0), 100_000_000_000)
+        return HelperAnswer(line: "\(line) unseen=\(failures) since=\(since)", exitCode: exitCode)
     }
 
     public static func refused(_ message: String) -> HelperAnswer {

@@ -36,7 +36,8 @@ extension UserRecord {
     mutating func setAsideForNotice(_ count: Int) {
         guard count > 0 else { return }
         if unseenFailures == 0 { unseenSince = firstFailure != 0 ? firstFailure : lastFailure }
-        unseenFailures = min(unseenFailures + count, Int(UInt32.max))
+        // Held within what the answer's grammar takes (unseen ≤ 10⁶).
+        unseenFailures = min(unseenFailures + count, 1_000_000)
     }
 
     /// A success clears the failures counted before its own attempt (its

@@ -9,19 +9,12 @@ enum HelperQuery {
     /// Seconds; a stopped or hung helper costs the screen no more.
     static let deadlineSeconds = 5
 
-    static func offer(user: String) -> CredentialOffer { ask(user: user, tellingNotice: false).offer }
-
-    /// The offer, and with `tellingNotice` the failed attempts since the last
-    /// success that the owner has not been told of, marked seen: the dialog
-    /// shows them as its first line.
-    static func ask(user: String, tellingNotice: Bool) -> (offer: CredentialOffer, notice: FailureNotice?) {
-        var request = HelperRequest(operation: .status, user: user, service: Authenticator.service)
-        request.wantsNotice = tellingNotice
+    static func offer(user: String) -> CredentialOffer {
+        let request = HelperRequest(operation: .status, user: user, service: Authenticator.service)
         do {
-            let answer = try HelperClient(timeoutSeconds: deadlineSeconds).send(request)
-            return (CredentialOffer(answer), answer.notice)
+            return CredentialOffer(try HelperClient(timeoutSeconds: deadlineSeconds).send(request))
         } catch {
-            return (.unavailable(reason: error.description), nil)
+            return .unavailable(reason: error.description)
         }
     }
 }

@@ -53,19 +53,6 @@ enum Texts {
         }
     }
 
-    /// The module's words for the failed attempts since the last success
-    /// (one translation): the time has its date unless it is today.
-    static func notice(_ notice: FailureNotice, isPattern: Bool) -> String {
-        let today = localTimeText(notice.firstAt, format: "%Y%j") == localTimeText(wallClockSeconds(), format: "%Y%j")
-        let when = localTimeText(notice.firstAt, format: today ? "%H:%M" : "%Y-%m-%d %H:%M") ?? "?"
-        let count = notice.failures
-        return isPattern
-            ? LP("%d failed pattern attempt since your last pattern sign-in, at %s",
-                 "%d failed pattern attempts since your last pattern sign-in, the first at %s", count, count, when)
-            : LP("%d failed PIN attempt since your last PIN sign-in, at %s",
-                 "%d failed PIN attempts since your last PIN sign-in, the first at %s", count, count, when)
-    }
-
     static func checking() -> String { L("Checking…") }
 
     static func accountProblem(_ reason: String) -> String {

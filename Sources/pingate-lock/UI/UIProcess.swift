@@ -43,15 +43,11 @@ final class UIProcess {
         display = opened
         setCloseOnExec(XConnectionNumber(display))
         XErrorLog.install()
-        let (firstOffer, notice) = HelperQuery.ask(user: userName, tellingNotice: true)
-        offer = firstOffer
+        offer = HelperQuery.offer(user: userName)
         traceOffer()
         createWindow()
         lock = LockScreen(offer: offer, layout: currentLayout())
         explainFallback()
-        // The owner sees every guess: failed attempts since the last success
-        // come first, before anything is typed; the helper marks them seen.
-        if message.isEmpty, let notice, let mode = lock.credentialMode { message = Texts.notice(notice, isPattern: mode == .pattern) }
         if message.isEmpty { message = Texts.prompt(for: lock.mode) }
         redraw()
         Diagnostics.trace("message: \(message)")
@@ -199,7 +195,19 @@ final class UIProcess {
         let result = Authenticator.authenticate(user: userName, secret: submission.secret,
                                                 mode: mode == .password ? .password : .credential)
         Diagnostics.trace("PAM answered in \(Int((monotonicSeconds() - started) * 1000)) ms: \(result.succeeded ? "success" : "failure")")
-        if result.succeeded { unlock() }
+        if result.succeeded {
+            // The owner sees every guess: after a success the module tells of
+            // the failed attempts before it (and the helper marks them seen),
+            // so they are shown to the person who just unlocked, for a moment,
+            // before the screen opens.
+            if !result.messages.isEmpty {
+                show(result.messages.joined(separator: " "), alert: true)
+                redraw()
+                XSync(display, 0)
+                sleepSeconds(UIProcess.noticeSeconds)
+            }
+            unlock()
+        }
         if let problem = result.accountProblem {
             feedback = .none
             show(Texts.accountProblem(problem), alert: true)
@@ -253,6 +261,9 @@ final class UIProcess {
         refusedPath.wipe()
         refusedPath.removeAll(keepingCapacity: true)
     }
+
+    /// How long a notice of failed attempts stays up after a success.
+    static let noticeSeconds = 3.0
 
     private func unlock() -> Never {
         try? FileDescriptor(rawValue: UIProcess.statusFD).writeAll(Array("unlocked\n".utf8))
