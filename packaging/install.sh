@@ -45,6 +45,11 @@ BUILD_PACKAGES=(libpam0g-dev libsodium-dev libsystemd-dev gettext chrpath libx11
 RUNTIME_PACKAGES=(libpam0g libsodium23)
 BACKUP_SUFFIX=.pingate-backup
 MARKER="# Added by PinGate's install.sh --enable; install.sh --disable or --uninstall removes it."
+# Lock screens whose PAM service Debian does not ship, so that libpam reads
+# /etc/pam.d/other for them: KDE's kscreenlocker asks for `kde`. --enable
+# creates the file from other's stack, marked, and --disable removes it again.
+CREATED_FROM_OTHER="kde"
+CREATED_MARKER="# Created by PinGate's install.sh --enable from /etc/pam.d/other, which libpam used for this service; install.sh --disable removes it."
 
 usage() {
     sed -n '4,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
@@ -397,7 +402,9 @@ refuse_weakening_enables() {
     local service facts guards refused=0
     [ "$FORCE" = 0 ] || return 0
     for service in "${ENABLE[@]}"; do
-        [ -f "$ROOT/etc/pam.d/$service" ] || continue   # enable_service says so
+        # A missing stack is checked as libpam reads it (`other`) when
+        # enable_service will create it from there; else enable_service says so.
+        [ -f "$ROOT/etc/pam.d/$service" ] || creatable "$service" || continue
         facts="$(stack_facts "$service")" || exit 1
         enabled_already "$facts" "$service" > /dev/null && continue
         guards="$(skipped_guards "$facts")"
@@ -414,10 +421,26 @@ refuse_weakening_enables() {
     [ "$refused" = 0 ] || exit 2
 }
 
+# creatable SERVICE: true for a lock screen's service that Debian does not
+# ship (CREATED_FROM_OTHER), where /etc/pam.d/other is there to start from.
+creatable() {
+    case " $CREATED_FROM_OTHER " in *" $1 "*) [ -f "$ROOT/etc/pam.d/other" ] ;; *) return 1 ;; esac
+}
+
+# create_from_other SERVICE: /etc/pam.d/SERVICE as other's stack, marked.
+create_from_other() {
+    { echo "$CREATED_MARKER"; cat "$ROOT/etc/pam.d/other"; } > "$WORK/created"
+    install -m 0644 "$WORK/created" "$ROOT/etc/pam.d/$1"
+    say created "/etc/pam.d/$1 (other's stack, which libpam used for $1 until now)"
+}
+
 enable_service() {
     local service="$1" file="$ROOT/etc/pam.d/$1" backup lines result at reason guards facts
     backup="$file$BACKUP_SUFFIX"
-    [ -f "$file" ] || die "$file does not exist: is $service installed? (nothing changed)"
+    if [ ! -f "$file" ]; then
+        creatable "$service" || die "$file does not exist: is $service installed? (nothing changed)"
+        create_from_other "$service"
+    fi
     facts="$(stack_facts "$service")" || exit 1
     if reason="$(enabled_already "$facts" "$service")"; then
         say unchanged "/etc/pam.d/$service ($reason)"
@@ -462,6 +485,10 @@ disable_service() {
     if [ -e "$backup" ] && cmp -s "$result" "$backup"; then
         mv -f "$backup" "$file"
         say restored "/etc/pam.d/$service from $service$BACKUP_SUFFIX"
+        if [ "$(head -n 1 "$file")" = "$CREATED_MARKER" ]; then
+            rm -f "$file"
+            say removed "/etc/pam.d/$service (created by --enable: libpam uses other again)"
+        fi
     elif cmp -s "$result" "$file"; then
         say unchanged "/etc/pam.d/$service (no lines from install.sh)"
     else

@@ -209,6 +209,25 @@ test_plain_debian_stacks_still_enable_without_a_warning() {
     done
 }
 
+# KDE's lock screen asks for the service `kde`, which Debian does not ship
+# (libpam then reads `other`): --enable creates it from other's stack with the
+# PIN in front, and --disable removes it again.
+test_enable_locker_kde_creates_the_service_from_other_and_disable_removes_it() {
+    stage_root
+    cp -p /etc/pam.d/other "$STAGE/etc/pam.d/other"
+    install_staged   # the files an install adds (pingate-lock's service), before
+    local before; before=$(tree_state "$STAGE/etc/pam.d")
+    install_staged --enable locker kde
+    assert_eq 0 "$rc" "exit status (output: $out)"
+    assert_contains "$out" "created" "install.sh output"
+    assert_eq "auth       sufficient pam_pingate.so" "$(grep -B1 '^@include common-auth' "$STAGE/etc/pam.d/kde" | head -1)" "kde"
+    assert_eq "$(grep -v '^#' /etc/pam.d/other | grep .)" \
+        "$(grep -v '^#' "$STAGE/etc/pam.d/kde" | grep -v pam_pingate | grep .)" "kde is other's stack and the PIN"
+    install_staged --disable kde
+    assert_eq 0 "$rc" "exit status of --disable (output: $out)"
+    assert_eq "$before" "$(tree_state "$STAGE/etc/pam.d")" "/etc/pam.d after --disable"
+}
+
 # --- single-prompt lockers -------------------------------------------------------
 
 test_enable_locker_swaylock_adds_no_nullok_and_no_password_line() {
