@@ -336,6 +336,11 @@ stack_lines() {
         # a sign-in that shows it, rather than spending it unread.
         swaylock|hyprlock) echo "auth       sufficient pam_pingate.so forward_pass nonotice" ;;
         i3lock)            echo "auth       sufficient pam_pingate.so nonotice" ;;
+        # One field for every question (KDE's says "Password" whatever is
+        # asked): after a wrong PIN, "PIN or password" takes either, and a
+        # password goes on to pam_unix as PAM_AUTHTOK, a PIN never.
+        kde|mate-screensaver|cinnamon-screensaver)
+                           echo "auth       sufficient pam_pingate.so retries=2 again_or_password" ;;
         *)                 echo "auth       sufficient pam_pingate.so" ;;
     esac
 }

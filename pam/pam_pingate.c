@@ -328,6 +328,26 @@ static int judge_verify(pam_handle_t *pamh, int flags, const struct pingate_opti
 	}
 }
 
+static bool could_be_credential(const char *text, enum pingate_kind kind);
+
+/*
+ * again_or_password: the question after a wrong PIN is "PIN or password: ".
+ * Lock screens that keep one field for every question (KDE's says
+ * "Password" whatever is asked) send what is typed next there: a PIN-shaped
+ * answer is verified here, and anything else is the password, stored as
+ * PAM_AUTHTOK for the next module (*password set). A PIN never becomes it.
+ */
+static int ask_again_or_password(pam_handle_t *pamh, const struct pingate_options *opts,
+		const struct pingate_answer *status, char **secret, bool *password)
+{
+	int rc = prompt_secret(pamh, opts->prompt != NULL ? opts->prompt : _(pingate_prompt_pin_or_password), secret);
+
+	*password = rc == PAM_SUCCESS && !could_be_credential(*secret, status->kind);
+	if (*password)
+		rc = pam_set_item(pamh, PAM_AUTHTOK, *secret);
+	return rc;
+}
+
 static int authenticate_with_prompts(pam_handle_t *pamh, int flags,
 		const struct pingate_options *opts, const struct pingate_caller *caller, const char *user,
 		const struct pingate_answer *status)
@@ -335,13 +355,19 @@ static int authenticate_with_prompts(pam_handle_t *pamh, int flags,
 	unsigned attempt, attempts = opts->use_first_pass ? 1 : opts->retries;
 	struct pingate_answer answer;
 	char *secret = NULL;
-	bool again = true, spent = false;
+	bool again = true, spent = false, password = false;
 	int rc = PAM_AUTH_ERR;
 
 	for (attempt = 0; attempt < attempts && again; attempt++) {
-		rc = get_secret(pamh, flags, opts, status, attempt, &secret);
-		if (rc != PAM_SUCCESS)
-			break;
+		if (attempt > 0 && opts->again_or_password)
+			rc = ask_again_or_password(pamh, opts, status, &secret, &password);
+		else
+			rc = get_secret(pamh, flags, opts, status, attempt, &secret);
+		if (rc != PAM_SUCCESS || password) {
+			wipe_and_free(secret);
+			/* The password goes on, uncounted, to the module that checks it. */
+			return rc == PAM_SUCCESS ? PAM_IGNORE : rc;
+		}
 		pingate_ask_helper(pamh, opts, caller, "verify", user, secret,
 			shows_messages(flags, opts), &answer);
 		spent = spent || is_authtok(pamh, secret);

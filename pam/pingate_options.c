@@ -26,6 +26,7 @@ static const struct {
 	{ "debug",          offsetof(struct pingate_options, debug) },
 	{ "forward_pass",   offsetof(struct pingate_options, forward_pass) },
 	{ "nonotice",       offsetof(struct pingate_options, nonotice) },
+	{ "again_or_password", offsetof(struct pingate_options, again_or_password) },
 };
 
 static void set_defaults(struct pingate_options *opts)

@@ -220,7 +220,7 @@ test_enable_locker_kde_creates_the_service_from_other_and_disable_removes_it() {
     install_staged --enable locker kde
     assert_eq 0 "$rc" "exit status (output: $out)"
     assert_contains "$out" "created" "install.sh output"
-    assert_eq "auth       sufficient pam_pingate.so" "$(grep -B1 '^@include common-auth' "$STAGE/etc/pam.d/kde" | head -1)" "kde"
+    assert_eq "auth       sufficient pam_pingate.so retries=2 again_or_password" "$(grep -B1 '^@include common-auth' "$STAGE/etc/pam.d/kde" | head -1)" "kde"
     assert_eq "$(grep -v '^#' /etc/pam.d/other | grep .)" \
         "$(grep -v '^#' "$STAGE/etc/pam.d/kde" | grep -v pam_pingate | grep .)" "kde is other's stack and the PIN"
     install_staged --disable kde

@@ -391,6 +391,30 @@ test_retries_reprompt_while_wrong() {
     assert_contains "$(request 4)" "secret=4821"
 }
 
+# again_or_password (KDE's and MATE's lock screens): after a wrong PIN the
+# question is "PIN or password: ". The right PIN there unlocks; a password
+# goes on, uncounted and unverified, as PAM_AUTHTOK to the next module.
+test_after_a_wrong_pin_again_or_password_takes_the_right_pin() {
+    setup
+    printf '1 wrong failures=1 left=4\n0 ok\n' > "$T/verify"
+    stack retries=2 again_or_password
+    pam_run $'1111\n4821\n'
+    assert_eq PAM_SUCCESS "$(result)" "result"
+    assert_contains "$out" "PROMPT_ECHO_OFF PIN: "
+    assert_contains "$out" "PROMPT_ECHO_OFF PIN or password: "
+    assert_contains "$(request 3)" "secret=4821"
+}
+
+test_after_a_wrong_pin_again_or_password_hands_a_password_on() {
+    setup
+    echo "1 wrong failures=1 left=4" > "$T/verify"
+    stack retries=2 again_or_password
+    pam_run $'1111\nhunter2 horse\n'
+    assert_ignored
+    assert_contains "$out" "INFO NEXT authtok=hunter2 horse" "what the next module gets"
+    assert_eq 2 "$(requests)" "requests (status + the one PIN)"
+}
+
 test_retries_stop_at_the_limit() {
     setup
     echo "1 wrong failures=1 left=4" > "$T/verify"
