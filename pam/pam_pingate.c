@@ -331,16 +331,19 @@ static int judge_verify(pam_handle_t *pamh, int flags, const struct pingate_opti
 static bool could_be_credential(const char *text, enum pingate_kind kind);
 
 /*
- * again_or_password: the question after a wrong PIN is "PIN or password: ".
- * Lock screens that keep one field for every question (KDE's says
- * "Password" whatever is asked) send what is typed next there: a PIN-shaped
- * answer is verified here, and anything else is the password, stored as
- * PAM_AUTHTOK for the next module (*password set). A PIN never becomes it.
+ * again_or_password, for lock screens that keep one field for every
+ * question (KDE's says "Password" whatever is asked): the question after a
+ * wrong PIN is "PIN or password: ", and at every question an answer that
+ * cannot be a credential of the user's kind is the password — stored as
+ * PAM_AUTHTOK for the next module (*password set), not sent to the helper.
+ * A PIN-shaped answer is verified here and never becomes PAM_AUTHTOK.
  */
-static int ask_again_or_password(pam_handle_t *pamh, const struct pingate_options *opts,
-		const struct pingate_answer *status, char **secret, bool *password)
+static int ask_with_password_aside(pam_handle_t *pamh, int flags, const struct pingate_options *opts,
+		const struct pingate_answer *status, unsigned attempt, char **secret, bool *password)
 {
-	int rc = prompt_secret(pamh, opts->prompt != NULL ? opts->prompt : _(pingate_prompt_pin_or_password), secret);
+	int rc = attempt > 0 ?
+		prompt_secret(pamh, opts->prompt != NULL ? opts->prompt : _(pingate_prompt_pin_or_password), secret) :
+		get_secret(pamh, flags, opts, status, attempt, secret);
 
 	*password = rc == PAM_SUCCESS && !could_be_credential(*secret, status->kind);
 	if (*password)
@@ -359,8 +362,8 @@ static int authenticate_with_prompts(pam_handle_t *pamh, int flags,
 	int rc = PAM_AUTH_ERR;
 
 	for (attempt = 0; attempt < attempts && again; attempt++) {
-		if (attempt > 0 && opts->again_or_password)
-			rc = ask_again_or_password(pamh, opts, status, &secret, &password);
+		if (opts->again_or_password)
+			rc = ask_with_password_aside(pamh, flags, opts, status, attempt, &secret, &password);
 		else
 			rc = get_secret(pamh, flags, opts, status, attempt, &secret);
 		if (rc != PAM_SUCCESS || password) {

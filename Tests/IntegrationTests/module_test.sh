@@ -415,6 +415,15 @@ test_after_a_wrong_pin_again_or_password_hands_a_password_on() {
     assert_eq 2 "$(requests)" "requests (status + the one PIN)"
 }
 
+test_again_or_password_hands_a_password_on_from_the_first_question() {
+    setup
+    stack retries=2 again_or_password
+    pam_run $'hunter2 horse\n'
+    assert_ignored
+    assert_contains "$out" "INFO NEXT authtok=hunter2 horse" "what the next module gets"
+    assert_eq 1 "$(requests)" "requests (the status only: a password is not sent)"
+}
+
 test_retries_stop_at_the_limit() {
     setup
     echo "1 wrong failures=1 left=4" > "$T/verify"
