@@ -9,6 +9,10 @@ struct HelperOperations {
     let seams: TestSeams
 
     func perform(_ request: HelperRequest, context: RequestContext) -> HelperAnswer {
+        if let reason = FirstSignInRule().passwordRequired(service: request.service, uid: context.target.uid, policy: policy) {
+            Self.log(.passwordFirst(reason), operation: request.operation.rawValue, context: context)
+            return HelperAnswer(StatusOutcome.passwordFirst(reason))
+        }
         let location: StoreLocation
         do {
             location = try StoreLocation.system(directory: options.storeDirectory)
@@ -16,24 +20,18 @@ struct HelperOperations {
             SystemLog.write(.error, "store error: \(error) (\(context.logFields))")
             return HelperAnswer(.error, "\(error)")
         }
-        if let reason = FirstSignInRule().passwordRequired(service: request.service, uid: context.target.uid, policy: policy) {
-            Self.log(.passwordFirst(reason), operation: request.operation.rawValue, context: context)
-            return HelperAnswer(StatusOutcome.passwordFirst(reason))
-        }
         let verifier = Verifier(store: Store(location: location), policy: policy, faultHook: seams.faultHook)
         let uid = UInt32(context.target.uid)
         switch request.operation {
         case .status:
             let outcome = verifier.status(uid: uid)
             if case let .storeError(message) = outcome { SystemLog.write(.error, "store error: \(message) (\(context.logFields))") }
-            return withCredentialKind(HelperAnswer(outcome), verifier: verifier, uid: uid)
-                .telling(notice(for: request, after: HelperAnswer(outcome), verifier: verifier, uid: uid, context: context))
+            return finished(HelperAnswer(outcome), request: request, verifier: verifier, uid: uid, context: context)
         case .verify:
             guard let secret = request.secret else { return .refused("verify needs a secret") }
             let outcome = verifier.verify(uid: uid, input: secret)
             Self.log(outcome, operation: "verify", context: context)
-            return withCredentialKind(HelperAnswer(outcome), verifier: verifier, uid: uid)
-                .telling(notice(for: request, after: HelperAnswer(outcome), verifier: verifier, uid: uid, context: context))
+            return finished(HelperAnswer(outcome), request: request, verifier: verifier, uid: uid, context: context)
         case .change:
             guard let current = request.secret, let new = request.newSecret, let kind = request.newKind else {
                 return .refused("change needs the current and the new credential")
@@ -42,16 +40,23 @@ struct HelperOperations {
             do {
                 replacement = try Credential(parsing: new, kind: kind, gridSize: request.newGridSize ?? policy.patternGrid, policy: policy)
                 if let weakness = replacement.weakness() {
-                    return HelperAnswer(line: "malformed the new PIN is too easy to guess: \(weakness)", exitCode: .malformed)
+                    return HelperAnswer(.malformed, "the new PIN is too easy to guess: \(weakness)")
                 }
             } catch {
-                return HelperAnswer(line: "malformed the new \(kind): \(error)", exitCode: .malformed)
+                return HelperAnswer(.malformed, "the new \(kind): \(error)")
             }
             let outcome = verifier.change(uid: uid, current: current, replacement: replacement)
             Self.log(outcome, operation: "change", context: context)
-            return withCredentialKind(HelperAnswer(outcome), verifier: verifier, uid: uid)
-                .telling(notice(for: request, after: HelperAnswer(outcome), verifier: verifier, uid: uid, context: context))
+            return finished(HelperAnswer(outcome), request: request, verifier: verifier, uid: uid, context: context)
         }
+    }
+
+    /// Every answer of the Verifier's ends here: a lockout names the
+    /// credential's kind, and a success or status carries the owner's notice.
+    private func finished(_ answer: HelperAnswer, request: HelperRequest, verifier: Verifier, uid: UInt32,
+                          context: RequestContext) -> HelperAnswer {
+        withCredentialKind(answer, verifier: verifier, uid: uid)
+            .telling(notice(for: request, after: answer, verifier: verifier, uid: uid, context: context))
     }
 
     /// The owner's notice of unseen failures, taken (so told once) when the

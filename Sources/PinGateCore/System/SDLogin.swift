@@ -30,23 +30,23 @@ struct SDLogin: @unchecked Sendable {
     private static func load() -> Result<SDLogin, Errno> {
         // RTLD_NOW: every symbol bound before the first call, as the helper's own (full RELRO).
         guard let handle = dlopen(libraryName, RTLD_NOW | RTLD_LOCAL) else { return .failure(Errno(rawValue: ENOENT)) }
-        func symbol<Function>(_ name: String, as _: Function.Type) throws(Errno) -> Function {
+        // Each symbol's type is the field's it fills: written once, above.
+        func symbol<Function>(_ name: String) throws(Errno) -> Function {
             guard let address = dlsym(handle, name) else { throw Errno(rawValue: ENOSYS) }
             return unsafeBitCast(address, to: Function.self)
         }
         do {
             return .success(SDLogin(
-                pidGetSession: try symbol("sd_pid_get_session", as: (@convention(c) (pid_t, StringOut) -> CInt).self),
-                pidGetUnit: try symbol("sd_pid_get_unit", as: (@convention(c) (pid_t, StringOut) -> CInt).self),
-                pidGetOwnerUID: try symbol("sd_pid_get_owner_uid", as: (@convention(c) (pid_t, UnsafeMutablePointer<uid_t>?) -> CInt).self),
-                sessionGetUID: try symbol("sd_session_get_uid", as: (@convention(c) (UnsafePointer<CChar>?, UnsafeMutablePointer<uid_t>?) -> CInt).self),
-                sessionGetSeat: try symbol("sd_session_get_seat", as: (@convention(c) (UnsafePointer<CChar>?, StringOut) -> CInt).self),
-                sessionGetClass: try symbol("sd_session_get_class", as: (@convention(c) (UnsafePointer<CChar>?, StringOut) -> CInt).self),
-                sessionIsRemote: try symbol("sd_session_is_remote", as: (@convention(c) (UnsafePointer<CChar>?) -> CInt).self),
-                sessionIsActive: try symbol("sd_session_is_active", as: (@convention(c) (UnsafePointer<CChar>?) -> CInt).self),
-                uidGetDisplay: try symbol("sd_uid_get_display", as: (@convention(c) (uid_t, StringOut) -> CInt).self),
-                uidGetSessions: try symbol("sd_uid_get_sessions",
-                                           as: (@convention(c) (uid_t, CInt, UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> CInt).self)))
+                pidGetSession: try symbol("sd_pid_get_session"),
+                pidGetUnit: try symbol("sd_pid_get_unit"),
+                pidGetOwnerUID: try symbol("sd_pid_get_owner_uid"),
+                sessionGetUID: try symbol("sd_session_get_uid"),
+                sessionGetSeat: try symbol("sd_session_get_seat"),
+                sessionGetClass: try symbol("sd_session_get_class"),
+                sessionIsRemote: try symbol("sd_session_is_remote"),
+                sessionIsActive: try symbol("sd_session_is_active"),
+                uidGetDisplay: try symbol("sd_uid_get_display"),
+                uidGetSessions: try symbol("sd_uid_get_sessions")))
         } catch {
             return .failure(error)
         }
