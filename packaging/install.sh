@@ -45,10 +45,10 @@ BUILD_PACKAGES=(libpam0g-dev libsodium-dev libsystemd-dev gettext chrpath libx11
 RUNTIME_PACKAGES=(libpam0g libsodium23)
 BACKUP_SUFFIX=.pingate-backup
 MARKER="# Added by PinGate's install.sh --enable; install.sh --disable or --uninstall removes it."
-# Lock screens whose PAM service Debian does not ship, so that libpam reads
-# /etc/pam.d/other for them: KDE's kscreenlocker asks for `kde`. --enable
-# creates the file from other's stack, marked, and --disable removes it again.
-CREATED_FROM_OTHER="kde"
+# Lock screens whose PAM service Debian does not ship (KDE's kscreenlocker asks
+# for `kde`) make libpam read /etc/pam.d/other: `pingate stack` says
+# `create_from_other = yes` for them, and --enable creates the file from
+# other's stack, marked; --disable removes it again.
 CREATED_MARKER="# Created by PinGate's install.sh --enable from /etc/pam.d/other, which libpam used for this service; install.sh --disable removes it."
 
 usage() {
@@ -319,30 +319,21 @@ uses_pingate() {
 # nullok back where the admin had removed it.
 OLD_LOCKER_UNIX_LINE="auth       sufficient pam_unix.so use_first_pass nullok"
 
-# stack_lines SERVICE: the lines --enable inserts, always just the module, so
-# that anything but a correct PIN goes on through the stack exactly as before.
-# Lockers that answer a single prompt get forward_pass: one "PIN or password"
-# prompt whose answer the module leaves as PAM_AUTHTOK. The stack's own
-# pam_unix takes it from there without asking again (libpam's pam_get_authtok
-# returns a PAM_AUTHTOK that is already set, with or without try_first_pass),
-# so a password sign-in passes every module the stack had, with the stack's
-# own nullok or none. No pam_unix line of ours: as `sufficient` it would end
-# the stack on a password and skip whatever follows (pam_faillock's authsucc,
-# a second factor forced past the check below).
+# stack_lines FACTS: the lines --enable inserts: the marker and the module
+# line `pingate stack` names for the service (`enable_line`), always just the
+# module, so that anything but a correct PIN goes on through the stack exactly
+# as before. Its options fit how each program shows PAM's questions; they are
+# written once, in Sources/PinGateCore/PAMConfig/PAMClient.swift. No pam_unix
+# line of ours: as `sufficient` it would end the stack on a password and skip
+# whatever follows (pam_faillock's authsucc, a second factor forced past the
+# check below); a password left as PAM_AUTHTOK (forward_pass,
+# again_or_password) is taken by the stack's own pam_unix without asking again.
 stack_lines() {
+    local line
+    line="$(sed -n 's/^enable_line = //p' <<< "$1")"
+    [ -n "$line" ] || die "$(stack_reader) names no line to enable: it is older than this install.sh (build it first; nothing changed)"
     echo "$MARKER"
-    case "$1" in
-        # They drop info lines: nonotice keeps the failed-attempt notice for
-        # a sign-in that shows it, rather than spending it unread.
-        swaylock|hyprlock) echo "auth       sufficient pam_pingate.so forward_pass nonotice" ;;
-        i3lock)            echo "auth       sufficient pam_pingate.so nonotice" ;;
-        # One field for every question (KDE's says "Password" whatever is
-        # asked): after a wrong PIN, "PIN or password" takes either, and a
-        # password goes on to pam_unix as PAM_AUTHTOK, a PIN never.
-        kde|mate-screensaver|cinnamon-screensaver)
-                           echo "auth       sufficient pam_pingate.so retries=2 again_or_password" ;;
-        *)                 echo "auth       sufficient pam_pingate.so" ;;
-    esac
+    echo "$line"
 }
 
 # without_pingate_lines FILE: FILE without the block --enable inserted (also
@@ -409,8 +400,8 @@ refuse_weakening_enables() {
     for service in "${ENABLE[@]}"; do
         # A missing stack is checked as libpam reads it (`other`) when
         # enable_service will create it from there; else enable_service says so.
-        [ -f "$ROOT/etc/pam.d/$service" ] || creatable "$service" || continue
         facts="$(stack_facts "$service")" || exit 1
+        [ -f "$ROOT/etc/pam.d/$service" ] || creatable "$facts" || continue
         enabled_already "$facts" "$service" > /dev/null && continue
         guards="$(skipped_guards "$facts")"
         [ -n "$guards" ] || continue
@@ -426,10 +417,10 @@ refuse_weakening_enables() {
     [ "$refused" = 0 ] || exit 2
 }
 
-# creatable SERVICE: true for a lock screen's service that Debian does not
-# ship (CREATED_FROM_OTHER), where /etc/pam.d/other is there to start from.
+# creatable FACTS: true for a lock screen's service that Debian does not ship
+# (`create_from_other = yes`), where /etc/pam.d/other is there to start from.
 creatable() {
-    case " $CREATED_FROM_OTHER " in *" $1 "*) [ -f "$ROOT/etc/pam.d/other" ] ;; *) return 1 ;; esac
+    grep -qx "create_from_other = yes" <<< "$1" && [ -f "$ROOT/etc/pam.d/other" ]
 }
 
 # create_from_other SERVICE: /etc/pam.d/SERVICE as other's stack, marked.
@@ -442,11 +433,12 @@ create_from_other() {
 enable_service() {
     local service="$1" file="$ROOT/etc/pam.d/$1" backup lines result at reason guards facts
     backup="$file$BACKUP_SUFFIX"
-    if [ ! -f "$file" ]; then
-        creatable "$service" || die "$file does not exist: is $service installed? (nothing changed)"
-        create_from_other "$service"
-    fi
     facts="$(stack_facts "$service")" || exit 1
+    if [ ! -f "$file" ]; then
+        creatable "$facts" || die "$file does not exist: is $service installed? (nothing changed)"
+        create_from_other "$service"
+        facts="$(stack_facts "$service")" || exit 1
+    fi
     if reason="$(enabled_already "$facts" "$service")"; then
         say unchanged "/etc/pam.d/$service ($reason)"
         if grep -qxF "$OLD_LOCKER_UNIX_LINE" "$file"; then
@@ -470,7 +462,7 @@ enable_service() {
         say "backed up" "/etc/pam.d/$service to $service$BACKUP_SUFFIX"
     fi
     lines="$WORK/lines"; result="$WORK/stack"
-    stack_lines "$service" > "$lines"
+    stack_lines "$facts" > "$lines"
     awk -v lines="$lines" -v at="$at" '
         NR == at { while ((getline line < lines) > 0) print line }
         { print }' "$file" > "$result"

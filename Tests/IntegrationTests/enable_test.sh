@@ -315,6 +315,28 @@ test_doctor_flags_a_second_factor_added_after_enabling() {
     assert_eq "note    pam_pingate.so is used by /etc/pam.d/: pingate-lock, sudo" "$(grep 'is used by' <<< "$out")" "the stacks doctor lists"
 }
 
+# Doctor has a line for each lock screen installed here (MATE's, which the test
+# command installs), judged by the same table install.sh --enable takes its
+# line from: not offered, then offered, then each thing that stops it.
+test_doctor_reports_each_installed_lock_screen() {
+    local file=/etc/pam.d/mate-screensaver line
+    [ -x /usr/bin/mate-screensaver ] || fail "mate-screensaver is not installed (Tests/run-all.sh installs it)"
+    install_here
+    out="$(/usr/sbin/pingate doctor 2>&1)" || true
+    assert_contains "$out" "note    MATE lock screen: no PIN is offered (no pam_pingate.so in the auth stack of mate-screensaver, $file)" "doctor before --enable"
+    assert_contains "$out" "fix: install.sh --enable mate-screensaver" "doctor before --enable"
+    install_here --enable locker mate-screensaver
+    out="$(/usr/sbin/pingate doctor 2>&1)" || true
+    assert_contains "$out" "ok      MATE lock screen: a PIN is offered (service mate-screensaver)" "doctor after --enable"
+    line=$(grep -n 'pam_pingate.so' "$file" | cut -d: -f1)
+    sed -i 's/ retries=2 again_or_password$//' "$file"
+    out="$(/usr/sbin/pingate doctor 2>&1)" || true
+    assert_contains "$out" "PROBLEM MATE lock screen: the pam_pingate.so line at $file:$line lacks retries=2 again_or_password" "doctor on a line without the options"
+    printf 'services = sudo\n' >> /etc/pingate/pingate.conf
+    out="$(/usr/sbin/pingate doctor 2>&1)" || true
+    assert_contains "$out" "PROBLEM MATE lock screen: pam_pingate.so is in the stack of mate-screensaver, but pingate.conf's services do not name it" "doctor with services = sudo"
+}
+
 # Every test starts from the original system.
 for name in $(declare -F | awk '{print $3}' | grep '^test_'); do
     eval "_body_$name() $(declare -f "$name" | tail -n +2)"

@@ -8,6 +8,8 @@ struct Doctor {
     let configPath: String
     private(set) var findings: [Finding] = []
     private var group: SystemGroup? = nil
+    /// pingate.conf as the helper reads it; the defaults when it cannot be read.
+    private(set) var policy = Policy()
 
     static let helperPath = HelperClient.installedPath
     static let pamDirectory = "/etc/pam.d"
@@ -34,9 +36,10 @@ struct Doctor {
         _ = checkPath(module, what: L("PAM module"), type: .regular, mode: 0o644, group: SystemGroup.lookup(gid: 0),
                       create: "make -C pam && install -o root -g root -m 0644 pam/build/pam_pingate.so \(module)")
         checkStacks()
+        checkDesktops()
     }
 
-    private mutating func add(_ level: Finding.Level, _ message: String, fix: String? = nil) {
+    mutating func add(_ level: Finding.Level, _ message: String, fix: String? = nil) {
         findings.append(Finding(level: level, message: message, fix: fix))
     }
 
@@ -175,7 +178,7 @@ struct Doctor {
                 fix: "chown root:root \(configPath) && chmod 0644 \(configPath)")
         }
         do {
-            _ = try ConfigParser.load(path: configPath)
+            policy = try ConfigParser.load(path: configPath)
             add(.ok, L("configuration %s parses", configPath))
         } catch {
             add(.problem, L("configuration %s", "\(error)"), fix: L("edit %s, then run 'pingate policy check'", configPath))
@@ -215,7 +218,7 @@ struct Doctor {
 
 /// The status of `path` itself, a final symbolic link not followed; nil if
 /// it does not exist (or cannot be looked at).
-private func fileStatus(_ path: String) -> FileStatus? {
+func fileStatus(_ path: String) -> FileStatus? {
     try? FileStatus(notFollowing: path)
 }
 

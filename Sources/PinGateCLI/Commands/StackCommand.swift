@@ -14,18 +14,21 @@ import PinGateCore
 ///     pingate_rule = /etc/pam.d/sudo:11
 ///     insert_before = 11
 ///     guard = pam_u2f /etc/pam.d/sudo:14
+///     enable_line = auth       sufficient pam_pingate.so
+///     create_from_other = yes          (only for a client such as kde)
 ///
 /// JSON (`--json`), one object:
 ///
 ///     {"service","file","from_other","failure","rules":[{"where","level",
 ///      "control","actions":{"success":"done",…},"kind":"module"|"substack"|
 ///      "failing","path","module","installed","silent","failure","arguments"}],
-///      "pingate_rules","insert_before","guards":[{"module","where"}]}
+///      "pingate_rules","insert_before","guards":[{"module","where"}],
+///      "enable_line","create_from_other"}
 struct StackCommand: Command {
     static let name = "stack"
     static var abstract: String { L("show a PAM service's auth stack as libpam reads it, and what a PIN there would skip") }
     static var discussion: String {
-        HelpText.paragraph(L("Reads /etc/pam.d/SERVICE the way Debian 12's libpam (Linux-PAM 1.5.2) does — comments, continuations, [value=action] controls, include, substack and @include, a missing module, a line libpam cannot use — and prints its auth rules in the order libpam runs them, each with the file and line it comes from. Then what install.sh --enable needs: 'pingate_rule' for each rule that already runs pam_pingate.so, 'insert_before' the line the PinGate line would go before, and one 'guard' for each rule a correct PIN there would skip that is more than the password (a second factor, a lockout, a directory, an access check, a line libpam cannot read).")) + "\n\n"
+        HelpText.paragraph(L("Reads /etc/pam.d/SERVICE the way Debian 12's libpam (Linux-PAM 1.5.2) does — comments, continuations, [value=action] controls, include, substack and @include, a missing module, a line libpam cannot use — and prints its auth rules in the order libpam runs them, each with the file and line it comes from. Then what install.sh --enable needs: 'pingate_rule' for each rule that already runs pam_pingate.so, 'insert_before' the line the PinGate line would go before, one 'guard' for each rule a correct PIN there would skip that is more than the password (a second factor, a lockout, a directory, an access check, a line libpam cannot read), 'enable_line' the line install.sh --enable writes for this service (its options fit how the program shows PAM's questions), and 'create_from_other = yes' for a lock screen Debian ships no file for.")) + "\n\n"
             + HelpText.paragraph(L("Anyone may read this system's stacks; only root may read a staged root (--root)."))
     }
     static var exitStatuses: String? {
@@ -36,7 +39,7 @@ struct StackCommand: Command {
         let service = Positional("SERVICE", required: true, missing: L("missing SERVICE (a file name in /etc/pam.d, such as sudo)"))
         let root = Option<String>("--root", value: "DIR", rootOnly: true,
                                   help: L("read the stacks and modules of the staged root DIR (an absolute path) instead of this system's"))
-        let json = JSONOption(help: L("one JSON object: service, file, from_other, failure, rules (where, level, control, actions, kind, path, module, installed, silent, failure, arguments), pingate_rules, insert_before, guards (module, where)"))
+        let json = JSONOption(help: L("one JSON object: service, file, from_other, failure, rules (where, level, control, actions, kind, path, module, installed, silent, failure, arguments), pingate_rules, insert_before, guards (module, where), enable_line, create_from_other"))
     }
     static let arguments = Arguments()
 

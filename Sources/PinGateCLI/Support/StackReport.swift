@@ -5,14 +5,20 @@ import PinGateCore
 struct StackReport {
     let stack: PAMStack
     let facts: PAMEnableFacts
+    let client: PAMClient
 
     init(_ stack: PAMStack) {
         self.stack = stack
         facts = PAMEnableFacts(stack)
+        client = PAMClient.forService(stack.service)
     }
 
-    /// A comment, then `failure`, `rule`, `pingate_rule`, `insert_before` and
-    /// `guard` lines. The keys and values are the same in every language
+    /// A service Debian ships no file for, which install.sh --enable may
+    /// create from other's stack.
+    private var createFromOther: Bool { client.createdFromOther && stack.file == nil }
+
+    /// A comment, then `failure`, `rule`, `pingate_rule`, `insert_before`,
+    /// `guard`, `enable_line` and `create_from_other` lines. The keys and values are the same in every language
     /// (install.sh reads them); the comment and the notes in parentheses are
     /// translated.
     var lines: [String] {
@@ -22,6 +28,8 @@ struct StackReport {
         for origin in facts.pinGateRules { lines.append("pingate_rule = \(origin)") }
         if let line = facts.insertionLine { lines.append("insert_before = \(line)") }
         for guardRule in facts.guards { lines.append("guard = \(guardRule.name) \(guardRule.origin)") }
+        lines.append("enable_line = " + client.enableLine)
+        if createFromOther { lines.append("create_from_other = yes") }
         return lines
     }
 
@@ -85,6 +93,8 @@ struct StackReport {
             ("pingate_rules", .array(facts.pinGateRules.map { .string($0.description) })),
             ("insert_before", facts.insertionLine.map { .int($0) } ?? .null),
             ("guards", .array(facts.guards.map { .object([("module", .string($0.name)), ("where", .string($0.origin.description))]) })),
+            ("enable_line", .string(client.enableLine)),
+            ("create_from_other", .bool(createFromOther)),
         ])
     }
 

@@ -1,0 +1,41 @@
+import PinGateCore
+
+/// `pingate doctor`'s line for each lock screen and login screen installed
+/// here (`PAMClient.known`): whether a PIN is offered there, and if not, the
+/// one thing that is missing — the module in its stack, the service in
+/// pingate.conf, or the options its way of asking needs.
+extension Doctor {
+    mutating func checkDesktops() {
+        let reader = PAMStackReader()
+        for client in PAMClient.known where client.programs.contains(where: { fileStatus($0) != nil }) {
+            checkDesktop(client, stack: reader.authStack(service: client.service))
+        }
+    }
+
+    private mutating func checkDesktop(_ client: PAMClient, stack: PAMStack) {
+        let enable = "install.sh --enable \(client.service)"
+        guard let rule = PAMPINRule.all(in: stack).first?.rule else {
+            let file = stack.file ?? "/etc/pam.d/other"
+            add(.note, L("%s: no PIN is offered (no pam_pingate.so in the auth stack of %s, %s)", client.name, client.service, file),
+                fix: enable)
+            return
+        }
+        guard policy.services.contains(client.service) else {
+            add(.problem, L("%s: pam_pingate.so is in the stack of %s, but pingate.conf's services do not name it: no PIN is offered", client.name, client.service),
+                fix: L("add %s to services in %s", client.service, configPath))
+            return
+        }
+        let missing = client.moduleOptions.filter { !rule.arguments.contains($0) }
+        guard missing.isEmpty else {
+            add(.problem, L("%s: the pam_pingate.so line at %s lacks %s, which this screen needs (it shows PAM's questions its own way)",
+                            client.name, rule.origin.description, missing.joined(separator: " ")),
+                fix: "install.sh --disable \(client.service) && \(enable)")
+            return
+        }
+        if client.isLoginScreen && policy.passwordFirstServices.contains(client.service) {
+            add(.ok, L("%s: a PIN is offered (service %s) while the user has a session; the first sign-in takes the password", client.name, client.service))
+        } else {
+            add(.ok, L("%s: a PIN is offered (service %s)", client.name, client.service))
+        }
+    }
+}

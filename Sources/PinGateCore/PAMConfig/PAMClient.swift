@@ -1,0 +1,79 @@
+import CPinGateContract
+
+/// A program that asks PAM for a sign-in, known by its service name: how it
+/// shows PAM's questions decides which module options its stack line needs.
+/// `install.sh --enable` takes the line from here (`pingate stack` prints it
+/// as `enable_line`), and `pingate doctor` checks each installed one against
+/// it, so the two cannot drift.
+public struct PAMClient: Equatable, Sendable {
+    /// The PAM service it asks for (its file in /etc/pam.d).
+    public let service: String
+    /// What a person calls it, for doctor: "KDE Plasma lock screen".
+    public let name: String
+    /// Where its program is installed; it is there if any of them exists.
+    public let programs: [String]
+    /// The options after `pam_pingate.so` on the line `--enable` writes.
+    public let moduleOptions: [String]
+    /// Debian ships no /etc/pam.d file for it, so libpam reads `other`:
+    /// `--enable` creates one from other's stack.
+    public let createdFromOther: Bool
+    /// A display manager: the same stack signs in at boot, where the first
+    /// sign-in takes the password (pingate.conf `password_first_services`).
+    public let isLoginScreen: Bool
+
+    public init(service: String, name: String, programs: [String], moduleOptions: [String] = [],
+                createdFromOther: Bool = false, isLoginScreen: Bool = false) {
+        self.service = service
+        self.name = name
+        self.programs = programs
+        self.moduleOptions = moduleOptions
+        self.createdFromOther = createdFromOther
+        self.isLoginScreen = isLoginScreen
+    }
+
+    /// The auth line `install.sh --enable` puts in front of the password:
+    /// always just the module, so that anything but a correct PIN goes on
+    /// through the stack as before.
+    public var enableLine: String {
+        (["auth       sufficient pam_pingate.so"] + moduleOptions).joined(separator: " ")
+    }
+
+    /// The known client for `service`, or one with the default options.
+    public static func forService(_ service: String) -> PAMClient {
+        known.first { $0.service == service } ?? PAMClient(service: service, name: service, programs: [])
+    }
+
+    /// Why each has its options:
+    /// - swaylock and hyprlock answer every question with the same typed
+    ///   buffer: `forward_pass` asks one "PIN or password" question and leaves
+    ///   a password as PAM_AUTHTOK for the stack's own pam_unix.
+    /// - i3lock, swaylock and hyprlock show no informational line: `nonotice`
+    ///   keeps the failed-attempt notice for a sign-in that shows it.
+    /// - KDE's, MATE's and Cinnamon's lock screens keep one field for every
+    ///   question: after a wrong PIN, `again_or_password` asks "PIN or
+    ///   password", verifies a PIN and hands anything else on as the password
+    ///   (a PIN never reaches pam_unix); `retries=2` lets that second answer
+    ///   be a PIN.
+    /// - Display managers need no option: the helper's first-sign-in rule
+    ///   decides there.
+    public static let known: [PAMClient] = [
+        PAMClient(service: "gdm-password", name: "GNOME (GDM login and lock screen)", programs: ["/usr/sbin/gdm3"],
+                  isLoginScreen: true),
+        PAMClient(service: "kde", name: "KDE Plasma lock screen",
+                  programs: ["/usr/lib/\(PINGATE_MULTIARCH)/libexec/kscreenlocker_greet"],
+                  moduleOptions: ["retries=2", "again_or_password"], createdFromOther: true),
+        PAMClient(service: "sddm", name: "KDE login (SDDM)", programs: ["/usr/bin/sddm"], isLoginScreen: true),
+        PAMClient(service: "lightdm", name: "Xfce (LightDM login, light-locker)", programs: ["/usr/sbin/lightdm"],
+                  isLoginScreen: true),
+        PAMClient(service: "xscreensaver", name: "XScreenSaver", programs: ["/usr/bin/xscreensaver"]),
+        PAMClient(service: "cinnamon-screensaver", name: "Cinnamon lock screen", programs: ["/usr/bin/cinnamon-screensaver"],
+                  moduleOptions: ["retries=2", "again_or_password"]),
+        PAMClient(service: "mate-screensaver", name: "MATE lock screen", programs: ["/usr/bin/mate-screensaver"],
+                  moduleOptions: ["retries=2", "again_or_password"]),
+        PAMClient(service: "i3lock", name: "i3lock", programs: ["/usr/bin/i3lock"], moduleOptions: ["nonotice"]),
+        PAMClient(service: "swaylock", name: "swaylock", programs: ["/usr/bin/swaylock"],
+                  moduleOptions: ["forward_pass", "nonotice"]),
+        PAMClient(service: "hyprlock", name: "hyprlock", programs: ["/usr/bin/hyprlock"],
+                  moduleOptions: ["forward_pass", "nonotice"]),
+    ]
+}
