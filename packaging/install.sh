@@ -339,8 +339,19 @@ stack_lines() {
         # One field for every question (KDE's says "Password" whatever is
         # asked): after a wrong PIN, "PIN or password" takes either, and a
         # password goes on to pam_unix as PAM_AUTHTOK, a PIN never.
-        kde|mate-screensaver|cinnamon-screensaver)
+        mate-screensaver|cinnamon-screensaver)
                            echo "auth       sufficient pam_pingate.so retries=2 again_or_password" ;;
+        # KDE's greeter clears its field only when a conversation fails, so
+        # a second question would find the wrong PIN's dots still there and
+        # the next PIN typed after them. auth_err=die ends the conversation
+        # on a wrong PIN: KDE says "Unlocking failed", clears the field and
+        # asks afresh, where the first question takes the PIN or the
+        # password (again_or_password). Anything else that is not success
+        # (a broken helper, no PIN) still goes on to the password. announce:
+        # the field never shows the prompt, so an info line says a PIN is
+        # asked; nonotice: on success the greeter quits at once, so the
+        # notice of failed attempts would be spent unread.
+        kde)               echo "auth       [success=done new_authtok_reqd=done auth_err=die default=ignore] pam_pingate.so again_or_password announce nonotice" ;;
         *)                 echo "auth       sufficient pam_pingate.so" ;;
     esac
 }
@@ -350,7 +361,7 @@ stack_lines() {
 without_pingate_lines() {
     awk -v marker="$MARKER" '
         $0 == marker { inside = 1; next }
-        inside && /^auth +sufficient +pam_(pingate\.so|unix\.so use_first_pass nullok)/ { next }
+        inside && /^auth +(sufficient|\[[^]]*\]) +pam_(pingate\.so|unix\.so use_first_pass nullok)/ { next }
         { inside = 0; print }' "$1"
 }
 
