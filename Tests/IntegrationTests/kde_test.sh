@@ -247,6 +247,7 @@ test_only_pins_are_counted_and_no_pin_reaches_the_password_modules() {
     wake
     answer 1397
     a_failure_shown 1
+    assert_eq "" "$(cat "$AUTHTOK_LOG")" "what the password modules received after a wrong PIN"
     wake 2
     answer 1397
     a_failure_shown 2
