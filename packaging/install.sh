@@ -341,7 +341,7 @@ stack_lines() {
 without_pingate_lines() {
     awk -v marker="$MARKER" '
         $0 == marker { inside = 1; next }
-        inside && /^auth +sufficient +pam_(pingate\.so|unix\.so use_first_pass nullok)/ { next }
+        inside && /^auth +(sufficient|\[[^]]*\]) +pam_(pingate\.so|unix\.so use_first_pass nullok)/ { next }
         { inside = 0; print }' "$1"
 }
 

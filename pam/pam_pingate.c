@@ -202,6 +202,18 @@ static void show_legend(pam_handle_t *pamh, int flags, const struct pingate_opti
 	inform(pamh, flags, opts, "%s", legend);
 }
 
+/*
+ * announce: before the first question only (a second one follows "Wrong
+ * PIN — N attempts left", which says enough), and like every info line not
+ * under quiet or PAM_SILENT.
+ */
+static void announce(pam_handle_t *pamh, int flags, const struct pingate_options *opts,
+		enum pingate_kind kind)
+{
+	if (opts->announce)
+		inform(pamh, flags, opts, "%s", is_pattern(kind) ? _(pingate_announce_pattern) : _(pingate_announce_pin));
+}
+
 static void wipe_and_free(char *secret)
 {
 	if (secret != NULL) {
@@ -247,6 +259,8 @@ static int get_secret(pam_handle_t *pamh, int flags, const struct pingate_option
 		if (rc != PAM_AUTHINFO_UNAVAIL || opts->use_first_pass)
 			return rc;
 	}
+	if (attempt == 0)
+		announce(pamh, flags, opts, status->kind);
 	if (is_pattern(status->kind))
 		show_legend(pamh, flags, opts, status->grid);
 	if (prompt == NULL)
@@ -405,6 +419,7 @@ static int authenticate_forwarded(pam_handle_t *pamh, int flags,
 
 	rc = copy_authtok(pamh, &secret);
 	if (rc == PAM_AUTHINFO_UNAVAIL) {
+		announce(pamh, flags, opts, status->kind);
 		rc = prompt_secret(pamh, opts->prompt != NULL ? opts->prompt : _(pingate_prompt_pin_or_password), &secret);
 		if (rc == PAM_SUCCESS)
 			rc = pam_set_item(pamh, PAM_AUTHTOK, secret);

@@ -27,6 +27,7 @@ static const struct {
 	{ "forward_pass",   offsetof(struct pingate_options, forward_pass) },
 	{ "nonotice",       offsetof(struct pingate_options, nonotice) },
 	{ "again_or_password", offsetof(struct pingate_options, again_or_password) },
+	{ "announce",       offsetof(struct pingate_options, announce) },
 };
 
 static void set_defaults(struct pingate_options *opts)
@@ -129,9 +130,10 @@ int pingate_options_load(pam_handle_t *pamh, struct pingate_options *opts,
 	for (i = 0; i < argc && rc == PAM_SUCCESS; i++)
 		rc = split_and_set(pamh, opts, argv[i]);
 	if (rc == PAM_SUCCESS && opts->debug)
-		pam_syslog(pamh, LOG_DEBUG, "options: retries=%u timeout=%u%s%s%s helper=%s conf=%s",
+		pam_syslog(pamh, LOG_DEBUG, "options: retries=%u timeout=%u%s%s%s%s helper=%s conf=%s",
 			opts->retries, opts->timeout, opts->allow_remote ? " allow_remote" : "",
 			opts->forward_pass ? " forward_pass" : "", opts->quiet ? " quiet" : "",
+			opts->announce ? " announce" : "",
 			opts->helper, opts->conf != NULL ? opts->conf : "(the helper's)");
 	return rc;
 }

@@ -128,6 +128,13 @@
 static const char *const pingate_prompt_pin = PINGATE_TEXT("PIN: ");
 static const char *const pingate_prompt_pattern = PINGATE_TEXT("Pattern: ");
 static const char *const pingate_prompt_pin_or_password = PINGATE_TEXT("PIN or password: ");
+/*
+ * The module option `announce`: an info line before the first question, for
+ * clients that show info lines but not a secret prompt's text (KDE's lock
+ * screen labels its one field "Password" whatever is asked).
+ */
+static const char *const pingate_announce_pin = PINGATE_TEXT("Type your PIN, or your password");
+static const char *const pingate_announce_pattern = PINGATE_TEXT("Type your pattern, or your password");
 /* Set to "1" in the PAM environment by an application: no PIN this time. */
 #define PINGATE_PASSWORD_ONLY_ENV "PINGATE_PASSWORD_ONLY"
 

@@ -424,6 +424,53 @@ test_again_or_password_hands_a_password_on_from_the_first_question() {
     assert_eq 1 "$(requests)" "requests (the status only: a password is not sent)"
 }
 
+# announce (KDE's lock screen, which shows info lines but labels its field
+# "Password" whatever the prompt says): one line before the first question
+# says that a PIN or the password is taken. Not before the second (the
+# wrong-PIN line is there), and not without the option: clients that show
+# the prompt would say it twice.
+test_announce_says_a_pin_is_taken_once_before_the_first_question() {
+    setup
+    printf '1 wrong failures=1 left=4\n0 ok\n' > "$T/verify"
+    stack retries=2 again_or_password announce
+    pam_run $'1111\n4821\n'
+    assert_eq PAM_SUCCESS "$(result)" "result"
+    assert_eq "INFO Type your PIN, or your password" "$(grep -m 1 -B 1 '^PROMPT_' <<< "$out" | head -n 1)" "the line before the first prompt"
+    assert_eq 1 "$(grep -c '^INFO Type your PIN, or your password$' <<< "$out")" "announcements"
+    stack retries=2 again_or_password
+    pam_run $'1111\n4821\n'
+    assert_not_contains "$out" "Type your PIN" "the transcript without announce"
+}
+
+# A pattern's announcement comes before the legend; forward_pass's single
+# question is announced too.
+test_announce_names_the_pattern_and_precedes_forward_pass_too() {
+    setup
+    echo "0 enrolled kind=pattern grid=3 failures=0" > "$T/status"
+    stack again_or_password announce
+    pam_run $'1-5-9-6\n'
+    assert_eq "INFO Type your pattern, or your password" "$(grep -m 1 '^INFO' <<< "$out")" "the first line"
+    assert_contains "$out" "INFO Pattern grid" "the legend after it"
+    echo "0 enrolled kind=pin failures=0" > "$T/status"
+    stack forward_pass announce
+    pam_run $'4821\n'
+    assert_eq "INFO Type your PIN, or your password" "$(grep -m 1 -B 1 '^PROMPT_' <<< "$out" | head -n 1)" "the line before forward_pass's prompt"
+}
+
+# Like every info line: an application that asks for silence (PAM_SILENT)
+# or an admin's quiet drops it; the question itself stays.
+test_announce_respects_quiet_and_pam_silent() {
+    setup
+    stack again_or_password announce
+    pam_run $'4821\n' --silent
+    assert_not_contains "$out" "Type your PIN" "the transcript under PAM_SILENT"
+    assert_contains "$out" "PROMPT_ECHO_OFF PIN: "
+    stack again_or_password announce quiet
+    pam_run $'4821\n'
+    assert_not_contains "$out" "Type your PIN" "the transcript with quiet"
+    assert_eq PAM_SUCCESS "$(result)" "result"
+}
+
 test_retries_stop_at_the_limit() {
     setup
     echo "1 wrong failures=1 left=4" > "$T/verify"

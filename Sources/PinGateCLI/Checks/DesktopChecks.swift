@@ -25,10 +25,13 @@ extension Doctor {
                 fix: L("add %s to services in %s", client.service, configPath))
             return
         }
+        // The options that fit how this screen asks, and its control (KDE's
+        // ends the conversation on a wrong PIN): a line written by hand, or by
+        // an older install.sh, may lack them.
         let missing = client.moduleOptions.filter { !rule.arguments.contains($0) }
-        guard missing.isEmpty else {
-            add(.problem, L("%s: the pam_pingate.so line at %s lacks %s, which this screen needs (it shows PAM's questions its own way)",
-                            client.name, rule.origin.description, missing.joined(separator: " ")),
+        guard missing.isEmpty, rule.writtenControl == client.control else {
+            add(.problem, L("%s: the pam_pingate.so line at %s is not the one this screen needs (it shows PAM's questions its own way): %s",
+                            client.name, rule.origin.description, client.enableLine.split(separator: " ").joined(separator: " ")),
                 fix: "install.sh --disable \(client.service) && \(enable)")
             return
         }

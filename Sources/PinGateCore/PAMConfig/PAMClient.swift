@@ -12,7 +12,10 @@ public struct PAMClient: Equatable, Sendable {
     public let name: String
     /// Where its program is installed; it is there if any of them exists.
     public let programs: [String]
-    /// The options after `pam_pingate.so` on the line `--enable` writes.
+    /// The control of the line `--enable` writes: `sufficient`, or KDE's
+    /// bracketed one (see `known`).
+    public let control: String
+    /// The options after `pam_pingate.so` on that line.
     public let moduleOptions: [String]
     /// Debian ships no /etc/pam.d file for it, so libpam reads `other`:
     /// `--enable` creates one from other's stack.
@@ -21,11 +24,12 @@ public struct PAMClient: Equatable, Sendable {
     /// sign-in takes the password (pingate.conf `password_first_services`).
     public let isLoginScreen: Bool
 
-    public init(service: String, name: String, programs: [String], moduleOptions: [String] = [],
-                createdFromOther: Bool = false, isLoginScreen: Bool = false) {
+    public init(service: String, name: String, programs: [String], control: String = "sufficient",
+                moduleOptions: [String] = [], createdFromOther: Bool = false, isLoginScreen: Bool = false) {
         self.service = service
         self.name = name
         self.programs = programs
+        self.control = control
         self.moduleOptions = moduleOptions
         self.createdFromOther = createdFromOther
         self.isLoginScreen = isLoginScreen
@@ -35,7 +39,7 @@ public struct PAMClient: Equatable, Sendable {
     /// always just the module, so that anything but a correct PIN goes on
     /// through the stack as before.
     public var enableLine: String {
-        (["auth       sufficient pam_pingate.so"] + moduleOptions).joined(separator: " ")
+        (["auth      ", control, "pam_pingate.so"] + moduleOptions).joined(separator: " ")
     }
 
     /// The known client for `service`, or one with the default options.
@@ -49,11 +53,21 @@ public struct PAMClient: Equatable, Sendable {
     ///   a password as PAM_AUTHTOK for the stack's own pam_unix.
     /// - i3lock, swaylock and hyprlock show no informational line: `nonotice`
     ///   keeps the failed-attempt notice for a sign-in that shows it.
-    /// - KDE's, MATE's and Cinnamon's lock screens keep one field for every
+    /// - MATE's and Cinnamon's lock screens keep one field for every
     ///   question: after a wrong PIN, `again_or_password` asks "PIN or
     ///   password", verifies a PIN and hands anything else on as the password
     ///   (a PIN never reaches pam_unix); `retries=2` lets that second answer
     ///   be a PIN.
+    /// - KDE's greeter clears its field only when a conversation fails, so a
+    ///   second question would find the wrong PIN's dots still there and the
+    ///   next PIN typed after them. `auth_err=die` ends the conversation on a
+    ///   wrong PIN: KDE says "Unlocking failed", clears the field and asks
+    ///   afresh, where the first question takes the PIN or the password
+    ///   (`again_or_password`). Anything else that is not success (a broken
+    ///   helper, no PIN) still goes on to the password. `announce`: the field
+    ///   never shows the prompt, so an info line says a PIN is asked;
+    ///   `nonotice`: on success the greeter quits at once, so the notice of
+    ///   failed attempts would be spent unread.
     /// - Display managers need no option: the helper's first-sign-in rule
     ///   decides there.
     public static let known: [PAMClient] = [
@@ -61,7 +75,8 @@ public struct PAMClient: Equatable, Sendable {
                   isLoginScreen: true),
         PAMClient(service: "kde", name: "KDE Plasma lock screen",
                   programs: ["/usr/lib/\(PINGATE_MULTIARCH)/libexec/kscreenlocker_greet"],
-                  moduleOptions: ["retries=2", "again_or_password"], createdFromOther: true),
+                  control: "[success=done new_authtok_reqd=done auth_err=die default=ignore]",
+                  moduleOptions: ["again_or_password", "announce", "nonotice"], createdFromOther: true),
         PAMClient(service: "sddm", name: "KDE login (SDDM)", programs: ["/usr/bin/sddm"], isLoginScreen: true),
         PAMClient(service: "lightdm", name: "Xfce (LightDM login, light-locker)", programs: ["/usr/sbin/lightdm"],
                   isLoginScreen: true),
