@@ -16,6 +16,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 . "$here/sandbox.sh"
 . "$here/stack_lib.sh"
+. "$here/x_lib.sh"
 
 LOCK_BUILT="${PINGATE_LOCK_BIN:-$RELEASE_BIN/pingate-lock}"
 X_INTRUDER="$REPO_ROOT/.build/x_intruder"   # a hostile X client (x_intruder.c)
@@ -55,20 +56,8 @@ chmod 644 /etc/pam.d/pingate-lock
 
 # --- the X server -----------------------------------------------------------------
 
-free_display() {
-    local n
-    for n in $(seq 70 99); do
-        [ -e "/tmp/.X$n-lock" ] || [ -e "/tmp/.X11-unix/X$n" ] || { echo "$n"; return; }
-    done
-    echo 0
-}
-DISPLAY_NUMBER=$(free_display)
-export DISPLAY=":$DISPLAY_NUMBER"
-Xvfb "$DISPLAY" -screen 0 1280x800x24 -ac -noreset -nolisten tcp +extension RANDR >"$SANDBOX/xvfb.log" 2>&1 &
-XVFB_PID=$!
+start_xvfb 1280x800 +extension RANDR || { echo "0 passed, 1 failed"; exit 1; }
 trap 'kill "$XVFB_PID" 2>/dev/null; wait "$XVFB_PID" 2>/dev/null; rm -rf "$SANDBOX"' EXIT
-for _ in $(seq 100); do xdpyinfo >/dev/null 2>&1 && break; sleep 0.1; done
-xdpyinfo >/dev/null 2>&1 || { echo "Xvfb did not start: $(cat "$SANDBOX/xvfb.log")"; echo "0 passed, 1 failed"; exit 1; }
 
 # --- the lock screen -----------------------------------------------------------------
 
