@@ -25,7 +25,8 @@ APT_PACKAGES=(libpam0g-dev libsodium-dev libsystemd-dev pamtester sudo gettext v
               pkexec polkitd dbus-daemon dbus-bin          # polkit_test.sh: real pkexec, polkitd, a bus
               libx11-dev libxrandr-dev libcairo2-dev libpango1.0-dev fonts-noto-cjk
               xvfb xdotool imagemagick x11-utils x11-xserver-utils x11-apps xss-lock   # pingate-lock and lock_test.sh (xrandr, xrdb, xwd)
-              xserver-xephyr libxcomposite-dev)           # lock_test.sh: a screen that changes size, a hostile client
+              xserver-xephyr libxcomposite-dev            # lock_test.sh: a screen that changes size, a hostile client
+              mate-screensaver)                           # mate_test.sh: MATE's lock screen
 
 step() { printf '\n==> %s\n' "$*"; }
 
