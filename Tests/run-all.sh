@@ -26,7 +26,9 @@ APT_PACKAGES=(libpam0g-dev libsodium-dev libsystemd-dev pamtester sudo gettext v
               libx11-dev libxrandr-dev libcairo2-dev libpango1.0-dev fonts-noto-cjk
               xvfb xdotool imagemagick x11-utils x11-xserver-utils x11-apps xss-lock   # pingate-lock and lock_test.sh (xrandr, xrdb, xwd)
               xserver-xephyr libxcomposite-dev            # lock_test.sh: a screen that changes size, a hostile client
-              mate-screensaver)                           # mate_test.sh: MATE's lock screen
+              mate-screensaver                            # mate_test.sh: MATE's lock screen
+              cinnamon-screensaver libglib2.0-bin         # cinnamon_test.sh: Cinnamon's lock screen, and its schema
+              gir1.2-cvc-1.0 gir1.2-caribou-1.0)          # ... the typelibs it imports that only the Cinnamon desktop brings
 
 step() { printf '\n==> %s\n' "$*"; }
 
