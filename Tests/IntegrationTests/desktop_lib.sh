@@ -30,19 +30,18 @@ enable_like_install_sh() {
 }
 
 # log_what_follows_pingate SERVICE: after PinGate's line of /etc/pam.d/SERVICE,
-# a pam_exec.so expose_authtok line that appends PAM_AUTHTOK — what the next
-# modules (pam_unix, pam_gnome_keyring) would take as the password — to
-# AUTHTOK_LOG ($SANDBOX/authtok.log), one line each. It runs as whoever runs PAM (the locker's
-# user), so the log is writable by all; it is optional and leaves the result
-# to the stack.
+# pam/tests/pam_test_authtok.so log= appends PAM_AUTHTOK — what the next
+# modules (pam_unix, pam_gnome_keyring) take as the password — to
+# AUTHTOK_LOG ($SANDBOX/authtok.log), one line each. It asks nothing (unlike
+# pam_exec's expose_authtok, which prompts when the item is empty), returns
+# PAM_IGNORE, and runs as whoever runs PAM (a locker's user): the log is
+# writable by all.
 log_what_follows_pingate() {
-    local service=$1 logger="$SANDBOX/log-authtok"
+    local service=$1
     AUTHTOK_LOG="$SANDBOX/authtok.log"
-    printf '#!/bin/sh\n# pam_exec hands the item on stdin, NUL-terminated\n{ tr -d "\\000"; echo; } >> %s\n' "$AUTHTOK_LOG" > "$logger"
-    chmod 755 "$logger"
     : > "$AUTHTOK_LOG"; chmod 666 "$AUTHTOK_LOG"
-    sed -i "/pam_pingate\.so/a auth optional pam_exec.so quiet expose_authtok $logger" "/etc/pam.d/$service"
-    grep -q "pam_exec.so quiet expose_authtok" "/etc/pam.d/$service" || { echo "no PinGate line in /etc/pam.d/$service" >&2; return 1; }
+    sed -i "/pam_pingate\.so/a auth optional $AUTHTOK_MODULE log=$AUTHTOK_LOG" "/etc/pam.d/$service"
+    grep -q "pam_test_authtok.so log=" "/etc/pam.d/$service" || { echo "no PinGate line in /etc/pam.d/$service" >&2; return 1; }
 }
 
 # assert_never_followed SECRET: SECRET never reached the modules after PinGate's line.
