@@ -337,9 +337,12 @@ stack_lines() {
         swaylock|hyprlock) echo "auth       sufficient pam_pingate.so forward_pass nonotice" ;;
         i3lock)            echo "auth       sufficient pam_pingate.so nonotice" ;;
         # One field for every question (KDE's says "Password" whatever is
-        # asked): after a wrong PIN, "PIN or password" takes either, and a
-        # password goes on to pam_unix as PAM_AUTHTOK, a PIN never.
-        kde|mate-screensaver|cinnamon-screensaver)
+        # asked; GNOME's shows the question only as the field's hint): after
+        # a wrong PIN, "PIN or password" takes either, and a password goes on
+        # to pam_unix as PAM_AUTHTOK, a PIN never. A plain line would let
+        # pam_unix ask "Password" next, and the right PIN typed there fail.
+        # gdm-password is GNOME's lock screen as well as its login.
+        kde|mate-screensaver|cinnamon-screensaver|gdm-password)
                            echo "auth       sufficient pam_pingate.so retries=2 again_or_password" ;;
         *)                 echo "auth       sufficient pam_pingate.so" ;;
     esac
