@@ -49,5 +49,10 @@ assert_never_followed() {
     if grep -qxF -- "$1" "$AUTHTOK_LOG"; then fail "[$1] went on to the password modules: $(tr '\n' ' ' < "$AUTHTOK_LOG")"; fi
 }
 
+# unseen_failures USER: failed attempts not yet told to the owner (root's view, which spends nothing).
+unseen_failures() {
+    "$PINGATE" status "$1" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["unseen_failures"])'
+}
+
 # ms_since START_NS: milliseconds since a `date +%s%N`.
 ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }

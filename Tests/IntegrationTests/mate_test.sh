@@ -79,6 +79,10 @@ test_mate_after_a_wrong_pin_the_right_pin_unlocks() {
     echo "    unlocked ${ms} ms after Return (the right PIN at \"PIN or password:\")"
     assert_eq 0 "$(record_failures pgalice)" "failures after the right PIN"
     assert_never_followed "$TEST_PIN"
+    # The dialog closes as PAM succeeds: a notice of the wrong PIN shown then
+    # would never be read, so it waits for a sign-in that shows it (nonotice).
+    assert_not_contains "$(messages)" "failed PIN attempt" "what the dialog showed"
+    assert_eq 1 "$(unseen_failures pgalice)" "failed attempts not yet told"
 }
 
 # A password typed at "PIN:" goes on to pam_unix without a second question,
