@@ -93,6 +93,16 @@ test_gnome_unlock_after_a_wrong_pin_the_right_pin_unlocks() {
     assert_never_followed "$TEST_PIN"
 }
 
+# Two different wrong PINs both count (retries=2); then pam_unix asks, and
+# the hint says "Password".
+test_gnome_unlock_after_two_wrong_pins_the_hint_is_password() {
+    need_cli; fresh; signed_in
+    unlock $'1397\n1398\n'"$TEST_PASSWORD"$'\n'
+    assert_eq "RESULT unlocked" "$(tail -n 1 <<< "$out")" "result (transcript: $out)"
+    assert_eq "PIN|PIN or password|Password|" "$(hints)" "the entry's hints"
+    assert_eq 2 "$(record_failures pgalice)" "failures"
+}
+
 test_gnome_unlock_the_password_unlocks_and_is_not_counted() {
     need_cli; fresh; signed_in
     unlock "$TEST_PASSWORD"$'\n'

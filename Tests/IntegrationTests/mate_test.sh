@@ -112,4 +112,21 @@ test_mate_wrong_pin_then_the_password_unlocks() {
     assert_never_followed "$TEST_PIN"
 }
 
+# Two different wrong PINs both count (retries=2); the module has asked all
+# it may, and pam_unix asks next: the label says "Password:", and the
+# password typed there unlocks.
+test_mate_after_two_wrong_pins_pam_unix_asks_and_the_password_unlocks() {
+    need_cli; fresh_screensaver
+    lock_and_wake
+    type_and_enter 1397
+    wait_for "${PROMPT_TRACE}PIN or password: " || fail "no second question: $(questions | tr '\n' '|')"
+    type_and_enter 1398
+    wait_for "${PROMPT_TRACE}Password:" || fail "no password question: $(questions | tr '\n' '|')"
+    assert_eq "PIN: |PIN or password: |Password:|" "$(questions | tr '\n' '|')" "the dialog's labels"
+    assert_eq 2 "$(record_failures pgalice)" "failures"
+    type_and_enter "$TEST_PASSWORD"
+    wait_unlocked "$(date +%s%N)" > /dev/null
+    assert_eq 2 "$(record_failures pgalice)" "failures after the password"
+}
+
 run_tests

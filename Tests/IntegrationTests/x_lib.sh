@@ -25,7 +25,12 @@ start_xvfb() {
         XVFB_PID=$!
         local _
         for _ in $(seq 100); do
-            xdpyinfo >/dev/null 2>&1 && kill -0 "$XVFB_PID" 2>/dev/null && return 0
+            if xdpyinfo >/dev/null 2>&1 && kill -0 "$XVFB_PID" 2>/dev/null; then
+                # On a loaded machine xdotool's key release can come late
+                # enough for the server's autorepeat to type the key again.
+                xset r off
+                return 0
+            fi
             kill -0 "$XVFB_PID" 2>/dev/null || break
             sleep 0.1
         done
