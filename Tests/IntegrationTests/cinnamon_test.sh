@@ -68,6 +68,8 @@ SAVER_ENV="GSETTINGS_SCHEMA_DIR=$SCHEMAS"
 # The helper's line for a question: CS_PAM_AUTH_SET_PROMPT_<question>_
 PROMPT_TRACE="CS_PAM_AUTH_SET_PROMPT_"
 PROMPT_END="_'"
+# ... and once the entry takes keys again.
+READY_TRACE="CS_PAM_AUTH_BUSY_FALSE"
 screensaver_setup || { echo "0 passed, 1 failed"; exit 1; }
 
 # infos: the info lines the helper handed to the lock screen in this test.
@@ -92,9 +94,9 @@ test_cinnamon_after_a_wrong_pin_the_right_pin_unlocks() {
     lock_and_wake
     shot cinnamon-before
     type_and_enter 1397
-    wait_for "${PROMPT_TRACE}PIN or password: " || fail "no second question: $(questions | tr '\n' '|')"
+    wait_question "PIN or password: " || fail "no second question: $(questions | tr '\n' '|')"
     assert_eq "Wrong PIN — 4 attempts left" "$(infos)" "the info line"
-    sleep 0.5; shot cinnamon-wrong-pin
+    shot cinnamon-wrong-pin
     assert_eq 1 "$(record_failures pgalice)" "failures after the wrong PIN"
     local start; start=$(date +%s%N)
     type_and_enter "$TEST_PIN"
@@ -123,8 +125,7 @@ test_cinnamon_wrong_pin_then_the_password_unlocks() {
     need_cli; fresh_screensaver
     lock_and_wake
     type_and_enter 1397
-    wait_for "${PROMPT_TRACE}PIN or password: " || fail "no second question: $(questions | tr '\n' '|')"
-    sleep 0.3   # the entry is usable again
+    wait_question "PIN or password: " || fail "no second question: $(questions | tr '\n' '|')"
     type_and_enter "$TEST_PASSWORD"
     wait_unlocked "$(date +%s%N)" > /dev/null
     assert_eq 1 "$(record_failures pgalice)" "failures"

@@ -69,9 +69,9 @@ test_mate_after_a_wrong_pin_the_right_pin_unlocks() {
     lock_and_wake
     shot mate-before
     type_and_enter 1397
-    wait_for "${PROMPT_TRACE}PIN or password: " || fail "no second question: $(questions | tr '\n' '|')"
+    wait_question "PIN or password: " || fail "no second question: $(questions | tr '\n' '|')"
     assert_eq "'Wrong PIN — 4 attempts left'" "$(messages)" "the dialog's message"
-    sleep 0.3; shot mate-wrong-pin
+    shot mate-wrong-pin
     assert_eq 1 "$(record_failures pgalice)" "failures after the wrong PIN"
     local start; start=$(date +%s%N)
     type_and_enter "$TEST_PIN"
@@ -105,7 +105,7 @@ test_mate_wrong_pin_then_the_password_unlocks() {
     need_cli; fresh_screensaver
     lock_and_wake
     type_and_enter 1397
-    wait_for "${PROMPT_TRACE}PIN or password: " || fail "no second question: $(questions | tr '\n' '|')"
+    wait_question "PIN or password: " || fail "no second question: $(questions | tr '\n' '|')"
     type_and_enter "$TEST_PASSWORD"
     wait_unlocked "$(date +%s%N)" > /dev/null
     assert_eq 1 "$(record_failures pgalice)" "failures"
@@ -119,9 +119,9 @@ test_mate_after_two_wrong_pins_pam_unix_asks_and_the_password_unlocks() {
     need_cli; fresh_screensaver
     lock_and_wake
     type_and_enter 1397
-    wait_for "${PROMPT_TRACE}PIN or password: " || fail "no second question: $(questions | tr '\n' '|')"
+    wait_question "PIN or password: " || fail "no second question: $(questions | tr '\n' '|')"
     type_and_enter 1398
-    wait_for "${PROMPT_TRACE}Password:" || fail "no password question: $(questions | tr '\n' '|')"
+    wait_question "Password:" || fail "no password question: $(questions | tr '\n' '|')"
     assert_eq "PIN: |PIN or password: |Password:|" "$(questions | tr '\n' '|')" "the dialog's labels"
     assert_eq 2 "$(record_failures pgalice)" "failures"
     type_and_enter "$TEST_PASSWORD"

@@ -12,7 +12,8 @@
 # SAVER_ARGS (its options), SAVER_ENV (extra VAR=VALUE for it),
 # SAVER_COMMAND (its --lock/--query command) and
 # PROMPT_TRACE (the trace's text just before a question is shown; PROMPT_END,
-# if set, what follows it).
+# if set, what follows it; READY_TRACE, if set, the trace's text once the
+# entry takes keys again).
 # Source after sandbox.sh, stack_lib.sh, session_lib.sh, x_lib.sh and
 # desktop_lib.sh; call screensaver_setup inside the sandbox.
 
@@ -99,6 +100,15 @@ wait_for() {
     return 1
 }
 
+# wait_question TEXT [COUNT]: until the dialog asked TEXT (a question's
+# beginning) COUNT times in this test, and its entry takes keys again
+# (READY_TRACE, if set, follows every question once the entry does).
+wait_question() {
+    wait_for "$PROMPT_TRACE$1" "${2:-1}" || return 1
+    [ -z "${READY_TRACE:-}" ] || wait_for "$READY_TRACE" "$(seen "$PROMPT_TRACE")" || return 1
+    sleep 0.3   # the toolkit draws the entry and gives it the focus
+}
+
 # lock_and_wake: lock, then click as someone coming back does: the dialog
 # appears and asks its first question.
 lock_and_wake() {
@@ -108,8 +118,7 @@ lock_and_wake() {
     for _ in $(seq 100); do locked && break; sleep 0.1; done
     locked || fail "the screen did not lock"
     xdotool mousemove 100 100 click 1
-    wait_for "$PROMPT_TRACE" || fail "no question after a click: $(tail -5 "$LOG")"
-    sleep 0.5   # the entry takes focus once the dialog is drawn
+    wait_question "" || fail "no question after a click: $(tail -5 "$LOG")"
 }
 
 # type_and_enter TEXT: typed into the dialog, then Return.
