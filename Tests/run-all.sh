@@ -27,7 +27,10 @@ APT_PACKAGES=(libpam0g-dev libsodium-dev libsystemd-dev pamtester sudo gettext v
               xvfb xdotool imagemagick x11-utils x11-xserver-utils x11-apps xss-lock   # pingate-lock and lock_test.sh (xrandr, xrdb, xwd)
               xserver-xephyr libxcomposite-dev            # lock_test.sh: a screen that changes size, a hostile client
               libkscreenlocker5 plasma-workspace plasma-framework   # kde_test.sh: KDE's greeter, Breeze's lock screen and the QML it imports
-              qml-module-org-kde-kquickcontrolsaddons qml-module-qtquick-virtualkeyboard)
+              qml-module-org-kde-kquickcontrolsaddons qml-module-qtquick-virtualkeyboard
+              mate-screensaver                            # mate_test.sh: MATE's lock screen
+              cinnamon-screensaver libglib2.0-bin         # cinnamon_test.sh: Cinnamon's lock screen, and its schema
+              gir1.2-cvc-1.0 gir1.2-caribou-1.0)          # ... the typelibs it imports that only the Cinnamon desktop brings
 
 step() { printf '\n==> %s\n' "$*"; }
 

@@ -30,6 +30,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/stack_lib.sh"
 . "$here/session_lib.sh"
 . "$here/x_lib.sh"
+. "$here/desktop_lib.sh"
 
 GREETER=$(ls /usr/lib/*/libexec/kscreenlocker_greet 2>/dev/null | head -n 1)
 if [ "${PINGATE_IN_SANDBOX:-}" != 1 ] && [ "$(id -u)" = 0 ]; then
@@ -54,18 +55,12 @@ user_sessions 61001 60       # ... which logind names her display session
 GREETER_CGROUP="user.slice/user-61001.slice/user@61001.service/session.slice/plasma-ksmserver.service"
 
 # The service exactly as `install.sh --enable locker kde` creates it from
-# `other` (installed into a staged root: the sandbox has no module in
-# /lib/*/security, so the copy names the sandbox's module by its path).
-STAGE="$SANDBOX/stage"
-mkdir -p "$STAGE/etc"
-cp -a /etc/pam.d "$STAGE/etc/pam.d"
-printf 'root:x:0:\n' > "$STAGE/etc/group"; printf 'root:*::\n' > "$STAGE/etc/gshadow"
-"$REPO_ROOT/packaging/install.sh" --no-build --root "$STAGE" --enable locker kde > "$SANDBOX/install.out" 2>&1 ||
-    { echo "install.sh --enable locker kde failed: $(cat "$SANDBOX/install.out")"; echo "0 passed, 1 failed"; exit 1; }
-sed "s|pam_pingate.so|$SANDBOX/pam_pingate.so|" "$STAGE/etc/pam.d/kde" > "$SANDBOX/kde.installed"
-install -m 644 "$SANDBOX/kde.installed" /etc/pam.d/kde
+# `other`; tests start from this copy.
+enable_like_install_sh locker kde || { echo "0 passed, 1 failed"; exit 1; }
+cp /etc/pam.d/kde "$SANDBOX/kde.installed"
 
-start_xvfb
+start_xvfb 1280x800 +extension RANDR || { echo "0 passed, 1 failed"; exit 1; }
+trap 'kill "$XVFB_PID" 2>/dev/null; wait "$XVFB_PID" 2>/dev/null; cleanup_cgroups; rm -rf "$SANDBOX"' EXIT
 RUNTIME="$SANDBOX/home/pgalice/runtime"
 install -d -o 61001 -g 61001 -m 700 "$RUNTIME"
 OUT="$SANDBOX/greeter.out"      # "Locked at T" once the lock screen is up
@@ -150,20 +145,6 @@ screenshot() {
 
 fresh() { store_reset; install -m 644 "$SANDBOX/kde.installed" /etc/pam.d/kde; }
 
-# unseen_failures USER: failed attempts the owner has not been told of yet.
-unseen_failures() {
-    "$PINGATE" status "$1" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["unseen_failures"])'
-}
-
-# pam_exec's expose_authtok gives the command PAM_AUTHTOK on stdin, NUL-terminated.
-AUTHTOK_LOG="$SANDBOX/authtok.log"
-cat > "$SANDBOX/log-authtok" <<'EOF'
-#!/bin/sh
-{ tr -d '\000'; echo; } >> "$1"
-EOF
-chmod 755 "$SANDBOX/log-authtok"
-: > "$AUTHTOK_LOG"; chmod 666 "$AUTHTOK_LOG"
-
 ANNOUNCE_PIN="Type your PIN, or your password"
 ANNOUNCE_PATTERN="Type your pattern, or your password"
 
@@ -233,16 +214,14 @@ test_a_pattern_typed_as_digits_unlocks() {
 }
 
 # Every password module after PinGate's line sees what pam_unix would take
-# as the password: a pam_exec line right after it logs PAM_AUTHTOK. A wrong
+# as the password: a logger right after it records PAM_AUTHTOK. A wrong
 # PIN, the same wrong PIN again, a wrong password, then the right PIN: only
 # the first is counted (the repeat is not, the password is pam_unix's), and
 # neither PIN ever reaches the password modules.
 test_only_pins_are_counted_and_no_pin_reaches_the_password_modules() {
     need_cli; fresh
     enroll pgalice "$TEST_PIN" --pin
-    : > "$AUTHTOK_LOG"
-    sed "/pam_pingate.so/a auth optional pam_exec.so quiet expose_authtok $SANDBOX/log-authtok $AUTHTOK_LOG" \
-        "$SANDBOX/kde.installed" > /etc/pam.d/kde
+    log_what_follows_pingate kde || fail "no logger after PinGate's line"
     start_greeter
     wake
     answer 1397

@@ -56,7 +56,8 @@ chmod 644 /etc/pam.d/pingate-lock
 
 # --- the X server -----------------------------------------------------------------
 
-start_xvfb
+start_xvfb 1280x800 +extension RANDR || { echo "0 passed, 1 failed"; exit 1; }
+trap 'kill "$XVFB_PID" 2>/dev/null; wait "$XVFB_PID" 2>/dev/null; rm -rf "$SANDBOX"' EXIT
 
 # --- the lock screen -----------------------------------------------------------------
 

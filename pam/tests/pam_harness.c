@@ -23,10 +23,14 @@
  * a SIGCHLD handler that reaps it, and then prints
  *   HOST_CHILD reaped|lost
  * — whether the application still learnt of its own child's exit.
+ * --repeat N runs the whole authentication (pam_start to pam_end) N times in
+ * this process with the same typed input (stdin must be a file: it is read
+ * again from its start each time), as a lock screen that runs PAM over and
+ * over with one buffer does; each round prints its transcript.
  *
  * usage: pam_harness [--confdir DIR] --service NAME --user USER [--rhost H]
  *                    [--ruser NAME] [--tty T] [--silent] [--authtok TEXT]
- *                    [--env NAME=VALUE]... [--host-child]
+ *                    [--env NAME=VALUE]... [--host-child] [--repeat N]
  */
 #include <getopt.h>
 #include <locale.h>
@@ -150,6 +154,59 @@ static void start_host_child(void)
 	}
 }
 
+/* What the command line asks for: one authentication's settings. */
+struct harness_run {
+	const char *confdir, *service, *user, *rhost, *tty, *authtok, *ruser;
+	const char *env[8];
+	int envs, flags, with_host_child;
+};
+
+/* One application's authentication, pam_start to pam_end; prints its result. */
+static int authenticate_once(const struct harness_run *run)
+{
+	struct pam_conv conv = { converse, NULL };
+	pam_handle_t *pamh = NULL;
+	int rc, i;
+
+	rc = pam_start_confdir(run->service, run->user, &conv, run->confdir, &pamh);
+	if (rc == PAM_SUCCESS && run->rhost != NULL)
+		rc = pam_set_item(pamh, PAM_RHOST, run->rhost);
+	if (rc == PAM_SUCCESS && run->ruser != NULL)
+		rc = pam_set_item(pamh, PAM_RUSER, run->ruser);
+	if (rc == PAM_SUCCESS && run->tty != NULL)
+		rc = pam_set_item(pamh, PAM_TTY, run->tty);
+	/* Applications may not set PAM_AUTHTOK: pam_test_authtok.so `set` copies this. */
+	if (rc == PAM_SUCCESS && run->authtok != NULL) {
+		char *variable = malloc(strlen(run->authtok) + sizeof("PINGATE_TEST_AUTHTOK="));
+
+		if (variable == NULL)
+			rc = PAM_BUF_ERR;
+		else {
+			sprintf(variable, "PINGATE_TEST_AUTHTOK=%s", run->authtok);
+			rc = pam_putenv(pamh, variable);
+			free(variable);
+		}
+	}
+	for (i = 0; i < run->envs && rc == PAM_SUCCESS; i++)
+		rc = pam_putenv(pamh, run->env[i]);
+	if (rc == PAM_SUCCESS && run->with_host_child)
+		start_host_child();
+	if (rc == PAM_SUCCESS)
+		rc = pam_authenticate(pamh, run->flags);
+	if (run->with_host_child) {
+		usleep(200000);  /* a SIGCHLD still pending arrives by now */
+		printf("HOST_CHILD %s\n", host_child_reaped ? "reaped" : "lost");
+	}
+
+	if (rc >= 0 && (size_t)rc < sizeof(code_names) / sizeof(code_names[0]))
+		printf("RESULT %s\n", code_names[rc]);
+	else
+		printf("RESULT %d\n", rc);
+	if (pamh != NULL)
+		pam_end(pamh, rc);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option long_options[] = {
@@ -163,74 +220,45 @@ int main(int argc, char **argv)
 		{ "ruser",   required_argument, NULL, 'R' },
 		{ "host-child", no_argument,    NULL, 'H' },
 		{ "env",     required_argument, NULL, 'e' },
+		{ "repeat",  required_argument, NULL, 'n' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *confdir = NULL, *service = NULL, *user = NULL;
-	const char *rhost = NULL, *tty = NULL, *authtok = NULL, *ruser = NULL;
-	int with_host_child = 0, envs = 0, i;
-	const char *env[8];
-	struct pam_conv conv = { converse, NULL };
-	pam_handle_t *pamh = NULL;
-	int flags = 0, option, rc;
+	struct harness_run run = { 0 };
+	int option, rc, rounds = 1, round;
 
 	setlocale(LC_ALL, "");
 	while ((option = getopt_long(argc, argv, "", long_options, NULL)) != -1) {
 		switch (option) {
-		case 'c': confdir = optarg; break;
-		case 's': service = optarg; break;
-		case 'u': user = optarg; break;
-		case 'r': rhost = optarg; break;
-		case 't': tty = optarg; break;
-		case 'q': flags |= PAM_SILENT; break;
-		case 'a': authtok = optarg; break;
-		case 'R': ruser = optarg; break;
-		case 'H': with_host_child = 1; break;
+		case 'c': run.confdir = optarg; break;
+		case 's': run.service = optarg; break;
+		case 'u': run.user = optarg; break;
+		case 'r': run.rhost = optarg; break;
+		case 't': run.tty = optarg; break;
+		case 'q': run.flags |= PAM_SILENT; break;
+		case 'a': run.authtok = optarg; break;
+		case 'R': run.ruser = optarg; break;
+		case 'H': run.with_host_child = 1; break;
+		case 'n': rounds = atoi(optarg); break;
 		case 'e':
-			if (envs == 8)
+			if (run.envs == 8)
 				usage();
-			env[envs++] = optarg;
+			run.env[run.envs++] = optarg;
 			break;
 		default: usage();
 		}
 	}
-	if (service == NULL || user == NULL || optind != argc)
+	if (run.service == NULL || run.user == NULL || optind != argc || rounds < 1 ||
+	    (rounds > 1 && run.with_host_child))
 		usage();
 
-	rc = pam_start_confdir(service, user, &conv, confdir, &pamh);
-	if (rc == PAM_SUCCESS && rhost != NULL)
-		rc = pam_set_item(pamh, PAM_RHOST, rhost);
-	if (rc == PAM_SUCCESS && ruser != NULL)
-		rc = pam_set_item(pamh, PAM_RUSER, ruser);
-	if (rc == PAM_SUCCESS && tty != NULL)
-		rc = pam_set_item(pamh, PAM_TTY, tty);
-	/* Applications may not set PAM_AUTHTOK: pam_test_authtok.so `set` copies this. */
-	if (rc == PAM_SUCCESS && authtok != NULL) {
-		char *variable = malloc(strlen(authtok) + sizeof("PINGATE_TEST_AUTHTOK="));
-
-		if (variable == NULL)
-			rc = PAM_BUF_ERR;
-		else {
-			sprintf(variable, "PINGATE_TEST_AUTHTOK=%s", authtok);
-			rc = pam_putenv(pamh, variable);
-			free(variable);
+	for (round = 1; ; round++) {
+		rc = authenticate_once(&run);
+		if (round == rounds)
+			return rc;
+		/* The same typed input again: the buffer a retrying client keeps. */
+		if (fseek(stdin, 0, SEEK_SET) != 0) {
+			perror("pam_harness: --repeat needs stdin from a file");
+			return PAM_SYSTEM_ERR;
 		}
 	}
-	for (i = 0; i < envs && rc == PAM_SUCCESS; i++)
-		rc = pam_putenv(pamh, env[i]);
-	if (rc == PAM_SUCCESS && with_host_child)
-		start_host_child();
-	if (rc == PAM_SUCCESS)
-		rc = pam_authenticate(pamh, flags);
-	if (with_host_child) {
-		usleep(200000);  /* a SIGCHLD still pending arrives by now */
-		printf("HOST_CHILD %s\n", host_child_reaped ? "reaped" : "lost");
-	}
-
-	if (rc >= 0 && (size_t)rc < sizeof(code_names) / sizeof(code_names[0]))
-		printf("RESULT %s\n", code_names[rc]);
-	else
-		printf("RESULT %d\n", rc);
-	if (pamh != NULL)
-		pam_end(pamh, rc);
-	return rc;
 }

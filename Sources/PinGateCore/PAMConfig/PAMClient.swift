@@ -53,11 +53,17 @@ public struct PAMClient: Equatable, Sendable {
     ///   a password as PAM_AUTHTOK for the stack's own pam_unix.
     /// - i3lock, swaylock and hyprlock show no informational line: `nonotice`
     ///   keeps the failed-attempt notice for a sign-in that shows it.
-    /// - MATE's and Cinnamon's lock screens keep one field for every
-    ///   question: after a wrong PIN, `again_or_password` asks "PIN or
-    ///   password", verifies a PIN and hands anything else on as the password
-    ///   (a PIN never reaches pam_unix); `retries=2` lets that second answer
-    ///   be a PIN.
+    /// - MATE's, Cinnamon's and GNOME's lock screens keep one field for every
+    ///   question (GNOME shows the question only as the field's hint): after a
+    ///   wrong PIN, `again_or_password` asks "PIN or password", verifies a PIN
+    ///   and hands anything else on as the password (a PIN never reaches
+    ///   pam_unix); `retries=2` lets that second answer be a PIN. A plain line
+    ///   would let pam_unix ask "Password" next, and the right PIN typed there
+    ///   fail. gdm-password is GNOME's lock screen as well as its login.
+    /// - MATE's and Cinnamon's dialogs close the moment PAM succeeds, so the
+    ///   notice of failed attempts shown with the success would never be read
+    ///   (mate_test.sh, cinnamon_test.sh): `nonotice` keeps it for a sign-in
+    ///   that shows it.
     /// - KDE's greeter clears its field only when a conversation fails, so a
     ///   second question would find the wrong PIN's dots still there and the
     ///   next PIN typed after them. `auth_err=die` ends the conversation on a
@@ -68,11 +74,11 @@ public struct PAMClient: Equatable, Sendable {
     ///   never shows the prompt, so an info line says a PIN is asked;
     ///   `nonotice`: on success the greeter quits at once, so the notice of
     ///   failed attempts would be spent unread.
-    /// - Display managers need no option: the helper's first-sign-in rule
-    ///   decides there.
+    /// - The first sign-in of a boot at a display manager takes the password:
+    ///   the helper's first-sign-in rule decides that, not an option.
     public static let known: [PAMClient] = [
         PAMClient(service: "gdm-password", name: "GNOME (GDM login and lock screen)", programs: ["/usr/sbin/gdm3"],
-                  isLoginScreen: true),
+                  moduleOptions: ["retries=2", "again_or_password"], isLoginScreen: true),
         PAMClient(service: "kde", name: "KDE Plasma lock screen",
                   programs: ["/usr/lib/\(PINGATE_MULTIARCH)/libexec/kscreenlocker_greet"],
                   control: "[success=done new_authtok_reqd=done auth_err=die default=ignore]",
@@ -82,9 +88,9 @@ public struct PAMClient: Equatable, Sendable {
                   isLoginScreen: true),
         PAMClient(service: "xscreensaver", name: "XScreenSaver", programs: ["/usr/bin/xscreensaver"]),
         PAMClient(service: "cinnamon-screensaver", name: "Cinnamon lock screen", programs: ["/usr/bin/cinnamon-screensaver"],
-                  moduleOptions: ["retries=2", "again_or_password"]),
+                  moduleOptions: ["retries=2", "again_or_password", "nonotice"]),
         PAMClient(service: "mate-screensaver", name: "MATE lock screen", programs: ["/usr/bin/mate-screensaver"],
-                  moduleOptions: ["retries=2", "again_or_password"]),
+                  moduleOptions: ["retries=2", "again_or_password", "nonotice"]),
         PAMClient(service: "i3lock", name: "i3lock", programs: ["/usr/bin/i3lock"], moduleOptions: ["nonotice"]),
         PAMClient(service: "swaylock", name: "swaylock", programs: ["/usr/bin/swaylock"],
                   moduleOptions: ["forward_pass", "nonotice"]),

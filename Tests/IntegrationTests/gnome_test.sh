@@ -1,0 +1,152 @@
+#!/bin/bash
+# gnome_test.sh — GNOME's lock screen and login, and LightDM's login, with a
+# PIN (issue 20). GNOME Shell cannot run on these machines, so
+# pam/tests/gnome_unlock does what GNOME 43 does when a person unlocks (gdm's
+# worker runs PAM as root for service gdm-password; the shell shows each
+# question as the entry's hint without its trailing colon, shows info and
+# error lines, retries after a failure, and answers the next question with
+# text typed before it arrived; the source files are named in it). The stacks
+# are Debian 12's gdm-password and lightdm, enabled by the real `install.sh
+# --enable`, with a logger after PinGate's line of what goes on to pam_unix.
+#
+# A display manager's first sign-in of a boot takes the password (the
+# FirstSignInRule): the PIN is asked only while pgalice already has a session
+# at the seat (session_lib.sh's logind), i.e. when unlocking or switching back.
+#
+# usage: bash Tests/IntegrationTests/gnome_test.sh   (TEST_FILTER=word to pick; root)
+
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+. "$here/sandbox.sh"
+. "$here/stack_lib.sh"
+. "$here/session_lib.sh"
+. "$here/desktop_lib.sh"
+sandbox_enter "$@"
+
+GNOME="$PAM_BUILD/gnome_unlock"
+
+# Debian 12's /etc/pam.d/gdm-password (gdm3 43): pam/pam.d/gdm-password
+# without PinGate's line and comments.
+grep -v -e pam_pingate -e '^#' -e '^$' "$REPO_ROOT/pam/pam.d/gdm-password" > /etc/pam.d/gdm-password
+# Debian 12's /etc/pam.d/lightdm (lightdm 1.26, debian/lightdm.pam).
+cat > /etc/pam.d/lightdm <<'EOF'
+#%PAM-1.0
+auth    requisite       pam_nologin.so
+auth    sufficient      pam_succeed_if.so user ingroup nopasswdlogin
+@include common-auth
+-auth    optional        pam_gnome_keyring.so
+-auth    optional        pam_kwallet5.so
+@include common-account
+session [success=ok ignore=ignore module_unknown=ignore default=bad] pam_selinux.so close
+session required        pam_limits.so
+@include common-session
+session [success=ok ignore=ignore module_unknown=ignore default=bad] pam_selinux.so open
+-session optional        pam_gnome_keyring.so auto_start
+-session optional        pam_kwallet5.so auto_start
+session required        pam_env.so readenv=1
+session required        pam_env.so readenv=1 user_readenv=1 envfile=/etc/default/locale
+@include common-password
+EOF
+enable_like_install_sh gdm-password --enable lightdm || { echo "0 passed, 1 failed"; exit 1; }
+log_what_follows_pingate gdm-password && log_what_follows_pingate lightdm || { echo "0 passed, 1 failed"; exit 1; }
+
+private_run_with_sessions
+session 40 0 61001
+
+fresh() {
+    store_reset
+    enroll pgalice "$TEST_PIN" --pin
+    : > "$AUTHTOK_LOG"
+}
+signed_in() { user_sessions 61001 40; }       # her session at seat0 runs: unlocking
+first_sign_in() { user_sessions 61001; }      # logind knows no session of hers yet
+
+# unlock INPUT [gnome_unlock options]: GNOME 43 unlocking pgalice's screen,
+# INPUT typed line by line; sets $out (the transcript) and $rc.
+unlock() {
+    local input=$1; shift
+    out=$(printf '%s' "$input" | "$GNOME" --user pgalice "$@") && rc=0 || rc=$?
+}
+hints() { sed -n 's/^HINT //p' <<< "$out" | tr '\n' '|'; }
+
+# --- unlocking: pgalice's session runs ----------------------------------------------
+
+test_gnome_unlock_asks_for_the_pin_and_the_right_pin_unlocks() {
+    need_cli; fresh; signed_in
+    local start; start=$(date +%s%N)
+    unlock "$TEST_PIN"$'\n'
+    echo "    unlocked in $(ms_since "$start") ms"
+    assert_eq "RESULT unlocked" "$(tail -n 1 <<< "$out")" "result (transcript: $out)"
+    assert_eq "PIN|" "$(hints)" "the entry's hints"
+    assert_eq 0 "$(record_failures pgalice)" "failures"
+    assert_never_followed "$TEST_PIN"
+}
+
+test_gnome_unlock_after_a_wrong_pin_the_right_pin_unlocks() {
+    need_cli; fresh; signed_in
+    unlock $'1397\n'"$TEST_PIN"$'\n'
+    assert_eq "RESULT unlocked" "$(tail -n 1 <<< "$out")" "result (transcript: $out)"
+    assert_eq "PIN|PIN or password|" "$(hints)" "the entry's hints"
+    assert_contains "$out" $'HINT PIN\nINFO Wrong PIN — 4 attempts left\nHINT PIN or password' "the transcript"
+    assert_not_contains "$out" "ERROR" "the transcript"
+    assert_eq 0 "$(record_failures pgalice)" "failures after the right PIN"
+    assert_never_followed "$TEST_PIN"
+}
+
+# Two different wrong PINs both count (retries=2); then pam_unix asks, and
+# the hint says "Password".
+test_gnome_unlock_after_two_wrong_pins_the_hint_is_password() {
+    need_cli; fresh; signed_in
+    unlock $'1397\n1398\n'"$TEST_PASSWORD"$'\n'
+    assert_eq "RESULT unlocked" "$(tail -n 1 <<< "$out")" "result (transcript: $out)"
+    assert_eq "PIN|PIN or password|Password|" "$(hints)" "the entry's hints"
+    assert_eq 2 "$(record_failures pgalice)" "failures"
+}
+
+test_gnome_unlock_the_password_unlocks_and_is_not_counted() {
+    need_cli; fresh; signed_in
+    unlock "$TEST_PASSWORD"$'\n'
+    assert_eq "RESULT unlocked" "$(tail -n 1 <<< "$out")" "result (transcript: $out)"
+    assert_eq "PIN|" "$(hints)" "the entry's hints"
+    assert_eq 0 "$(record_failures pgalice)" "failures"
+    grep -qxF "$TEST_PASSWORD" "$AUTHTOK_LOG" || fail "the password did not reach pam_unix: [$(cat "$AUTHTOK_LOG")]"
+}
+
+# Typed and entered before GNOME showed the question: the shell answers the
+# first question with it, no hint shown.
+test_gnome_unlock_takes_a_pin_typed_before_the_question() {
+    need_cli; fresh; signed_in
+    unlock "" --preemptive "$TEST_PIN"
+    assert_eq "RESULT unlocked" "$(tail -n 1 <<< "$out")" "result (transcript: $out)"
+    assert_eq "" "$(hints)" "the entry's hints"
+    assert_eq 0 "$(record_failures pgalice)" "failures"
+    assert_never_followed "$TEST_PIN"
+}
+
+# --- the first sign-in of the boot: no session of hers yet ------------------------
+
+test_gnome_first_sign_in_asks_for_the_password_not_the_pin() {
+    need_cli; fresh; first_sign_in
+    unlock "$TEST_PIN"$'\n'"$TEST_PASSWORD"$'\n'
+    assert_eq "RESULT unlocked" "$(tail -n 1 <<< "$out")" "result (transcript: $out)"
+    assert_contains "$out" "INFO The first sign-in since the machine started takes your password" "the transcript"
+    assert_eq "Password|Password|" "$(hints)" "the entry's hints (the PIN typed at the first is a wrong password)"
+    assert_contains "$out" "ERROR Sorry, password authentication didn’t work. Please try again." "the transcript"
+    assert_eq 0 "$(record_failures pgalice)" "failures"
+}
+
+test_lightdm_first_sign_in_takes_the_password_and_later_the_pin() {
+    need_cli; fresh; first_sign_in
+    pam_run /etc/pam.d lightdm pgalice "$TEST_PASSWORD"$'\n'
+    assert_eq PAM_SUCCESS "$(result)" "the first sign-in (transcript: $out)"
+    assert_contains "$out" "INFO The first sign-in since the machine started takes your password" "the transcript"
+    assert_not_contains "$out" "PROMPT_ECHO_OFF PIN" "the first sign-in's prompts"
+    signed_in
+    pam_run /etc/pam.d lightdm pgalice "$TEST_PIN"$'\n'
+    assert_eq PAM_SUCCESS "$(result)" "switching back with the PIN (transcript: $out)"
+    assert_contains "$out" "PROMPT_ECHO_OFF PIN: " "the transcript"
+    assert_eq 0 "$(record_failures pgalice)" "failures"
+    assert_never_followed "$TEST_PIN"
+}
+
+run_tests
