@@ -25,7 +25,9 @@ APT_PACKAGES=(libpam0g-dev libsodium-dev libsystemd-dev pamtester sudo gettext v
               pkexec polkitd dbus-daemon dbus-bin          # polkit_test.sh: real pkexec, polkitd, a bus
               libx11-dev libxrandr-dev libcairo2-dev libpango1.0-dev fonts-noto-cjk
               xvfb xdotool imagemagick x11-utils x11-xserver-utils x11-apps xss-lock   # pingate-lock and lock_test.sh (xrandr, xrdb, xwd)
-              xserver-xephyr libxcomposite-dev)           # lock_test.sh: a screen that changes size, a hostile client
+              xserver-xephyr libxcomposite-dev            # lock_test.sh: a screen that changes size, a hostile client
+              libtss2-dev swtpm tpm2-tools                 # the CLI's tpm2-tss (key seal/load); tpm_test.sh: a software TPM, tpm2_pcrextend
+              libtss2-tcti-swtpm0 xxd)                    # tpm_test.sh: the CLI reaches swtpm through this TCTI; key bytes as hex
 
 step() { printf '\n==> %s\n' "$*"; }
 
