@@ -21,8 +21,10 @@
 # postrm (purge) removes the store, the statoverride and the group.
 #
 # Depends is computed with dpkg-shlibdeps for each package's binaries, plus
-# libpam-runtime for pam-auth-update and adduser for addgroup (pingate) and
-# pingate (= version) (pingate-lock).
+# libpam-runtime for pam-auth-update, adduser for addgroup and
+# libtss2-tcti-device0 (pingate: the TCTI loader opens /dev/tpmrm0's TCTI
+# with dlopen, which dpkg-shlibdeps cannot see) and pingate (= version)
+# (pingate-lock).
 #
 # Needs no root: dpkg-deb --root-owner-group makes every file root:root.
 # Exit status: 0 built (and lintian found no errors, with --lintian), 1 failed, 2 usage.
@@ -141,7 +143,7 @@ build_package() {
 }
 
 PACKAGES=()
-build_package pingate "libpam-runtime (>= 1.0.1-6), adduser"
+build_package pingate "libpam-runtime (>= 1.0.1-6), adduser, libtss2-tcti-device0"
 build_package pingate-lock "pingate (= $PINGATE_VERSION)"
 
 if [ "$LINTIAN" = 1 ]; then

@@ -12,60 +12,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 sandbox_enter "$@"
 
 CONF="$SANDBOX/pam-conf"
-TPM_STATE="$SANDBOX/tpm-state"
-TPM_PID="$SANDBOX/swtpm.pid"
 
-command -v swtpm >/dev/null || { echo "skip: swtpm is not installed (apt install swtpm)"; echo "0 passed, 0 failed, 1 skipped"; exit 0; }
-
-# A private /run: `key load` mounts its ramfs on /run/pingate, and a boot is
-# simulated by unmounting it. No logind here (PAM_RHOST alone decides).
-mount -t tmpfs -o mode=755 tmpfs /run
-
-# Two free consecutive TCP ports on loopback for swtpm's server and control.
-TPM_PORT=$(python3 - <<'PY'
-import random, socket
-for _ in range(200):
-    port = random.randrange(20000, 60000, 2)
-    try:
-        for p in (port, port + 1):
-            s = socket.socket(); s.bind(("127.0.0.1", p)); s.close()
-    except OSError:
-        continue
-    print(port); break
-PY
-)
-[ -n "$TPM_PORT" ] || { echo "no free port pair for swtpm"; echo "0 passed, 1 failed, 0 skipped"; exit 1; }
-TCTI="swtpm:host=127.0.0.1,port=$TPM_PORT"
-export TPM2TOOLS_TCTI="$TCTI"
-
-# tpm_start [fresh]: swtpm on $TPM_PORT; `fresh` wipes its state first (a
-# new TPM: another machine, or this one's TPM cleared).
-tpm_start() {
-    tpm_stop
-    if [ "${1:-}" = fresh ]; then rm -rf "$TPM_STATE"; fi
-    mkdir -p "$TPM_STATE"
-    swtpm socket --tpm2 --tpmstate dir="$TPM_STATE" \
-        --server type=tcp,port="$TPM_PORT",bindaddr=127.0.0.1 --ctrl type=tcp,port=$((TPM_PORT + 1)),bindaddr=127.0.0.1 \
-        --flags not-need-init,startup-clear --pid file="$TPM_PID" --daemon \
-        || fail "swtpm did not start"
-    for _ in $(seq 100); do
-        tpm2_getrandom 4 >/dev/null 2>&1 && return 0
-        sleep 0.05
-    done
-    fail "swtpm does not answer on $TCTI"
-}
-tpm_stop() {
-    local pid
-    pid=$(cat "$TPM_PID" 2>/dev/null) || return 0
-    rm -f "$TPM_PID"
-    [ -n "$pid" ] || return 0
-    kill "$pid" 2>/dev/null
-    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.02; done
-}
+. "$here/tpm_lib.sh"
+TPM_DIR="$SANDBOX"
+tpm_available || { echo "skip: swtpm or tpm2-tools is not installed (apt install swtpm tpm2-tools)"; echo "0 passed, 0 failed, 1 skipped"; exit 0; }
+tpm_setup
 trap 'tpm_stop; rm -rf "$SANDBOX"' EXIT
-
-# A reboot, as the key sees it: the ramfs and what was loaded are gone.
-reboot_memory() { umount /run/pingate 2>/dev/null; rm -rf /run/pingate; }
 
 fresh() {
     reboot_memory
