@@ -68,6 +68,10 @@ pingate_tpm *pingate_tpm_open(const char *tcti_conf, pingate_tpm_failure *failur
         return NULL;
     }
     tpm->primary = ESYS_TR_NONE;
+    /* tpm2-tss logs every failed step to stderr; the caller says what failed
+     * and what to do in one line instead. An admin's own TSS2_LOG (e.g.
+     * all+debug) is kept. */
+    setenv("TSS2_LOG", "all+NONE", 0);
     TSS2_RC rc = Tss2_TctiLdr_Initialize(tcti_conf, &tpm->tcti);
     if (rc == TSS2_RC_SUCCESS) rc = Esys_Initialize(&tpm->esys, tpm->tcti, NULL);
     if (rc != TSS2_RC_SUCCESS) {

@@ -41,7 +41,7 @@ public struct TPMFailure: Error, Sendable, CustomStringConvertible {
         }
     }
 
-    init(cause: TPMFailureCause, detail: String) {
+    public init(cause: TPMFailureCause, detail: String) {
         self.cause = cause
         responseCode = 0
         self.detail = detail

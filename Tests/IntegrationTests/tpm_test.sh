@@ -111,6 +111,23 @@ test_a_failed_load_replaces_a_loaded_key_with_none() {
     assert_contains "$answer" "error the machine key is sealed by the TPM"
 }
 
+# At boot the TPM's device may come after the unit starts: --wait keeps
+# trying an unreachable TPM (the unit passes --wait 20).
+test_key_load_waits_for_a_tpm_that_answers_late() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    "$PINGATE" key seal >/dev/null || fail "key seal failed"
+    reboot_memory
+    tpm_stop
+    "$PINGATE" key load --wait 15 > "$SANDBOX/out" 2>&1 &
+    local loader=$!
+    sleep 1
+    tpm_start
+    wait "$loader" || fail "key load --wait failed: $(cat "$SANDBOX/out")"
+    run pgalice "$TEST_PIN"$'\n'
+    assert_eq PAM_SUCCESS "$(result)" "PIN after a late TPM"
+}
+
 test_with_pcr_7_an_extended_pcr_refuses_the_unseal() {
     need_cli; fresh || fail "setup"
     enroll pgalice "$TEST_PIN" --pin
@@ -174,6 +191,7 @@ test_seal_without_a_tpm_changes_nothing() {
     tpm_stop
     "$PINGATE" key seal > "$SANDBOX/out" 2>&1 && fail "key seal succeeded without a TPM"
     assert_contains "$(cat "$SANDBOX/out")" "no TPM answered at '$TCTI'"
+    assert_eq 1 "$(wc -l < "$SANDBOX/out")" "lines of output (tpm2-tss's own log stays quiet)"
     assert_eq "$key" "$(key_hex /var/lib/pingate/machine.key)" "key file"
     [ ! -e /var/lib/pingate/machine.key.sealed ] || fail "a sealed key appeared"
 }

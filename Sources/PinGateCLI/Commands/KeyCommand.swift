@@ -31,6 +31,8 @@ struct KeyCommand: Command {
         let action = Positional("ACTION")
         let pcrs = Option<String>("--pcr", value: "LIST", help: L("bind the sealed key to these PCRs of the SHA-256 bank, e.g. 7 or 0,2,7 (default: none)"))
         let json = JSONOption(help: L("key status as one JSON object"))
+        let wait = Option("--wait", value: "SECONDS", in: 0...300,
+                          help: L("key load: wait up to SECONDS for the TPM to answer (at boot its device may come later); default 0"))
     }
     static let arguments = Arguments()
 
@@ -44,7 +46,8 @@ struct KeyCommand: Command {
             switch self {
             case .seal: return KeyCommand.arguments.pcrs.declarations
             case .status: return KeyCommand.arguments.json.declarations
-            case .load, .unseal: return []
+            case .load: return KeyCommand.arguments.wait.declarations
+            case .unseal: return []
             }
         }
 
@@ -61,6 +64,7 @@ struct KeyCommand: Command {
     let action: Action
     let pcrs: [UInt8]
     let json: Bool
+    let waitSeconds: Int
     let locations: Locations
 
     init(_ arguments: ParsedArguments) throws {
@@ -71,9 +75,10 @@ struct KeyCommand: Command {
         }
         self.action = action
         json = arguments[declared.json.flag]
+        waitSeconds = try arguments.value(declared.wait) ?? 0
         let list = try arguments.value(declared.pcrs)
         pcrs = try list.map { try Self.parsePCRs($0, usage: arguments.usage) } ?? []
-        let ownOptions = declared.pcrs.declarations + declared.json.declarations
+        let ownOptions = declared.pcrs.declarations + declared.json.declarations + declared.wait.declarations
         if let misplaced = ownOptions.first(where: { arguments.isGiven($0) && !action.options.map(\.name).contains($0.name) }) {
             let takers = Action.allCases.filter { $0.options.map(\.name).contains(misplaced.name) }.map(\.invocation)
             throw CLIError.usage(L("%s is for '%s' only", misplaced.name, takers.joined(separator: "', '")), arguments.usage)
@@ -95,7 +100,7 @@ struct KeyCommand: Command {
         let sealing = KeySealing(store: try locations.store(), tcti: try locations.policy().tpmTCTI)
         switch action {
         case .seal: try sealing.seal(pcrs: pcrs)
-        case .load: try sealing.load()
+        case .load: try sealing.load(waitingSeconds: waitSeconds)
         case .unseal: try sealing.unseal()
         case .status:
             let report = try sealing.report()

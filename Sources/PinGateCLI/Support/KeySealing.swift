@@ -8,8 +8,23 @@ struct KeySealing {
     let store: Store
     let tcti: String
 
-    private func connect() throws -> TPMConnection {
-        do { return try TPMConnection(tcti: tcti) } catch { throw failure(error) }
+    private func connect(waitingSeconds: Int = 0) throws -> TPMConnection {
+        let deadline = Deadline.after(milliseconds: waitingSeconds * 1000)
+        var lastFailure: TPMFailure? = nil
+        var connection: TPMConnection? = nil
+        // At boot the TPM's device may appear after the unit starts: only an
+        // unreachable TPM is worth another try, never a TPM that refused.
+        _ = deadline.retry {
+            do throws(TPMFailure) {
+                connection = try TPMConnection(tcti: tcti)
+                return true
+            } catch {
+                lastFailure = error
+                return error.cause != .unreachable
+            }
+        }
+        if let connection { return connection }
+        throw failure(lastFailure ?? TPMFailure(cause: .unreachable, detail: ""))
     }
 
     /// Seals the key file (or, already sealed and loaded, the loaded key to
@@ -51,7 +66,7 @@ struct KeySealing {
 
     /// Unseals into memory, replacing what was loaded. The old copy goes
     /// first, so a failure leaves no key loaded; the cause is recorded.
-    func load() throws {
+    func load(waitingSeconds: Int = 0) throws {
         switch try storeCall({ try store.keyState() }) {
         case .file:
             Output.line(L("the machine key is a file (%s); there is nothing to load", store.location.keyPath))
@@ -66,7 +81,7 @@ struct KeySealing {
             let sealed = try storeCall { try store.readSealedKey() }
             let key: MachineKey
             do {
-                key = try MachineKey(bytes: try connect().unseal(sealed.tpmBlob, pcrs: sealed.pcrs))
+                key = try MachineKey(bytes: try connect(waitingSeconds: waitingSeconds).unseal(sealed.tpmBlob, pcrs: sealed.pcrs))
             } catch let error as TPMFailure {
                 throw failure(error)
             }
