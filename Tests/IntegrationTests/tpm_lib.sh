@@ -58,4 +58,4 @@ tpm_stop() {
 }
 
 # A reboot, as the key sees it: the ramfs and what was loaded are gone.
-reboot_memory() { umount /run/pingate 2>/dev/null; rm -rf /run/pingate; }
+reboot_memory() { if mountpoint -q /run/pingate; then umount /run/pingate; fi; rm -rf /run/pingate; }

@@ -33,7 +33,7 @@ key_state() { "$PINGATE" key status --json | python3 -c 'import json,sys; print(
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
 test_seal_then_load_then_the_pin_works_through_libpam() {
-    need_cli; fresh || fail "setup"
+    need_cli; fresh
     enroll pgalice "$TEST_PIN" --pin
     local start=$(now_ms)
     "$PINGATE" key seal > "$SANDBOX/out" || fail "key seal: $(cat "$SANDBOX/out")"
@@ -56,7 +56,7 @@ test_seal_then_load_then_the_pin_works_through_libpam() {
 }
 
 test_the_keys_bytes_are_in_no_file_under_the_store() {
-    need_cli; fresh || fail "setup"
+    need_cli; fresh
     enroll pgalice "$TEST_PIN" --pin
     local key; key=$(key_hex /var/lib/pingate/machine.key)
     "$PINGATE" key seal >/dev/null || fail "key seal failed"
@@ -77,8 +77,27 @@ PY
         || fail "the search cannot find the key where it is"
 }
 
+# Doctor says where the key is and whether its memory can reach swap: a
+# ramfs cannot; a key someone put on a tmpfs can, and is reported.
+test_doctor_reports_the_sealed_key_and_its_memory() {
+    need_cli; fresh
+    "$PINGATE" key seal >/dev/null || fail "key seal failed"
+    "$PINGATE" doctor > "$SANDBOX/doctor" 2>&1 || true
+    assert_contains "$(cat "$SANDBOX/doctor")" "the machine key is sealed by the TPM: /var/lib/pingate/machine.key.sealed"
+    assert_contains "$(cat "$SANDBOX/doctor")" "the loaded key is on a ramfs: never written to swap"
+    local key; key=$(key_hex /run/pingate/machine.key)
+    reboot_memory
+    mkdir -m 750 /run/pingate && chgrp pingate /run/pingate     # on /run's tmpfs
+    echo "$key" | xxd -r -p > /run/pingate/machine.key
+    chgrp pingate /run/pingate/machine.key && chmod 640 /run/pingate/machine.key
+    "$PINGATE" doctor > "$SANDBOX/doctor" 2>&1 && fail "doctor found no problem with a key on tmpfs"
+    assert_contains "$(cat "$SANDBOX/doctor")" "the loaded key is on tmpfs, which can be written to swap"
+    "$PINGATE" key load >/dev/null || fail "key load over a tmpfs directory failed"
+    assert_eq ramfs "$(stat -f -c %T /run/pingate)" "key load mounts a ramfs over it"
+}
+
 test_another_tpm_cannot_load_it_and_fails_closed() {
-    need_cli; fresh || fail "setup"
+    need_cli; fresh
     enroll pgalice "$TEST_PIN" --pin
     "$PINGATE" key seal >/dev/null || fail "key seal failed"
     reboot_memory
@@ -99,7 +118,7 @@ test_another_tpm_cannot_load_it_and_fails_closed() {
 }
 
 test_a_failed_load_replaces_a_loaded_key_with_none() {
-    need_cli; fresh || fail "setup"
+    need_cli; fresh
     enroll pgalice "$TEST_PIN" --pin
     "$PINGATE" key seal >/dev/null || fail "key seal failed"
     [ -e /run/pingate/machine.key ] || fail "not loaded after seal"
@@ -129,7 +148,7 @@ test_key_load_waits_for_a_tpm_that_answers_late() {
 }
 
 test_with_pcr_7_an_extended_pcr_refuses_the_unseal() {
-    need_cli; fresh || fail "setup"
+    need_cli; fresh
     enroll pgalice "$TEST_PIN" --pin
     "$PINGATE" key seal --pcr 7 >/dev/null || fail "key seal --pcr 7 failed"
     assert_eq "[7]" "$("$PINGATE" key status --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["pcrs"])')"
@@ -152,7 +171,7 @@ test_with_pcr_7_an_extended_pcr_refuses_the_unseal() {
 }
 
 test_key_unseal_restores_the_key_file() {
-    need_cli; fresh || fail "setup"
+    need_cli; fresh
     enroll pgalice "$TEST_PIN" --pin
     local key; key=$(key_hex /var/lib/pingate/machine.key)
     "$PINGATE" key seal >/dev/null || fail "key seal failed"
@@ -168,7 +187,7 @@ test_key_unseal_restores_the_key_file() {
 }
 
 test_init_again_keeps_the_sealed_key_and_every_pin() {
-    need_cli; fresh || fail "setup"
+    need_cli; fresh
     enroll pgalice "$TEST_PIN" --pin
     enroll pgbob 1-5-9-6 --pattern
     "$PINGATE" key seal >/dev/null || fail "key seal failed"
@@ -186,7 +205,7 @@ test_init_again_keeps_the_sealed_key_and_every_pin() {
 }
 
 test_seal_without_a_tpm_changes_nothing() {
-    need_cli; fresh || fail "setup"
+    need_cli; fresh
     local key; key=$(key_hex /var/lib/pingate/machine.key)
     tpm_stop
     "$PINGATE" key seal > "$SANDBOX/out" 2>&1 && fail "key seal succeeded without a TPM"
