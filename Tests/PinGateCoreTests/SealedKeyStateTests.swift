@@ -83,10 +83,10 @@ struct SealedKeyStateTests {
         let sealed = try SealedTestStore(loaded: false)
         #expect(try sealed.store.keyState() == .sealedNotLoaded(failure: nil))
         #expect(throws: StoreError.keyNotLoaded(sealedPath: sealed.store.location.sealedKeyPath, reason: nil)) { try sealed.store.loadKey() }
-        let failure = KeyLoadFailure(cause: "pcr-changed", message: "PCR 7 changed")
+        let failure = KeyLoadFailure(cause: "pcr-changed", detail: "tpm:session(1):a policy check failed")
         try sealed.store.recordLoadFailure(failure)
         #expect(try sealed.store.keyState() == .sealedNotLoaded(failure: failure))
-        #expect(throws: StoreError.keyNotLoaded(sealedPath: sealed.store.location.sealedKeyPath, reason: "PCR 7 changed")) {
+        #expect(throws: StoreError.keyNotLoaded(sealedPath: sealed.store.location.sealedKeyPath, reason: "pcr-changed: tpm:session(1):a policy check failed")) {
             try sealed.store.loadKey()
         }
     }

@@ -131,7 +131,8 @@ struct Doctor {
         }
         guard case .sealedAndLoaded = state else {
             if case let .sealedNotLoaded(failure) = state, let failure {
-                add(.problem, L("the machine key is not loaded, so no PIN or pattern is offered (the password works): the last 'pingate key load' failed (%s): %s", failure.cause, failure.message),
+                add(.problem, L("the machine key is not loaded, so no PIN or pattern is offered (the password works): the last 'pingate key load' failed (%s): %s", failure.cause,
+                                KeySealing.advice(failure, sealedPath: location.sealedKeyPath, tcti: (try? ConfigParser.load(path: configPath))?.tpmTCTI ?? Policy.defaultTPMTCTI)),
                     fix: failure.cause == "pcr-changed" || failure.cause == "sealed-elsewhere" ? L("see the message; then 'pingate key load'") : "pingate key load")
             } else {
                 add(.problem, L("the machine key is sealed and not loaded since boot, so no PIN or pattern is offered (the password works)"),

@@ -9,7 +9,7 @@ import PinGateCore
 ///     {"state": "file"|"sealed-loaded"|"sealed-not-loaded"|"missing",
 ///      "key_file": path|null, "sealed_key": path|null, "pcrs": [7]|null,
 ///      "loaded_key": path|null, "memory": "ramfs"|"tmpfs"|…|null,
-///      "load_failure": {"cause": word, "message": text}|null, "tcti": text}
+///      "load_failure": {"cause": word, "detail": text}|null, "tcti": text}
 struct KeyCommand: Command {
     static let name = "key"
     static var abstract: String { L("seal the machine key into the TPM, load it, show or undo it (root)") }

@@ -28,6 +28,8 @@ struct CLIError: Error {
     /// A stable word for what failed, where a command records it (the
     /// cause of a failed `pingate key load`).
     var cause: String? = nil
+    /// What the system said, without advice (recorded with `cause`).
+    var detail: String? = nil
 
     static func usage(_ message: String, _ usageLine: String) -> CLIError {
         CLIError(status: .usage, message: message, usageLine: usageLine)

@@ -89,7 +89,7 @@ struct KeySealing {
             Output.line(L("loaded the machine key into memory: %s", store.location.loadedKeyPath))
             SystemLog.write(.info, "key load: the machine key is loaded")
         } catch let error as CLIError {
-            try? store.recordLoadFailure(KeyLoadFailure(cause: error.cause ?? "store-error", message: error.message))
+            try? store.recordLoadFailure(KeyLoadFailure(cause: error.cause ?? "store-error", detail: error.detail ?? error.message))
             SystemLog.write(.error, "key load failed: \(error.message)")
             throw error
         }
@@ -133,21 +133,33 @@ struct KeySealing {
 
     /// The TPM's failure as an error that says what happened and what to do.
     func failure(_ error: TPMFailure) -> CLIError {
-        let path = store.location.sealedKeyPath
+        CLIError(status: .storeOrConfig, message: Self.advice(error.cause, detail: error.description, sealedPath: store.location.sealedKeyPath, tcti: tcti),
+                 cause: error.cause.rawValue, detail: error.description)
+    }
+
+    /// What a failure of `cause` means and what to do, in the reader's
+    /// language (the load-failure note keeps only the cause and the detail).
+    static func advice(_ cause: TPMFailureCause, detail: String, sealedPath path: String, tcti: String) -> String {
         let message: String
-        switch error.cause {
+        switch cause {
         case .unreachable:
-            message = L("no TPM answered at '%s' (%s); check that the TPM is on in the firmware and tpm_tcti in pingate.conf. The password works meanwhile.", tcti, error.description)
+            message = L("no TPM answered at '%s' (%s); check that the TPM is on in the firmware and tpm_tcti in pingate.conf. The password works meanwhile.", tcti, detail)
         case .sealedElsewhere:
-            message = L("this TPM cannot open the sealed key %s (%s): another machine's TPM sealed it, or this TPM was cleared. If it was cleared the key is gone: move the file away, run 'pingate init' and re-enrol every user. The password works meanwhile.", path, error.description)
+            message = L("this TPM cannot open the sealed key %s (%s): another machine's TPM sealed it, or this TPM was cleared. If it was cleared the key is gone: move the file away, run 'pingate init' and re-enrol every user. The password works meanwhile.", path, detail)
         case .pcrChanged:
-            message = L("the TPM refused to unseal %s: the PCRs it is bound to read differently now (a firmware, Secure Boot or boot loader change; %s). Boot the previous configuration and run 'pingate key unseal', or move the file away, run 'pingate init' and re-enrol every user. The password works meanwhile.", path, error.description)
+            message = L("the TPM refused to unseal %s: the PCRs it is bound to read differently now (a firmware, Secure Boot or boot loader change; %s). Boot the previous configuration and run 'pingate key unseal', or move the file away, run 'pingate init' and re-enrol every user. The password works meanwhile.", path, detail)
         case .damaged:
-            message = L("%s is not a sealed key this program can read (%s); restore it from a backup, or move it away, run 'pingate init' and re-enrol every user", path, error.description)
+            message = L("%s is not a sealed key this program can read (%s); restore it from a backup, or move it away, run 'pingate init' and re-enrol every user", path, detail)
         case .tpmError:
-            message = L("the TPM refused (%s); see 'pingate doctor'. The password works meanwhile.", error.description)
+            message = L("the TPM refused (%s); see 'pingate doctor'. The password works meanwhile.", detail)
         }
-        return CLIError(status: .storeOrConfig, message: message, cause: error.cause.rawValue)
+        return message
+    }
+
+    /// A recorded load failure as advice: the TPM's causes in full, a store error as it was.
+    static func advice(_ failure: KeyLoadFailure, sealedPath: String, tcti: String) -> String {
+        guard let cause = TPMFailureCause(rawValue: failure.cause) else { return failure.summary }
+        return advice(cause, detail: failure.detail, sealedPath: sealedPath, tcti: tcti)
     }
 }
 
@@ -174,7 +186,7 @@ struct KeyReport {
             ("pcrs", pcrs.map { .array($0.map { .int(Int64($0)) }) } ?? .null),
             ("loaded_key", state == .sealedAndLoaded ? .string(location.loadedKeyPath) : .null),
             ("memory", state == .sealedAndLoaded ? memory.map { .string($0.description) } ?? .null : .null),
-            ("load_failure", failure.map { .object([("cause", .string($0.cause)), ("message", .string($0.message))]) } ?? .null),
+            ("load_failure", failure.map { .object([("cause", .string($0.cause)), ("detail", .string($0.detail))]) } ?? .null),
             ("tcti", .string(tcti)),
         ])
     }
@@ -190,7 +202,7 @@ struct KeyReport {
                 + "\n" + L("loaded: yes, %s (%s)", location.loadedKeyPath, memory?.description ?? "?")
         case let .sealedNotLoaded(failure):
             return L("machine key: sealed by the TPM, %s (PCRs: %s)", location.sealedKeyPath, KeySealing.describe(pcrs ?? []))
-                + "\n" + (failure.map { L("loaded: no — the last load failed (%s): %s", $0.cause, $0.message) }
+                + "\n" + (failure.map { L("loaded: no — the last load failed (%s): %s", $0.cause, KeySealing.advice($0, sealedPath: location.sealedKeyPath, tcti: tcti)) }
                     ?? L("loaded: no — no load has run since boot; run 'pingate key load'"))
         }
     }

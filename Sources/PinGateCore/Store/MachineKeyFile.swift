@@ -12,7 +12,7 @@ extension Store {
         case .sealedAndLoaded:
             return try loadMemoryKey()
         case let .sealedNotLoaded(failure):
-            throw StoreError.keyNotLoaded(sealedPath: location.sealedKeyPath, reason: failure?.message)
+            throw StoreError.keyNotLoaded(sealedPath: location.sealedKeyPath, reason: failure?.summary)
         case .file, .missing:
             return try readKey(.key, named: StoreLocation.keyFileName, in: directory)
         }
@@ -57,7 +57,7 @@ extension Store {
         } catch let error as Errno {
             switch error {
             case .noSuchFile:
-                if object == .loadedKey { throw StoreError.keyNotLoaded(sealedPath: location.sealedKeyPath, reason: lastLoadFailure()?.message) }
+                if object == .loadedKey { throw StoreError.keyNotLoaded(sealedPath: location.sealedKeyPath, reason: lastLoadFailure()?.summary) }
                 throw StoreError.unsafe(problem(.missing))
             case .tooManySymbolicLinks: throw StoreError.unsafe(problem(.symbolicLink))
             default: throw StoreError.systemError(path: path, operation: "open", errno: error)

@@ -32,20 +32,25 @@ public enum MachineKeyState: Equatable, Sendable {
 
 /// Why the last `pingate key load` found no key, as it recorded it in
 /// memory next to where the key would be (`load-failure`: `cause=` and
-/// `message=` lines), so that doctor and the helper's error can name it.
+/// `detail=` lines), so that doctor and the helper's error can name it.
+/// Facts only, in no one's language: doctor turns the cause into its advice
+/// in the reader's, the helper's error (English, like the protocol) quotes it.
 public struct KeyLoadFailure: Equatable, Sendable {
     /// A stable word: `tpm-unreachable`, `sealed-elsewhere`, `pcr-changed`,
-    /// `blob-damaged`, `tpm-error`.
+    /// `blob-damaged`, `tpm-error`, `store-error`.
     public let cause: String
-    /// What happened and what to do, in English (for the log and doctor).
-    public let message: String
+    /// What the TPM or the store said (tpm2-tss's decoded response code).
+    public let detail: String
 
-    public init(cause: String, message: String) {
+    public init(cause: String, detail: String) {
         self.cause = cause
-        self.message = message
+        self.detail = detail.filter { $0 != "\n" }
     }
 
-    var encoded: String { "cause=\(cause)\nmessage=\(message)\n" }
+    /// "pcr-changed: tpm:session(1):a policy check failed, 0x99d"
+    public var summary: String { detail.isEmpty ? cause : "\(cause): \(detail)" }
+
+    var encoded: String { "cause=\(cause)\ndetail=\(detail)\n" }
 
     init?(encoded text: String) {
         var fields: [Substring: Substring] = [:]
@@ -53,8 +58,8 @@ public struct KeyLoadFailure: Equatable, Sendable {
             guard let equals = line.firstIndex(of: "=") else { continue }
             fields[line[..<equals]] = line[line.index(after: equals)...]
         }
-        guard let cause = fields["cause"], let message = fields["message"] else { return nil }
-        self.init(cause: String(cause), message: String(message))
+        guard let cause = fields["cause"], let detail = fields["detail"] else { return nil }
+        self.init(cause: String(cause), detail: String(detail))
     }
 }
 

@@ -40,7 +40,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
         case let .sealedKeyDamaged(path):
             return "sealed machine key \(path) is damaged; restore it from a backup, or move it away and re-enrol every user"
         case let .keyNotLoaded(sealedPath, reason):
-            let why = reason.map { "the last load failed: \($0)" } ?? "no load has run since boot"
+            let why = reason.map { "the last load failed (\($0))" } ?? "no load has run since boot"
             return "the machine key is sealed by the TPM (\(sealedPath)) and not loaded: \(why); run 'pingate key load' ('pingate doctor' names the cause)"
         }
     }
