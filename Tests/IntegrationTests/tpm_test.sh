@@ -194,6 +194,7 @@ test_init_again_keeps_the_sealed_key_and_every_pin() {
     local sealed; sealed=$(sha256sum < /var/lib/pingate/machine.key.sealed)
     # What the .deb's postinst and install.sh run on every upgrade.
     "$PINGATE" init --upgrade > "$SANDBOX/out" || fail "pingate init --upgrade failed"
+    assert_contains "$(cat "$SANDBOX/out")" "the machine key is sealed by the TPM: /var/lib/pingate/machine.key.sealed (kept; no clear key is made beside it)"
     [ ! -e /var/lib/pingate/machine.key ] || fail "init made a new clear key beside the sealed one"
     assert_eq "$sealed" "$(sha256sum < /var/lib/pingate/machine.key.sealed)" "sealed key"
     reboot_memory
