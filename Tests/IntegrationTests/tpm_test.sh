@@ -55,6 +55,19 @@ test_seal_then_load_then_the_pin_works_through_libpam() {
     assert_contains "$out" "PROMPT_ECHO_OFF PIN: "
 }
 
+# A screen locker runs the setgid helper as the user: the helper reaches the
+# loaded key through the pingate group, the user alone reaches nothing.
+test_the_helper_reads_the_loaded_key_that_its_user_cannot() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    "$PINGATE" key seal >/dev/null || fail "key seal failed"
+    as_user pgalice cat /run/pingate/machine.key >/dev/null 2>&1 && fail "pgalice read the loaded key"
+    as_user pgalice ls /run/pingate >/dev/null 2>&1 && fail "pgalice listed /run/pingate"
+    local answer
+    answer=$(helper_request as pgalice op=verify user=pgalice service=i3lock secret="$TEST_PIN")
+    assert_contains "$answer" $'ok\nexit=0' "the helper run by pgalice"
+}
+
 test_the_keys_bytes_are_in_no_file_under_the_store() {
     need_cli; fresh
     enroll pgalice "$TEST_PIN" --pin
