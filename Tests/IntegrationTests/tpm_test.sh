@@ -130,6 +130,22 @@ test_another_tpm_cannot_load_it_and_fails_closed() {
     assert_contains "$(cat "$SANDBOX/doctor")" "the last 'pingate key load' failed (sealed-elsewhere)"
 }
 
+# TPM2_Clear gives the owner hierarchy a new seed: the storage key the
+# sealed object hangs under is gone, and with it the machine key.
+test_a_cleared_tpm_cannot_load_it_and_doctor_says_so() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    "$PINGATE" key seal >/dev/null || fail "key seal failed"
+    tpm2_clear -c l || fail "tpm2_clear failed"
+    reboot_memory
+    "$PINGATE" key load > "$SANDBOX/out" 2>&1 && fail "key load succeeded after TPM2_Clear"
+    assert_contains "$(cat "$SANDBOX/out")" "or this TPM was cleared"
+    run pgalice "$TEST_PASSWORD"$'\n'
+    assert_eq 1 "$(prompts)" "prompts (the password only)"
+    assert_eq PAM_SUCCESS "$(result)" "the password"
+    "$PINGATE" doctor 2>&1 | grep -q "failed (sealed-elsewhere)" || fail "doctor does not name the cause"
+}
+
 test_a_failed_load_replaces_a_loaded_key_with_none() {
     need_cli; fresh
     enroll pgalice "$TEST_PIN" --pin
