@@ -21,7 +21,8 @@
 # postrm (purge) removes the store, the statoverride and the group.
 #
 # Depends is computed with dpkg-shlibdeps for each package's binaries, plus
-# libpam-runtime for pam-auth-update, adduser for addgroup and
+# libpam-runtime for pam-auth-update, adduser for addgroup, debconf for the
+# question whether to seal the key with the TPM, and
 # libtss2-tcti-device0 (pingate: the TCTI loader opens /dev/tpmrm0's TCTI
 # with dlopen, which dpkg-shlibdeps cannot see) and pingate (= version)
 # (pingate-lock).
@@ -121,7 +122,9 @@ build_package() {
         "$control/control.in" > "$stage/DEBIAN/control"
     install -m 0644 "$control/conffiles" "$stage/DEBIAN/conffiles"
     local script
-    for script in postinst prerm postrm; do
+    # debconf's question (templates) and the script that asks it (config).
+    if [ -f "$control/templates" ]; then install -m 0644 "$control/templates" "$stage/DEBIAN/templates"; fi
+    for script in config postinst prerm postrm; do
         [ -f "$control/$script" ] || continue
         sed -e "s|@HELPER@|$PINGATE_HELPER|g" -e "s|@HELPER_MODE@|$PINGATE_HELPER_MODE|g" \
             -e "s|@GROUP@|$PINGATE_GROUP|g" "$control/$script" > "$stage/DEBIAN/$script"
@@ -143,7 +146,7 @@ build_package() {
 }
 
 PACKAGES=()
-build_package pingate "libpam-runtime (>= 1.0.1-6), adduser, libtss2-tcti-device0"
+build_package pingate "libpam-runtime (>= 1.0.1-6), adduser, libtss2-tcti-device0, debconf (>= 0.5) | debconf-2.0"
 build_package pingate-lock "pingate (= $PINGATE_VERSION)"
 
 if [ "$LINTIAN" = 1 ]; then

@@ -99,6 +99,7 @@ test_control_fields_name_only_the_runtime_libraries() {
             libc6|libpam0g|libsodium23|libsystemd0|libstdc++6|libgcc-s1|libpam-runtime|adduser) ;;
             # The CLI's `pingate key` (tpm2-tss); the helper links none of it.
             libtss2-esys-3.0.2-0|libtss2-tctildr0|libtss2-mu0|libtss2-rc0|libtss2-tcti-device0) ;;
+            "debconf|debconf-2.0") ;;   # one alternative: the question whether to seal the key with the TPM
             *) fail "unexpected dependency $package of pingate in [$depends]" ;;
         esac
     done
@@ -201,6 +202,28 @@ test_dpkg_reinstall_keeps_a_sealed_key_and_every_pin() {
     dpkg_do -i "$DEB"
     [ ! -e /var/lib/pingate/machine.key ] || fail "postinst made a clear key beside the sealed one"
     assert_eq "$sealed" "$(sha256sum < /var/lib/pingate/machine.key.sealed)" "sealed key after the upgrade"
+    reboot_memory
+    /usr/sbin/pingate key load > /dev/null || fail "key load failed"
+    printf '4821\n' | /usr/sbin/pingate verify root --stdin > /dev/null || fail "the PIN no longer verifies"
+}
+
+# The package offers sealing where there is a TPM (debconf's
+# pingate/seal-with-tpm, default no): answered yes, postinst seals the key.
+test_dpkg_seals_the_key_when_the_question_is_answered_yes() {
+    need_deb
+    tpm_available || skip "swtpm or tpm2-tools is not installed"
+    TPM_DIR="$OVERLAY/tpm"; mkdir -p "$TPM_DIR"
+    tpm_setup                              # a private /run for /run/pingate
+    trap 'tpm_stop; umount -l /run' EXIT
+    dpkg_do -i "$DEB"
+    [ -f /var/lib/pingate/machine.key ] || fail "the default (no) sealed the key"
+    printf 'kdf_operations = 1\nkdf_memory = 8K\ntpm_tcti = %s\n' "$TCTI" >> /etc/pingate/pingate.conf
+    tpm_start
+    printf '4821\n4821\n' | /usr/sbin/pingate enroll root --pin --stdin > /dev/null || fail "enroll failed"
+    echo "pingate pingate/seal-with-tpm boolean true" | debconf-set-selections
+    DEBIAN_FRONTEND=noninteractive dpkg_do -i "$DEB"
+    [ -f /var/lib/pingate/machine.key.sealed ] || fail "postinst did not seal: $(cat "$OVERLAY/dpkg.out")"
+    [ ! -e /var/lib/pingate/machine.key ] || fail "the clear key is still there"
     reboot_memory
     /usr/sbin/pingate key load > /dev/null || fail "key load failed"
     printf '4821\n' | /usr/sbin/pingate verify root --stdin > /dev/null || fail "the PIN no longer verifies"
