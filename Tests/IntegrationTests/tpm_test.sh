@@ -179,7 +179,9 @@ test_key_load_waits_for_a_tpm_that_answers_late() {
 test_with_pcr_7_an_extended_pcr_refuses_the_unseal() {
     need_cli; fresh
     enroll pgalice "$TEST_PIN" --pin
-    "$PINGATE" key seal --pcr 7 >/dev/null || fail "key seal --pcr 7 failed"
+    "$PINGATE" key seal >/dev/null || fail "key seal failed"
+    # Sealed and loaded, seal again binds the same key to PCR 7.
+    "$PINGATE" key seal --pcr 7 >/dev/null || fail "key seal --pcr 7 (again) failed"
     assert_eq "[7]" "$("$PINGATE" key status --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["pcrs"])')"
     reboot_memory
     "$PINGATE" key load >/dev/null || fail "key load with unchanged PCR 7 failed"
