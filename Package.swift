@@ -59,9 +59,23 @@ let package = Package(
         ),
         // The admin CLI's commands, argument parsing and terminal pads, as a
         // library so that they have unit tests; `pingate` only calls it.
+        // Sealing the machine key with a TPM 2.0 (tpm2-tss: ESAPI, the TCTI
+        // loader, marshalling, response-code text). A C target because ESAPI's
+        // unions of fixed arrays and cast-macro constants do not import into
+        // Swift; PinGateTPM is its typed Swift face. Only the CLI depends on
+        // them: the setgid helper never links tpm2-tss (tpm_test.sh checks).
+        .target(
+            name: "CPinGateTPM",
+            linkerSettings: [.linkedLibrary("tss2-esys"), .linkedLibrary("tss2-tctildr"),
+                             .linkedLibrary("tss2-mu"), .linkedLibrary("tss2-rc")]
+        ),
+        .target(
+            name: "PinGateTPM",
+            dependencies: ["CPinGateTPM", "PinGateCore"]
+        ),
         .target(
             name: "PinGateCLI",
-            dependencies: ["PinGateCore", "PinGateText", "CLocalization", "CPinGateContract"]
+            dependencies: ["PinGateCore", "PinGateText", "PinGateTPM", "CLocalization", "CPinGateContract"]
         ),
         .executableTarget(
             name: "pingate",

@@ -63,6 +63,7 @@ BASE_PACKAGES = {
     "bsdutils",            # required, essential (script)
     "coreutils",           # required, essential
     "dash",                # required, essential (/bin/sh)
+    "debconf",             # required (debconf-set-selections)
     "debianutils",         # required, essential
     "diffutils",           # required, essential (cmp)
     "dpkg",                # required, essential (dpkg-deb, dpkg-query, dpkg-statoverride)

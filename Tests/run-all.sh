@@ -30,7 +30,9 @@ APT_PACKAGES=(libpam0g-dev libsodium-dev libsystemd-dev pamtester sudo gettext v
               qml-module-org-kde-kquickcontrolsaddons qml-module-qtquick-virtualkeyboard
               mate-screensaver                            # mate_test.sh: MATE's lock screen
               cinnamon-screensaver libglib2.0-bin         # cinnamon_test.sh: Cinnamon's lock screen, and its schema
-              gir1.2-cvc-1.0 gir1.2-caribou-1.0)          # ... the typelibs it imports that only the Cinnamon desktop brings
+              gir1.2-cvc-1.0 gir1.2-caribou-1.0           # ... the typelibs it imports that only the Cinnamon desktop brings
+              libtss2-dev swtpm tpm2-tools                 # the CLI's tpm2-tss (key seal/load); tpm_test.sh: a software TPM, tpm2_pcrextend
+              libtss2-tcti-swtpm0 xxd)                    # tpm_test.sh: the CLI reaches swtpm through this TCTI; key bytes as hex
 
 step() { printf '\n==> %s\n' "$*"; }
 

@@ -21,8 +21,11 @@
 # postrm (purge) removes the store, the statoverride and the group.
 #
 # Depends is computed with dpkg-shlibdeps for each package's binaries, plus
-# libpam-runtime for pam-auth-update and adduser for addgroup (pingate) and
-# pingate (= version) (pingate-lock).
+# libpam-runtime for pam-auth-update, adduser for addgroup, debconf for the
+# question whether to seal the key with the TPM, and
+# libtss2-tcti-device0 (pingate: the TCTI loader opens /dev/tpmrm0's TCTI
+# with dlopen, which dpkg-shlibdeps cannot see) and pingate (= version)
+# (pingate-lock).
 #
 # Needs no root: dpkg-deb --root-owner-group makes every file root:root.
 # Exit status: 0 built (and lintian found no errors, with --lintian), 1 failed, 2 usage.
@@ -119,7 +122,9 @@ build_package() {
         "$control/control.in" > "$stage/DEBIAN/control"
     install -m 0644 "$control/conffiles" "$stage/DEBIAN/conffiles"
     local script
-    for script in postinst prerm postrm; do
+    # debconf's question (templates) and the script that asks it (config).
+    if [ -f "$control/templates" ]; then install -m 0644 "$control/templates" "$stage/DEBIAN/templates"; fi
+    for script in config postinst prerm postrm; do
         [ -f "$control/$script" ] || continue
         sed -e "s|@HELPER@|$PINGATE_HELPER|g" -e "s|@HELPER_MODE@|$PINGATE_HELPER_MODE|g" \
             -e "s|@GROUP@|$PINGATE_GROUP|g" "$control/$script" > "$stage/DEBIAN/$script"
@@ -141,7 +146,7 @@ build_package() {
 }
 
 PACKAGES=()
-build_package pingate "libpam-runtime (>= 1.0.1-6), adduser"
+build_package pingate "libpam-runtime (>= 1.0.1-6), adduser, libtss2-tcti-device0, debconf (>= 0.5) | debconf-2.0"
 build_package pingate-lock "pingate (= $PINGATE_VERSION)"
 
 if [ "$LINTIAN" = 1 ]; then

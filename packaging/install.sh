@@ -7,12 +7,16 @@
 #   packaging/install.sh --force --enable ...            ... even where the PIN would skip more than the password
 #   packaging/install.sh --disable sudo|locker NAME      undo one --enable
 #   packaging/install.sh --uninstall [--purge]           remove it all; --purge also the store
+#   packaging/install.sh --tpm                           also seal the machine key into this machine's TPM
 #
 # Run as root. Every file of docs/design.md's table is installed with its owner and
 # mode, through a temporary file and a rename, and only when it differs: a second
 # run prints "unchanged" for each. The machine key is made once and never
 # replaced; /etc/pingate/pingate.conf is a config file and is never overwritten.
-# The pam-auth-update profile is installed, not enabled.
+# The pam-auth-update profile is installed, not enabled. A machine key sealed
+# by the TPM (`pingate key seal`, or --tpm here) is the key: it is kept, and
+# no clear key is made beside it. --tpm seals the key when a TPM is present
+# (/dev/tpmrm0) and says so when none is: sealing is never required.
 #
 # --root DIR (or DESTDIR=DIR) installs into a staged tree. Owners are still the
 # names root and pingate: the group is added to DIR/etc/group (groupadd --prefix)
@@ -41,8 +45,8 @@ REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # shellcheck source=packaging/layout.sh
 . "$REPO_ROOT/packaging/layout.sh"
 
-BUILD_PACKAGES=(libpam0g-dev libsodium-dev libsystemd-dev gettext chrpath libx11-dev libxrandr-dev libcairo2-dev libpango1.0-dev)
-RUNTIME_PACKAGES=(libpam0g libsodium23)
+BUILD_PACKAGES=(libpam0g-dev libsodium-dev libsystemd-dev libtss2-dev gettext chrpath libx11-dev libxrandr-dev libcairo2-dev libpango1.0-dev)
+RUNTIME_PACKAGES=(libpam0g libsodium23 libtss2-esys-3.0.2-0 libtss2-tctildr0 libtss2-mu0 libtss2-rc0 libtss2-tcti-device0)
 BACKUP_SUFFIX=.pingate-backup
 MARKER="# Added by PinGate's install.sh --enable; install.sh --disable or --uninstall removes it."
 # Lock screens whose PAM service Debian does not ship (KDE's kscreenlocker asks
@@ -52,8 +56,8 @@ MARKER="# Added by PinGate's install.sh --enable; install.sh --disable or --unin
 CREATED_MARKER="# Created by PinGate's install.sh --enable from /etc/pam.d/other, which libpam used for this service; install.sh --disable removes it."
 
 usage() {
-    sed -n '4,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
-    echo "Options: --no-build (install the artefacts already built), --root DIR, --purge, --force, -h"
+    sed -n '4,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+    echo "Options: --no-build (install the artefacts already built), --root DIR, --purge, --force, --tpm, -h"
 }
 
 die() { echo "install.sh: $*" >&2; exit 1; }
@@ -67,6 +71,7 @@ BUILD=1
 ACTION=install
 PURGE=0
 FORCE=0
+TPM=0
 ENABLE=()
 DISABLE=()
 
@@ -93,6 +98,7 @@ while [ $# -gt 0 ]; do
         --disable) shift; service_argument "$@"; DISABLE+=("$SERVICE"); ACTION=disable; shift "$SHIFT" ;;
         --uninstall) ACTION=uninstall; shift ;;
         --purge) ACTION=uninstall; PURGE=1; shift ;;
+        --tpm) TPM=1; shift ;;
         -h|--help) usage; exit 0 ;;
         *) usage_error "unknown argument '$1'" ;;
     esac
@@ -219,7 +225,9 @@ install_file() {
 # host's pingate cannot look up.
 ensure_machine_key() {
     local target="$ROOT$PINGATE_KEY" before=missing
-    if [ -e "$target" ] || [ -L "$target" ]; then
+    if [ -e "$ROOT$PINGATE_SEALED_KEY" ]; then
+        before=sealed
+    elif [ -e "$target" ] || [ -L "$target" ]; then
         if [ -f "$target" ] && [ ! -L "$target" ] && has_owner_and_mode "$target" "0:$PINGATE_GID" 0640; then before=right; else before=wrong; fi
     fi
     # A staged root has its own group file; on this system, init also refuses
@@ -232,7 +240,33 @@ ensure_machine_key() {
         missing) say created "$PINGATE_KEY" ;;
         right) say unchanged "$PINGATE_KEY" ;;
         wrong) say fixed "$PINGATE_KEY (now root:$PINGATE_GROUP 0640)" ;;
+        sealed) say unchanged "$PINGATE_SEALED_KEY (the machine key, sealed by the TPM)" ;;
     esac
+}
+
+# ensure_key_unit: the boot unit that loads a sealed key is enabled where
+# systemd runs (its condition skips it while the key is a file); without
+# systemd, an admin runs `pingate key load` after each boot.
+ensure_key_unit() {
+    [ -z "$ROOT" ] && [ -d /run/systemd/system ] && command -v systemctl >/dev/null || return 0
+    systemctl daemon-reload
+    if ! systemctl is-enabled --quiet pingate-key.service 2>/dev/null; then
+        systemctl enable --quiet pingate-key.service && say enabled "pingate-key.service (loads a sealed key at boot)"
+    fi
+}
+
+# seal_with_tpm (--tpm): seal the machine key into this machine's TPM, once.
+seal_with_tpm() {
+    if [ -n "$ROOT" ]; then
+        echo "note: --tpm is ignored with --root: seal on the machine itself (pingate key seal)" >&2
+    elif [ -e "$PINGATE_SEALED_KEY" ]; then
+        say unchanged "$PINGATE_SEALED_KEY (already sealed)"
+    elif [ ! -e /dev/tpmrm0 ] && ! grep -qs '^[[:space:]]*tpm_tcti[[:space:]]*=' "$PINGATE_CONF"; then
+        echo "note: --tpm: this machine has no TPM (/dev/tpmrm0); the machine key stays a file" >&2
+    else
+        "$PINGATE_CLI" key seal || die "pingate key seal failed (the reason is above); the machine key is still the file $PINGATE_KEY"
+        say sealed "$PINGATE_KEY into the TPM"
+    fi
 }
 
 # ensure_packages PACKAGE...: apt-get install the ones that are missing.
@@ -528,6 +562,8 @@ do_install() {
         install_file "$kind" "$destination" "$mode" "$owner" "$group" "$source"
     done < <(pingate_files)
     ensure_machine_key
+    ensure_key_unit
+    [ "$TPM" = 0 ] || seal_with_tpm
     local service
     for service in "${ENABLE[@]}"; do enable_service "$service"; done
     [ ${#ENABLE[@]} -gt 0 ] || print_next_steps
@@ -572,6 +608,12 @@ do_uninstall() {
     [ ${#users[@]} -eq 0 ] ||
         die "these PAM stacks still use pam_pingate.so: ${users[*]} — remove those lines (or run pam-auth-update --remove pingate) and run me again; the files are still installed"
 
+    if [ -z "$ROOT" ] && [ -e "$PINGATE_SEALED_KEY" ] && [ "$PURGE" = 0 ]; then
+        echo "note: the machine key stays sealed in $PINGATE_SEALED_KEY; after a reinstall 'pingate key load' (or the boot unit) loads it" >&2
+    fi
+    if [ -z "$ROOT" ] && [ -d /run/systemd/system ] && command -v systemctl >/dev/null; then
+        systemctl disable --quiet pingate-key.service 2>/dev/null || true
+    fi
     local kind destination mode owner group source
     while read -r kind destination mode owner group source; do
         remove_file "$kind" "$destination" "$source"

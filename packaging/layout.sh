@@ -35,6 +35,10 @@ PINGATE_KEY=/var/lib/pingate/machine.key
 PINGATE_PROFILE=/usr/share/pam-configs/pingate
 PINGATE_LOCK=/usr/bin/pingate-lock
 PINGATE_LOCK_SERVICE=/etc/pam.d/pingate-lock
+# Unseals a TPM-sealed machine key at boot (`pingate key load`); skipped
+# while the key is a file.
+PINGATE_KEY_UNIT=/lib/systemd/system/pingate-key.service
+PINGATE_SEALED_KEY=/var/lib/pingate/machine.key.sealed
 
 # pingate_files [PACKAGE]: one line per shipped file, fields separated by spaces:
 #   KIND DESTINATION MODE OWNER GROUP SOURCE
@@ -63,6 +67,7 @@ elf  $PINGATE_CLI 0755 root root $PINGATE_RELEASE_BIN/pingate
 elf  $PINGATE_MODULE 0644 root root $PINGATE_MODULE_BUILD
 data $PINGATE_PROFILE 0644 root root $REPO_ROOT/pam/pam-configs/pingate
 conf $PINGATE_CONF 0644 root root $REPO_ROOT/packaging/pingate.conf
+data $PINGATE_KEY_UNIT 0644 root root $REPO_ROOT/packaging/systemd/pingate-key.service
 EOF
     pingate_man_pages pam_pingate.8 pingate.conf.5 pingate.8
     local lang

@@ -9,6 +9,7 @@
 
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/overlay.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/tpm_lib.sh"
 
 # lintian is a test dependency: install it on the host once, outside the overlays.
 if [ "$(id -u)" = 0 ] && [ -z "${PINGATE_IN_OVERLAY:-}" ] && ! command -v lintian > /dev/null; then
@@ -61,6 +62,7 @@ test_the_archives_hold_exactly_the_installed_files_with_their_modes() {
     need_deb
     local expected
     expected="-rw-r--r-- root/root ./etc/pingate/pingate.conf
+-rw-r--r-- root/root ./lib/systemd/system/pingate-key.service
 -rw-r--r-- root/root .$MODULE
 -rwxr-xr-x root/root ./usr/libexec/pingate/pingate-verify
 -rwxr-xr-x root/root ./usr/sbin/pingate
@@ -95,6 +97,9 @@ test_control_fields_name_only_the_runtime_libraries() {
     for package in $(echo "$depends" | tr ',' '\n' | sed 's/(.*)//; s/ //g'); do
         case "$package" in
             libc6|libpam0g|libsodium23|libsystemd0|libstdc++6|libgcc-s1|libpam-runtime|adduser) ;;
+            # The CLI's `pingate key` (tpm2-tss); the helper links none of it.
+            libtss2-esys-3.0.2-0|libtss2-tctildr0|libtss2-mu0|libtss2-rc0|libtss2-tcti-device0) ;;
+            "debconf|debconf-2.0") ;;   # one alternative: the question whether to seal the key with the TPM
             *) fail "unexpected dependency $package of pingate in [$depends]" ;;
         esac
     done
@@ -178,6 +183,50 @@ test_dpkg_reinstall_keeps_the_key_and_the_override() {
     dpkg_do -i "$DEB"
     assert_eq "$key" "$(sha256sum < /var/lib/pingate/machine.key)" "machine key after reinstall"
     expect "$HELPER" root:pingate 2755
+}
+
+# An upgrade's postinst (`pingate init --upgrade`) keeps a key sealed by the
+# TPM as the key: no clear key appears beside it, and every PIN still works.
+test_dpkg_reinstall_keeps_a_sealed_key_and_every_pin() {
+    need_deb
+    tpm_available || skip "swtpm or tpm2-tools is not installed"
+    TPM_DIR="$OVERLAY/tpm"; mkdir -p "$TPM_DIR"
+    tpm_setup                              # a private /run for /run/pingate
+    trap 'tpm_stop; umount -l /run' EXIT
+    dpkg_do -i "$DEB"
+    printf 'kdf_operations = 1\nkdf_memory = 8K\ntpm_tcti = %s\n' "$TCTI" >> /etc/pingate/pingate.conf
+    tpm_start
+    printf '4821\n4821\n' | /usr/sbin/pingate enroll root --pin --stdin > /dev/null || fail "enroll failed"
+    /usr/sbin/pingate key seal > /dev/null || fail "key seal failed"
+    local sealed; sealed="$(sha256sum < /var/lib/pingate/machine.key.sealed)"
+    dpkg_do -i "$DEB"
+    [ ! -e /var/lib/pingate/machine.key ] || fail "postinst made a clear key beside the sealed one"
+    assert_eq "$sealed" "$(sha256sum < /var/lib/pingate/machine.key.sealed)" "sealed key after the upgrade"
+    reboot_memory
+    /usr/sbin/pingate key load > /dev/null || fail "key load failed"
+    printf '4821\n' | /usr/sbin/pingate verify root --stdin > /dev/null || fail "the PIN no longer verifies"
+}
+
+# The package offers sealing where there is a TPM (debconf's
+# pingate/seal-with-tpm, default no): answered yes, postinst seals the key.
+test_dpkg_seals_the_key_when_the_question_is_answered_yes() {
+    need_deb
+    tpm_available || skip "swtpm or tpm2-tools is not installed"
+    TPM_DIR="$OVERLAY/tpm"; mkdir -p "$TPM_DIR"
+    tpm_setup                              # a private /run for /run/pingate
+    trap 'tpm_stop; umount -l /run' EXIT
+    dpkg_do -i "$DEB"
+    [ -f /var/lib/pingate/machine.key ] || fail "the default (no) sealed the key"
+    printf 'kdf_operations = 1\nkdf_memory = 8K\ntpm_tcti = %s\n' "$TCTI" >> /etc/pingate/pingate.conf
+    tpm_start
+    printf '4821\n4821\n' | /usr/sbin/pingate enroll root --pin --stdin > /dev/null || fail "enroll failed"
+    echo "pingate pingate/seal-with-tpm boolean true" | debconf-set-selections
+    DEBIAN_FRONTEND=noninteractive dpkg_do -i "$DEB"
+    [ -f /var/lib/pingate/machine.key.sealed ] || fail "postinst did not seal: $(cat "$OVERLAY/dpkg.out")"
+    [ ! -e /var/lib/pingate/machine.key ] || fail "the clear key is still there"
+    reboot_memory
+    /usr/sbin/pingate key load > /dev/null || fail "key load failed"
+    printf '4821\n' | /usr/sbin/pingate verify root --stdin > /dev/null || fail "the PIN no longer verifies"
 }
 
 test_dpkg_remove_takes_the_profile_out_first_and_keeps_the_store() {

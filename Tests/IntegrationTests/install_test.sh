@@ -9,6 +9,7 @@
 
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/overlay.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/tpm_lib.sh"
 overlay_enter "$@"
 
 INSTALL="$REPO_ROOT/packaging/install.sh"
@@ -182,6 +183,31 @@ test_reinstall_repairs_a_wrong_mode_but_keeps_the_key_and_a_changed_config() {
     expect /var/lib/pingate/machine.key root:pingate 640
     assert_eq "$key" "$(sha256sum < /var/lib/pingate/machine.key)" "machine key"
     assert_contains "$(tail -1 /etc/pingate/pingate.conf)" "pin_max_length = 6" "local config"
+}
+
+# An upgrade (install.sh run again, --tpm or not) keeps a key sealed by the
+# TPM as the key: no clear key appears beside it, and every PIN still works.
+test_install_again_keeps_a_sealed_key_and_every_pin() {
+    tpm_available || skip "swtpm or tpm2-tools is not installed"
+    TPM_DIR="$OVERLAY/tpm"; mkdir -p "$TPM_DIR"
+    tpm_setup                              # a private /run for /run/pingate
+    trap 'tpm_stop; umount -l /run' EXIT
+    install_pingate > /dev/null
+    printf 'kdf_operations = 1\nkdf_memory = 8K\ntpm_tcti = %s\n' "$TCTI" >> /etc/pingate/pingate.conf
+    tpm_start
+    printf '4821\n4821\n' | /usr/sbin/pingate enroll root --pin --stdin > /dev/null || fail "enroll failed"
+    local out; out="$(install_pingate --tpm)"
+    assert_contains "$out" "sealed     /var/lib/pingate/machine.key into the TPM"
+    [ ! -e /var/lib/pingate/machine.key ] || fail "the clear key is still there after --tpm"
+    local sealed; sealed="$(sha256sum < /var/lib/pingate/machine.key.sealed)"
+    out="$(install_pingate --tpm)"
+    assert_contains "$out" "unchanged  /var/lib/pingate/machine.key.sealed (the machine key, sealed by the TPM)"
+    out="$(install_pingate)"
+    [ ! -e /var/lib/pingate/machine.key ] || fail "install.sh made a clear key beside the sealed one"
+    assert_eq "$sealed" "$(sha256sum < /var/lib/pingate/machine.key.sealed)" "sealed key"
+    reboot_memory
+    /usr/sbin/pingate key load > /dev/null || fail "key load failed"
+    printf '4821\n' | /usr/sbin/pingate verify root --stdin > /dev/null || fail "the PIN no longer verifies"
 }
 
 test_enable_sudo_puts_one_line_before_common_auth_and_is_idempotent() {

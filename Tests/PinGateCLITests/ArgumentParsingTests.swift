@@ -150,6 +150,20 @@ import Testing
         #expect(usageError(["policy", "calibrate", "--target-ms", "0"])?.message == "--target-ms must be a whole number from 1 to 60000, got '0'")
     }
 
+    // MARK: key
+
+    @Test func keyActionsAndTheirOptions() throws {
+        #expect(try command(["key", "seal"], as: KeyCommand.self).pcrs == [])
+        #expect(try command(["key", "seal", "--pcr", "7,0, 7"], as: KeyCommand.self).pcrs == [0, 7])
+        #expect(try command(["key", "status", "--json"], as: KeyCommand.self).json)
+        #expect(try command(["key", "unseal"], as: KeyCommand.self).action == .unseal)
+        #expect(usageError(["key"])?.message == "key needs an action: seal, load, status or unseal")
+        #expect(usageError(["key", "seal", "--pcr", "24"])?.message == "--pcr takes PCR numbers from 0 to 23 separated by commas, like 7 or 0,2,7; got '24'")
+        #expect(usageError(["key", "seal", "--pcr", "7,x"]) != nil)
+        #expect(usageError(["key", "load", "--pcr", "7"])?.message == "--pcr is for 'pingate key seal' only")
+        #expect(usageError(["key", "seal", "--json"])?.message == "--json is for 'pingate key status' only")
+    }
+
     // MARK: the root command
 
     @Test func rootUsageErrors() {

@@ -101,13 +101,13 @@ struct Doctor {
         let directoryUsable = report(.directory, what: L("store"), problems, location: location)
         // A key in a directory with a wrong mode can be checked (and fixed) in the same pass.
         if problems.allSatisfy(\.violation.isRepairableInPlace) {
-            _ = report(.key, what: L("machine key"), location.inspect(.key), location: location)
+            checkKey(location)
         }
         return directoryUsable
     }
 
     /// One finding for `object`: ok, or its problems on one line with their fixes.
-    private mutating func report(_ object: StoreObject, what: String, _ problems: [StoreProblem], location: StoreLocation) -> Bool {
+    mutating func report(_ object: StoreObject, what: String, _ problems: [StoreProblem], location: StoreLocation) -> Bool {
         let path = location.path(of: object)
         guard !problems.isEmpty else {
             if object.isDirectory || object == .key {

@@ -55,6 +55,8 @@ struct InitCommand: Command {
         switch action {
         case let .created(.directory, path): return L("created the store %s (root:%s 0750)", path, StoreLocation.groupName)
         case let .created(_, path): return L("created the machine key %s (root:%s 0640)", path, StoreLocation.groupName)
+        case let .unchanged(.sealedKey, path):
+            return L("the machine key is sealed by the TPM: %s (kept; no clear key is made beside it)", path)
         case let .repaired(object, path, _):
             return L("repaired %s: now root:%s %s", path, StoreLocation.groupName, octal(object.mode))
         case let .unchanged(.directory, path): return L("the store %s is in place", path)

@@ -110,6 +110,7 @@ struct PolicyCommand: Command {
             case let .number(value): (setting.key, .int(value))
             case let .numbers(values): (setting.key, .array(values.map { .int($0) }))
             case let .names(names): (setting.key, .array(names.map { .string($0) }))
+            case let .text(text): (setting.key, .string(text))
             }
         }
         return .object([("config", .string(path)), ("config_exists", .bool(configExists(path)))] + settings)

@@ -25,6 +25,11 @@ struct CLIError: Error {
     let message: String
     /// Usage errors also print the command's usage line.
     var usageLine: String? = nil
+    /// A stable word for what failed, where a command records it (the
+    /// cause of a failed `pingate key load`).
+    var cause: String? = nil
+    /// What the system said, without advice (recorded with `cause`).
+    var detail: String? = nil
 
     static func usage(_ message: String, _ usageLine: String) -> CLIError {
         CLIError(status: .usage, message: message, usageLine: usageLine)

@@ -15,12 +15,17 @@ public struct Policy: Equatable, Sendable {
     /// Display managers' logins, where the first sign-in of a boot takes the
     /// password (`FirstSignInRule`).
     public var passwordFirstServices: [String] = Policy.defaultPasswordFirstServices
+    /// How `pingate key` reaches the TPM (a tpm2-tss TCTI string). Only the
+    /// CLI reads it; the helper never talks to the TPM.
+    public var tpmTCTI = Policy.defaultTPMTCTI
 
     public init() {}
 
     /// PINGATE_DEFAULT_SERVICES of pam/pingate_protocol.h.
     public static let defaultServices = PINGATE_DEFAULT_SERVICES.split(separator: " ").map(String.init)
     public static let defaultPasswordFirstServices = ["gdm-password", "lightdm", "sddm"]
+    /// The kernel's resource manager, which flushes what a killed client left.
+    public static let defaultTPMTCTI = "device:/dev/tpmrm0"
 
     /// Whether a request from `service` may be answered at all. The admin
     /// CLI names none (it is no PAM service); the module always names one.

@@ -9,6 +9,7 @@ public enum PolicyValue: Equatable, Sendable {
     case number(Int64)
     case numbers([Int64])
     case names([String])
+    case text(String)
 }
 
 /// One pingate.conf key: how its text is read into a `Policy`, and how the
@@ -68,6 +69,16 @@ extension Policy {
                       read: { policy, value in policy.passwordFirstServices = try serviceNames(value, "password_first_services") },
                       text: { $0.passwordFirstServices.joined(separator: " ") },
                       typed: { .names($0.passwordFirstServices) }),
+        PolicySetting(key: "tpm_tcti",
+                      read: { policy, value in
+                          // "device:/dev/tpmrm0", "swtpm:host=127.0.0.1,port=2321": printable, no spaces.
+                          guard !value.isEmpty, value.count <= 200, value.allSatisfy({ $0.isASCII && !$0.isWhitespace && $0.asciiValue! >= 0x21 }) else {
+                              throw PolicySettingError(message: "tpm_tcti is a TCTI like 'device:/dev/tpmrm0' or 'swtpm:host=127.0.0.1,port=2321'")
+                          }
+                          policy.tpmTCTI = value
+                      },
+                      text: { $0.tpmTCTI },
+                      typed: { .text($0.tpmTCTI) }),
     ]
 
     public static var keys: [String] { settings.map(\.key) }

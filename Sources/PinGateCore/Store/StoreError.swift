@@ -13,6 +13,10 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     case recordReplaced(path: String, duringVerification: Bool)
     case systemError(path: String, operation: String, errno: Errno)
     case groupMissing(name: String)
+    /// The key is sealed by the TPM and not loaded this boot (`pingate key
+    /// load`): `reason` is what the last load recorded, nil if none ran.
+    case keyNotLoaded(sealedPath: String, reason: String?)
+    case sealedKeyDamaged(path: String)
 
     public var description: String {
         switch self {
@@ -33,6 +37,11 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
             return "cannot \(operation) \(path): \(errno)"
         case let .groupMissing(name):
             return "group '\(name)' does not exist; create it with 'groupadd --system \(name)'"
+        case let .sealedKeyDamaged(path):
+            return "sealed machine key \(path) is damaged; restore it from a backup, or move it away and re-enrol every user"
+        case let .keyNotLoaded(sealedPath, reason):
+            let why = reason.map { "the last load failed (\($0))" } ?? "no load has run since boot"
+            return "the machine key is sealed by the TPM (\(sealedPath)) and not loaded: \(why); run 'pingate key load' ('pingate doctor' names the cause)"
         }
     }
 

@@ -9,6 +9,13 @@ public struct StoreLocation: Sendable, Equatable {
     public static let keyMode: FileMode = 0o640
     public static let directoryMode: FileMode = 0o750
     static let keyFileName = "machine.key"
+    /// The machine key sealed by the TPM (`pingate key seal`): only root reads it.
+    static let sealedKeyFileName = "machine.key.sealed"
+    public static let sealedKeyMode: FileMode = 0o600
+    /// Where `pingate key load` puts the unsealed key for this boot: a ramfs
+    /// (never swapped), root:pingate 0750 like the store, the key 0640.
+    public static let defaultLoadedKeyDirectory = "/run/pingate"
+    static let loadFailureFileName = "load-failure"
     static let recordSuffix = ".record"
 
     public var directory: String
@@ -16,11 +23,15 @@ public struct StoreLocation: Sendable, Equatable {
     public var owner: UserID
     /// Expected group of the directory, records and key (`pingate`).
     public var group: GroupID
+    /// Where the key unsealed from the TPM lives while the machine runs.
+    public var loadedKeyDirectory: String
 
-    public init(directory: String, owner: UserID, group: GroupID) {
+    public init(directory: String, owner: UserID, group: GroupID,
+                loadedKeyDirectory: String = StoreLocation.defaultLoadedKeyDirectory) {
         self.directory = directory
         self.owner = owner
         self.group = group
+        self.loadedKeyDirectory = loadedKeyDirectory
     }
 
     /// The installed store: owned by root, group `pingate`.
@@ -32,6 +43,9 @@ public struct StoreLocation: Sendable, Equatable {
     public func recordName(forUID uid: UInt32) -> String { "\(uid)\(StoreLocation.recordSuffix)" }
     public func recordPath(forUID uid: UInt32) -> String { directory + "/" + recordName(forUID: uid) }
     public var keyPath: String { directory + "/" + StoreLocation.keyFileName }
+    public var sealedKeyPath: String { directory + "/" + StoreLocation.sealedKeyFileName }
+    public var loadedKeyPath: String { loadedKeyDirectory + "/" + StoreLocation.keyFileName }
+    public var loadFailurePath: String { loadedKeyDirectory + "/" + StoreLocation.loadFailureFileName }
 
     /// The uid a record file name stands for, or nil for any other name.
     static func uid(fromRecordName name: String) -> UInt32? {

@@ -16,6 +16,13 @@ public enum StoreObject: Equatable, Sendable {
     case key
     /// One user's record: root:pingate 0660, 1024 bytes, one hard link.
     case record(uid: UInt32)
+    /// The machine key sealed by the TPM: root:pingate 0600 (only root's
+    /// `pingate key load` reads it; the helper only sees that it is there).
+    case sealedKey
+    /// Where the unsealed key lives this boot (a ramfs): root:pingate 0750.
+    case loadedKeyDirectory
+    /// The unsealed key: root:pingate 0640, 32 bytes, as the key file.
+    case loadedKey
 
     /// The exact permission bits the object must have.
     public var mode: FileMode {
@@ -23,19 +30,22 @@ public enum StoreObject: Equatable, Sendable {
         case .directory: return StoreLocation.directoryMode
         case .key: return StoreLocation.keyMode
         case .record: return StoreLocation.recordMode
+        case .sealedKey: return StoreLocation.sealedKeyMode
+        case .loadedKeyDirectory: return StoreLocation.directoryMode
+        case .loadedKey: return StoreLocation.keyMode
         }
     }
 
     /// The exact size of a file, nil for the directory.
     public var size: Int? {
         switch self {
-        case .directory: return nil
-        case .key: return MachineKey.byteCount
+        case .directory, .loadedKeyDirectory, .sealedKey: return nil
+        case .key, .loadedKey: return MachineKey.byteCount
         case .record: return RecordCodec.fileSize
         }
     }
 
-    public var isDirectory: Bool { self == .directory }
+    public var isDirectory: Bool { self == .directory || self == .loadedKeyDirectory }
 }
 
 /// How an object breaks its rule.
@@ -99,6 +109,10 @@ public struct StoreProblem: Equatable, Sendable, CustomStringConvertible {
             return "chmod \(octal(object.mode)) \(path)"
         case (.directory, .missing), (.key, .missing):
             return initCommand
+        case (.loadedKeyDirectory, _), (.loadedKey, _):
+            return "pingate key load"
+        case (.sealedKey, _):
+            return "mv \(path) \(path).unsafe   # then restore the key file from a trusted copy, or re-enrol every user"
         case (.directory, _):
             return "mv \(path) \(path).unsafe && \(initCommand)"
         case (.key, _):
@@ -115,6 +129,9 @@ public struct StoreProblem: Equatable, Sendable, CustomStringConvertible {
         case .directory: what = "store"
         case .key: what = "machine key"
         case .record: what = "record"
+        case .sealedKey: what = "sealed machine key"
+        case .loadedKeyDirectory: what = "loaded-key directory"
+        case .loadedKey: what = "loaded machine key"
         }
         return "\(what) \(path) \(problem)"
     }
@@ -127,6 +144,9 @@ extension StoreLocation {
         case .directory: return directory
         case .key: return keyPath
         case let .record(uid): return recordPath(forUID: uid)
+        case .sealedKey: return sealedKeyPath
+        case .loadedKeyDirectory: return loadedKeyDirectory
+        case .loadedKey: return loadedKeyPath
         }
     }
 

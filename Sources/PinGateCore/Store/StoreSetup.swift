@@ -38,9 +38,14 @@ extension Store {
         return .created(.directory, path: path)
     }
 
+    /// A sealed key counts as the key (`pingate key seal`): it is checked
+    /// and repaired, and no clear key is made beside it.
     private func setUpKey() throws -> SetupAction {
         if try createKeyIfMissing() { return .created(.key, path: location.keyPath) }
-        return try repair(.key)
+        switch try keyState() {
+        case .sealedAndLoaded, .sealedNotLoaded: return try repair(.sealedKey)
+        case .file, .missing: return try repair(.key)
+        }
     }
 
     /// Sets owner, group and mode of an existing object right, through a

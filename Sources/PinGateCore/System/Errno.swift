@@ -19,6 +19,7 @@ public struct Errno: Error, Equatable, CustomStringConvertible, Sendable {
     public static let notDirectory = Errno(rawValue: ENOTDIR)
     public static let outOfMemory = Errno(rawValue: ENOMEM)
     public static let fileTooLarge = Errno(rawValue: EFBIG)
+    public static let invalidArgument = Errno(rawValue: EINVAL)
 
     public var description: String {
         guard let text = strerror(rawValue) else { return "error \(rawValue)" }
