@@ -7,8 +7,8 @@ import Testing
     let grid = try! PatternGrid(size: 3)
 
     func typed(_ text: String) -> (cells: [Int], valid: Bool) {
-        let buffer = SecretBuffer(capacity: 64)
-        buffer.append(text)
+        var buffer = Secret(capacity: 64)
+        for byte in text.utf8 { buffer.append(byte) }
         let result = PatternPath.fromTyped(buffer, grid: grid)
         return (result.path.cells, result.valid)
     }

@@ -76,10 +76,11 @@ struct EchoOffEntry: SecretEntry {
     }
 }
 
-/// Reads one line (without its newline) straight into `SecretBytes`; nil at
-/// end of input with nothing read. Longer lines than any secret are cut.
+/// Reads one line (without its newline) a byte at a time straight into a
+/// `Secret`, which is then sealed whole (no copy); nil at end of input with
+/// nothing read. Longer lines than any secret are cut.
 func readSecretLine(from descriptor: FileDescriptor) -> SecretBytes? {
-    let buffer = SecretBuffer(capacity: 256)
+    var line = Secret(capacity: 256)
     var sawAnything = false
     var byte: UInt8 = 0
     while true {
@@ -87,8 +88,9 @@ func readSecretLine(from descriptor: FileDescriptor) -> SecretBytes? {
         if count <= 0 { break }
         sawAnything = true
         if byte == 0x0A { break }
-        if byte != 0x0D { buffer.append(byte) }
+        if byte != 0x0D { line.append(byte) }
     }
     byte = 0
-    return sawAnything ? buffer.bytes() : nil
+    guard sawAnything else { return nil }
+    return SecretBytes(sealing: line)
 }

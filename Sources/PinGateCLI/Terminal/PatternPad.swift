@@ -49,7 +49,7 @@ struct PatternPad {
                     // A drawn path is already normalised: the core writes its canonical text.
                     let text = try state.typed.isEmpty
                         ? Pattern(grid: grid, typedCells: path.cells, minimumCells: minimumCells).canonicalText()
-                        : state.typed.bytes()
+                        : SecretBytes(sealing: state.typed.extracting(0..<state.typed.count))
                     finish(replacing: shown, note: L("pattern entered"))
                     return text
                 case let key:
@@ -60,7 +60,7 @@ struct PatternPad {
     }
 
     /// Redraws the pad over its previous `replacing` lines; returns the line count.
-    private func redraw(_ state: State, replacing previous: Int) -> Int {
+    private func redraw(_ state: borrowing State, replacing previous: Int) -> Int {
         var picture = PatternPicture(grid: grid, path: state.currentPath.cells)
         picture.cursor = state.typed.isEmpty ? state.cursor : nil
         // Cursor-up counts lines, so none may wrap: fit the (translated) text
@@ -81,11 +81,11 @@ struct PatternPad {
     }
 
     /// The pad's state between keys.
-    private struct State {
+    private struct State: ~Copyable {
         let grid: PatternGrid
         var cursor: (row: Int, column: Int)
         var path: PatternPath
-        let typed = SecretBuffer(capacity: 128)
+        var typed = Secret(capacity: 128)
         var message = ""
 
         init(grid: PatternGrid) {

@@ -85,13 +85,12 @@ struct PatternPath {
     /// with a trailing separator still to be followed by a cell. Not valid
     /// when the text does not parse or a cell cannot be taken; the path then
     /// stops before it.
-    static func fromTyped(_ text: SecretBuffer, grid: PatternGrid) -> (path: PatternPath, valid: Bool) {
+    static func fromTyped(_ text: borrowing Secret, grid: PatternGrid) -> (path: PatternPath, valid: Bool) {
         var path = PatternPath(grid: grid)
         var end = text.count
         while end > 0, [UInt8(ascii: "-"), UInt8(ascii: ",")].contains(text[end - 1]) { end -= 1 }
         guard end > 0 else { return (path, true) }
-        let typed = text.bytes()
-        let complete = typed.withUnsafeBytes { SecretBytes(copying: UnsafeRawBufferPointer(rebasing: $0[0..<end])) }
+        let complete = SecretBytes(sealing: text.extracting(0..<end))
         guard var cells = try? Pattern.typedCells(parsing: complete, expectedGrid: grid) else { return (path, false) }
         defer { for index in cells.indices { cells[index] = 0 } }
         for cell in cells where !path.take(cell) { return (path, false) }

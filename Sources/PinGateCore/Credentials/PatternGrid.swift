@@ -58,7 +58,17 @@ public struct PatternGrid: Equatable, Sendable {
         try forEachCellAdded(taking: cell, last: path.last, isVisited: { path.contains($0) }) { path.appendWithinCapacity($0) }
     }
 
-    /// The rule itself, for both of the above.
+    /// The same step on a path kept in a `Secret`, a cell number a byte: the
+    /// lock screen's drawn path, which is never an array. Its capacity must
+    /// be the grid's cell count (a path visits each cell at most once).
+    public func appendCells(taking cell: Int, to path: inout Secret) throws(CredentialError) {
+        let last = path.isEmpty ? nil : Int(path[path.count - 1])
+        try forEachCellAdded(taking: cell, last: last, isVisited: { visited in path.withUnsafeBytes { $0.contains(UInt8(visited)) } }) {
+            precondition(path.append(UInt8($0)), "a drawn path outgrew its grid")
+        }
+    }
+
+    /// The rule itself, for all of the above.
     private func forEachCellAdded(taking cell: Int, last: Int?, isVisited: (Int) -> Bool,
                                   _ add: (Int) -> Void) throws(CredentialError) {
         guard (1...cellCount).contains(cell) else { throw .patternCellOutsideGrid(cell: cell, grid: size) }
