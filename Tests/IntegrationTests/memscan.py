@@ -14,7 +14,8 @@ itself, and reports
   - each --cells pattern (cell numbers, "1-2-3-6") found as the text the
     module is sent, as one byte per cell, or as one 8-byte integer per cell
     (Swift's [Int]), whole or in part (--piece cells at least);
-  - each --present text (or --present-cells, one byte per cell) NOT found whole. A control: the scan must see what a
+  - each --present text (or --present-cells pattern, in any of the forms
+    above) NOT found whole. A control: the scan must see what a
     process does hold, so that it cannot pass by reading nothing or by
     looking in the wrong places. Give one it holds the way the secret was held.
 
@@ -113,8 +114,11 @@ def main():
         parser.error("nothing to look for")
     needles = secret_needles(args)
     status, total, unreadable = 0, 0, 0
-    controls = [text.encode() for text in args.present]
-    controls += [bytes(int(cell) for cell in cells.split("-")) for cells in args.present_cells]
+    # A control is a tuple of forms, any of which counts as found.
+    controls = [(text.encode(),) for text in args.present]
+    for pattern in args.present_cells:
+        cells = [int(cell) for cell in pattern.split("-")]
+        controls.append((bytes(cells), b"".join(cell.to_bytes(8, "little") for cell in cells), pattern.encode()))
     seen_present = {control: False for control in controls}
     places = {}
     for pid in args.pids:
@@ -124,7 +128,7 @@ def main():
                 total += len(data) - bad * PAGE
                 unreadable += bad
                 for text in seen_present:
-                    seen_present[text] = seen_present[text] or text in data
+                    seen_present[text] = seen_present[text] or any(form in data for form in text)
                 for needle, what in needles.items():
                     at = data.find(needle)
                     while at >= 0:
@@ -137,7 +141,7 @@ def main():
         status = 1
     for text, seen in seen_present.items():
         if not seen:
-            print(f"control {text!r} not found in {total} bytes: the scan does not see what the process holds")
+            print(f"control {text[0]!r} not found in {total} bytes: the scan does not see what the process holds")
             status = 1
     if status == 0:
         found = f"{len(needles)} pieces of secrets absent" if needles else f"{len(seen_present)} controls found"
