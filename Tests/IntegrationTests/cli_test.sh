@@ -407,6 +407,78 @@ test_no_copy_of_a_typed_pin_is_left_in_the_cli_or_the_helper() {
     assert_eq 5 "$(record_failures pgalice)" "each answered attempt counted once, the stopped ones never"
 }
 
+# pad_keys SIZE START CELL...: the arrow keys (as a terminal sends them) and
+# spaces that take CELL... on the terminal pattern pad of a SIZE×SIZE grid,
+# whose cursor starts on cell START, then Enter.
+pad_keys() {
+    local size=$1 at=$2 cell keys=""; shift 2
+    for cell in "$@"; do
+        local row=$(( (at - 1) / size )) column=$(( (at - 1) % size ))
+        local to_row=$(( (cell - 1) / size )) to_column=$(( (cell - 1) % size ))
+        while [ "$row" -lt "$to_row" ]; do keys+='\x1b[B'; row=$((row + 1)); done
+        while [ "$row" -gt "$to_row" ]; do keys+='\x1b[A'; row=$((row - 1)); done
+        while [ "$column" -lt "$to_column" ]; do keys+='\x1b[C'; column=$((column + 1)); done
+        while [ "$column" -gt "$to_column" ]; do keys+='\x1b[D'; column=$((column - 1)); done
+        keys+=' '; at=$cell
+    done
+    echo "$keys"'\r'
+}
+
+# pad_stopped_at WHEN CELLS COMMAND...: COMMAND in a pseudo-terminal, under
+# strace as stopped_at does, with the pattern CELLS drawn on its pad by
+# the keyboard; prints the pid once it is stopped.
+pad_stopped_at() {
+    local when=$1 cells=$2 driver tracer pid="" i; shift 2
+    local call=${when%@*} inject="${when}:error=EINTR:signal=SIGSTOP:when=1"
+    [ "$when" = exit ] && { call=exit_group,exit; inject="exit_group,exit:error=EINTR:signal=SIGSTOP"; }
+    # shellcheck disable=SC2046
+    $PTY expect:"Enter finishes" send:"$(pad_keys 4 11 ${cells//-/ })" -- \
+        strace -o /dev/null -e trace="$call" -e inject="$inject" "$@" > /dev/null 2>&1 &
+    driver=$!
+    for i in $(seq 200); do
+        tracer=$(pgrep -P "$driver" | head -1)
+        pid=${tracer:+$(pgrep -P "$tracer" | head -1)}
+        [ -n "$pid" ] && grep -q '^State:[[:space:]]*t' "/proc/$pid/status" 2>/dev/null && break
+        pid=""
+        sleep 0.05
+    done
+    echo "$pid"
+}
+
+# The terminal's pattern pad, and the core's parsing of a typed pattern:
+# root's CLI, under keep_freed.so, holds no piece of a wrong pattern — as
+# text, one byte per cell or one integer per cell — once it has answered.
+# The controls: the same pattern found while the CLI verifies it.
+test_no_copy_of_a_drawn_or_typed_pattern_is_left_in_the_cli() {
+    store_reset
+    printf '1-6-11-16-12\n1-6-11-16-12\n' | "$PINGATE" enroll pgbob --pattern --grid 4 --stdin --allow-weak >/dev/null ||
+        fail "enrol pgbob"
+    cc -O2 -Wall -Werror -fPIC -shared "$here/keep_freed.c" -o "$SANDBOX/keep_freed.so" -ldl || fail "cc keep_freed.c"
+    local keep="LD_PRELOAD=$SANDBOX/keep_freed.so" wrong pid scan
+    # Drawn on the pad; its steps cross no dot, so the gap rule adds none.
+    for wrong in 7-1-12-14-4-9-15-2-8 8-2-15-9-4-14-12-1-7; do
+        pid=$(pad_stopped_at flock "$wrong" env "$keep" "$PINGATE" verify pgbob)
+        [ -n "$pid" ] || fail "the CLI did not stop while it verified the drawn pattern"
+        scan=$(python3 "$here/memscan.py" --present-cells "$wrong" "$pid") || { kill -9 "$pid"; fail "drawn, verifying: $scan"; }
+        kill -9 "$pid"; wait 2>/dev/null || true
+        pid=$(pad_stopped_at exit "$wrong" env "$keep" "$PINGATE" verify pgbob)
+        [ -n "$pid" ] || fail "the CLI did not stop at its exit"
+        scan=$(python3 "$here/memscan.py" --cells "$wrong" "$pid") || { kill -9 "$pid"; fail "drawn: $scan"; }
+        kill -9 "$pid"; wait 2>/dev/null || true
+        echo "    drawn $wrong: $scan"
+    done
+    wrong=12-14-4-9-15-2-8-3-10
+    printf '%s\n' "$wrong" > "$SANDBOX/memscan-in"
+    pid=$(stopped_at flock env "$keep" "$PINGATE" verify pgbob --stdin)
+    scan=$(python3 "$here/memscan.py" --present-cells "$wrong" "$pid") || { kill -9 "$pid"; fail "typed, verifying: $scan"; }
+    kill -9 "$pid"; wait 2>/dev/null || true
+    pid=$(stopped_at exit env "$keep" "$PINGATE" verify pgbob --stdin)
+    scan=$(python3 "$here/memscan.py" --cells "$wrong" "$pid") || { kill -9 "$pid"; fail "typed: $scan"; }
+    kill -9 "$pid"; wait 2>/dev/null || true
+    echo "    typed $wrong: $scan"
+    assert_eq 3 "$(record_failures pgbob)" "each answered attempt counted once, the stopped ones never"
+}
+
 # --- change -------------------------------------------------------------------
 
 test_root_changes_anyones_credential_without_the_current_one() {

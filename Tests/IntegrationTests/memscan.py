@@ -108,6 +108,7 @@ def main():
     parser.add_argument("--present", "--control", action="append", default=[], dest="present")
     parser.add_argument("--present-cells", action="append", default=[])
     parser.add_argument("--piece", type=int, default=8)
+    parser.add_argument("--context", type=int, default=0, help="show this many bytes around each find")
     parser.add_argument("pids", nargs="+", type=int)
     args = parser.parse_args()
     if not args.secret and not args.cells and not args.present and not args.present_cells:
@@ -132,7 +133,10 @@ def main():
                 for needle, what in needles.items():
                     at = data.find(needle)
                     while at >= 0:
-                        places.setdefault(what, {}).setdefault(needle, []).append(f"pid {pid} {perms} {name} +0x{at:x}")
+                        place = f"pid {pid} {perms} {name} +0x{at:x}"
+                        if args.context:
+                            place += " [" + data[max(0, at - args.context):at + len(needle) + args.context].hex(" ", 8) + "]"
+                        places.setdefault(what, {}).setdefault(needle, []).append(place)
                         at = data.find(needle, at + 1)
     for what, found in sorted(places.items()):
         longest = max(found, key=len)

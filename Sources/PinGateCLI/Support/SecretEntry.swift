@@ -68,8 +68,8 @@ struct EchoOffEntry: SecretEntry {
     func notice(_ text: String) { Output.prompt(text + "\n") }
 
     func confirm(_ pattern: Pattern) throws -> Bool {
-        let picture = PatternPicture(grid: pattern.grid, path: pattern.cellNumbers)
-        Output.prompt(L("Your pattern:") + "\n" + picture.lines().joined(separator: "\n") + "\n" + L("Save it? [y/N] "))
+        let picture = pattern.cells.withUnsafeBytes { PatternPicture(grid: pattern.grid).lines(of: $0) }
+        Output.prompt(L("Your pattern:") + "\n" + picture.joined(separator: "\n") + "\n" + L("Save it? [y/N] "))
         let answer = readSecretLine(from: .standardInput)
         guard let answer, answer.count > 0 else { return false }
         return answer[0] == UInt8(ascii: "y") || answer[0] == UInt8(ascii: "Y")

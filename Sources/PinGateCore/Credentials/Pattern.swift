@@ -9,11 +9,10 @@ public struct Pattern: Sendable {
     /// Normalises `typedCells` on `grid`: each step from a to b first adds the
     /// unvisited cells on the segment between them (visited ones are crossed),
     /// then b, which must not have been visited.
-    public init(grid: PatternGrid, typedCells: [Int], minimumCells: Int) throws {
-        // Room for every cell of the grid, which no path exceeds: the path
-        // never reallocates (SecretScratch.swift), and is wiped here.
-        var path = [Int](secretScratchCapacity: grid.cellCount)
-        defer { path.wipe() }
+    public init(grid: PatternGrid, typedCells: some Sequence<Int>, minimumCells: Int) throws {
+        // The path grows in a Secret with room for every cell of the grid,
+        // which no path exceeds, and becomes `cells` as it is: no copy.
+        var path = Secret(capacity: grid.cellCount)
         for cell in typedCells {
             try grid.appendCells(taking: cell, to: &path)
         }
@@ -21,8 +20,14 @@ public struct Pattern: Sendable {
             throw CredentialError.patternTooShort(minimum: minimumCells, got: path.count)
         }
         self.grid = grid
-        self.cells = SecretBytes(count: path.count) { bytes in
-            for (index, cell) in path.enumerated() { bytes[index] = UInt8(cell) }
+        self.cells = SecretBytes(sealing: path)
+    }
+
+    /// The same from cells kept one byte each (a path drawn on a terminal
+    /// pad), read in place.
+    public init(grid: PatternGrid, drawnCells: borrowing Secret, minimumCells: Int) throws {
+        self = try drawnCells.withUnsafeBytes { cells in
+            try Pattern(grid: grid, typedCells: cells.lazy.map { Int($0) }, minimumCells: minimumCells)
         }
     }
 
@@ -141,8 +146,5 @@ public struct Pattern: Sendable {
             precondition(offset == length, "canonical text length miscounted")
         }
     }
-
-    /// The cells as plain integers (for drawing; callers must not keep them).
-    public var cellNumbers: [Int] { (0..<cells.count).map { Int(cells[$0]) } }
 }
 
