@@ -101,12 +101,11 @@ struct PatternPath: ~Copyable {
         while end > 0, [UInt8(ascii: "-"), UInt8(ascii: ",")].contains(text[end - 1]) { end -= 1 }
         guard end > 0 else { return path }
         let complete = SecretBytes(sealing: text.extracting(0..<end))
-        guard var cells = try? Pattern.typedCells(parsing: complete, expectedGrid: grid) else {
+        guard let cells = try? Pattern.typedCells(parsing: complete, expectedGrid: grid) else {
             path.isValid = false
             return path
         }
-        defer { cells.wipe() }  // by index below: an iterator would share the storage the wipe writes
-        for index in cells.indices where !path.take(cells[index]) {
+        for index in 0..<cells.count where !path.take(Int(cells[index])) {
             path.isValid = false
             return path
         }

@@ -49,11 +49,6 @@ public final class SecretBytes: @unchecked Sendable {
         try secret.withUnsafeBytes(body)
     }
 
-    /// The first `count` bytes, as a secret of their own.
-    public func prefix(_ count: Int) -> SecretBytes {
-        SecretBytes(sealing: secret.extracting(0..<min(count, self.count)))
-    }
-
     /// Write access, for this module's fillers only, before the box is shared.
     func withUnsafeMutableBytes<Result>(_ body: (UnsafeMutableRawBufferPointer) throws -> Result) rethrows -> Result {
         try secret.withUnsafeMutableBytes(body)

@@ -141,7 +141,7 @@ final class UIProcess {
                 if count > 0 {
                     for event in reader.feed(buffer[..<count]) { handleInput(event) }
                 }
-                for index in buffer.indices { buffer[index] = 0 }
+                buffer.wipe()  // a password's characters pass through, one key at a time
             }
             tick()
         }
