@@ -66,36 +66,31 @@ def read_mapping(mem, start, end):
     return b"".join(chunks), unreadable
 
 
-def pieces(needle, length):
-    """The needle and every run of `length` consecutive units of it."""
-    units = needle if isinstance(needle, list) else [needle]
+def pieces(units, length):
+    """All of `units` joined, and every run of `length` consecutive ones."""
     found = {b"".join(units)}
-    if len(units) > length:
-        for index in range(len(units) - length + 1):
-            found.add(b"".join(units[index:index + length]))
+    for index in range(len(units) - length + 1):
+        found.add(b"".join(units[index:index + length]))
     return found
 
 
 def secret_needles(args):
-    needles = {}  # bytes -> what it is a piece of
+    """Every piece to look for, mapped to what it is a piece of."""
+    needles = {}
     for text in args.secret:
-        units = [bytes([byte]) for byte in text.encode()]
-        for piece in pieces(units, args.piece):
+        for piece in pieces([bytes([byte]) for byte in text.encode()], args.piece):
             needles[piece] = f"secret {text!r}"
     for pattern in args.cells:
         cells = [int(cell) for cell in pattern.split("-")]
+        # The text in characters; the others in whole cells: 4 integers are
+        # 32 distinctive bytes, but small single bytes are common, so a run
+        # of them must be longer.
         encodings = {
-            "text": [(("-" if index else "") + str(cell)).encode() for index, cell in enumerate(cells)],
-            "bytes": [bytes([cell]) for cell in cells],
-            "Int": [cell.to_bytes(8, "little") for cell in cells],
+            "text": ([bytes([byte]) for byte in pattern.encode()], args.piece),
+            "bytes": ([bytes([cell]) for cell in cells], 6),
+            "Int": ([cell.to_bytes(8, "little") for cell in cells], 4),
         }
-        for name, units in encodings.items():
-            # Text pieces are counted in characters, the others in cells.
-            # Whole cells: 4 integers are 32 distinctive bytes, but single
-            # small bytes are common, so a run of them must be longer.
-            length = {"text": args.piece, "bytes": 6, "Int": 4}[name]
-            if name == "text":
-                units = [bytes([byte]) for byte in b"".join(units)]
+        for name, (units, length) in encodings.items():
             for piece in pieces(units, length):
                 needles[piece] = f"pattern {pattern} as {name}"
     return needles
