@@ -6,35 +6,27 @@ import PinGateCore
 public struct LockScreen {
     public enum Mode: Equatable, Sendable { case pin, pattern, password }
 
-    /// A finished entry to check, as `SecretBytes`: one copy, passed on by
-    /// reference and wiped when the last holder lets go. The entry's own
-    /// bytes, and the scratch they were moved through, are already zeroed.
-    public enum Submission: Equatable {
-        case pin(SecretBytes)
-        case pattern(SecretBytes)
-        case password(SecretBytes)
+    /// A finished entry to check: the entry's own `Secret`, handed over (a
+    /// PIN's digits and a password's bytes as typed, a pattern as its text).
+    /// It cannot be copied; whoever checks it consumes it, and it is wiped
+    /// when that one is done.
+    public enum Submission: ~Copyable {
+        case pin(Secret)
+        case pattern(Secret)
+        case password(Secret)
 
-        public var secret: SecretBytes {
-            switch self { case let .pin(bytes), let .pattern(bytes), let .password(bytes): bytes }
-        }
-
-        public static func == (a: Submission, b: Submission) -> Bool {
-            switch (a, b) {
-            case (.pin, .pin), (.pattern, .pattern), (.password, .password): a.secret.constantTimeEquals(b.secret)
-            default: false
+        /// Hands the secret on.
+        public consuming func secret() -> Secret {
+            switch consume self {
+            case let .pin(secret): return secret
+            case let .pattern(secret): return secret
+            case let .password(secret): return secret
             }
-        }
-
-        /// The secret of `bytes`, which are wiped: the scratch a secret
-        /// passed through is zero before it is dropped.
-        static func sealing(_ bytes: inout [UInt8]) -> SecretBytes {
-            let secret = SecretBytes(bytes)
-            bytes.wipe()
-            return secret
         }
     }
 
-    public enum Reaction: Equatable {
+    /// What an input event did. Not copyable, since a submission is in it.
+    public enum Reaction: ~Copyable {
         case nothing
         case redraw
         case submit(Submission)
@@ -115,17 +107,9 @@ public struct LockScreen {
         case let .release(button, _, _):
             guard button == 1, mode == .pattern, pattern?.isTracing == true else { return .nothing }
             pointer = nil
-            guard var path = pattern?.finish() else { return .redraw }
-            return .submit(.pattern(Self.patternSecret(&path)))
+            guard let text = pattern?.finish() else { return .redraw }
+            return .submit(.pattern(text))
         }
-    }
-
-    /// A drawn path as its text ("1-5-9-6"), sealed; the path's cells and the
-    /// text's scratch are wiped on the way.
-    private static func patternSecret(_ path: inout [Int]) -> SecretBytes {
-        var text = PatternEntry.text(of: path)
-        path.wipe()
-        return Submission.sealing(&text)
     }
 
     private mutating func handleKey(_ keysym: UInt32, _ character: Unicode.Scalar?) -> Reaction {
@@ -149,20 +133,18 @@ public struct LockScreen {
         case Keysym.backSpace: pin?.backspace()
         case Keysym.escape: pin?.clear()
         case Keysym.return, Keysym.keypadEnter:
-            guard var typed = pin?.submit() else { return .nothing }
-            return .submit(.pin(Submission.sealing(&typed)))
+            guard let typed = pin?.submit() else { return .nothing }
+            return .submit(.pin(typed))
         default: return .nothing
         }
         return .redraw
     }
 
     private mutating func typeDigit(_ digit: Int) -> Reaction {
-        guard var typed = pin?.type(digit) else { return .redraw }
-        return .submit(.pin(Submission.sealing(&typed)))
+        guard let typed = pin?.type(digit) else { return .redraw }
+        return .submit(.pin(typed))
     }
 
-    /// Edits the pattern in place (`pattern?.…`): a copy of the entry would
-    /// copy its cells, and the old storage would be freed unwiped.
     private mutating func patternKey(_ keysym: UInt32) -> Reaction {
         guard let grid = pattern?.grid else { return .nothing }
         if grid.size == 3 {
@@ -184,8 +166,8 @@ public struct LockScreen {
         case Keysym.backSpace: pattern?.removeLast()
         case Keysym.escape: pattern?.clear()
         case _ where Keysym.isSubmit(keysym):
-            guard var path = pattern?.take() else { return .nothing }
-            return .submit(.pattern(Self.patternSecret(&path)))
+            guard let text = pattern?.take() else { return .nothing }
+            return .submit(.pattern(text))
         default: return .nothing
         }
         return .redraw
@@ -195,8 +177,7 @@ public struct LockScreen {
         switch keysym {
         case _ where Keysym.isSubmit(keysym):
             guard password.characterCount > 0 else { return .nothing }
-            var typed = password.take()
-            return .submit(.password(Submission.sealing(&typed)))
+            return .submit(.password(password.take()))
         case Keysym.backSpace: password.backspace()
         case Keysym.escape: password.clear()
         default:

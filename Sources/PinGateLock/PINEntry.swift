@@ -6,17 +6,19 @@ import PinGateCore
 /// as soon as the last digit is in: no Enter. A PIN enrolled before records
 /// kept their length has none: then Enter submits, as a password field does
 /// — guessing a length would spend an attempt at every wrong guess of it.
-public struct PINEntry: Sendable {
+///
+/// A class, so that the lock screen's state can be copied (to draw it)
+/// while the digits stay in their one `Secret`.
+public final class PINEntry {
     /// The PIN's digits, nil when not known.
     public let knownLength: Int?
-    /// Room for the longest PIN is reserved once: typing never moves them.
-    public private(set) var digits: [UInt8]
+    /// The digits typed so far (ASCII), in room for the longest PIN.
+    public private(set) var digits = Secret(capacity: PINEntry.longest)
     /// The most digits a PIN has (pin_max_length's limit).
     public static let longest = PIN.lengthLimits.upperBound
 
     public init(length: Int?) {
         knownLength = length.map { min(max(1, $0), PINEntry.longest) }
-        digits = [UInt8](secretScratchCapacity: PINEntry.longest)
     }
 
     /// Dots to draw: the PIN's length, or, when unknown, the digits typed and
@@ -25,9 +27,9 @@ public struct PINEntry: Sendable {
 
     public var isComplete: Bool { digits.count == knownLength }
 
-    /// Adds a digit; returns the whole PIN (ASCII) when it completes, and the
-    /// pad is cleared for the next try. The caller wipes the returned bytes.
-    public mutating func type(_ digit: Int) -> [UInt8]? {
+    /// Adds a digit; hands over the whole PIN (ASCII) when it completes, and
+    /// the pad starts again empty.
+    public func type(_ digit: Int) -> Secret? {
         guard (0...9).contains(digit), digits.count < (knownLength ?? PINEntry.longest) else { return nil }
         digits.append(UInt8(ascii: "0") + UInt8(digit))
         return isComplete ? take() : nil
@@ -35,25 +37,19 @@ public struct PINEntry: Sendable {
 
     /// Enter: the digits so far, when the length is not known (with a known
     /// length the last digit submits by itself).
-    public mutating func submit() -> [UInt8]? {
+    public func submit() -> Secret? {
         guard knownLength == nil, !digits.isEmpty else { return nil }
         return take()
     }
 
-    private mutating func take() -> [UInt8] {
-        let pin = digits.separateCopy()
-        clear()
-        return pin
+    /// The typed digits themselves, not a copy: fresh room takes their place.
+    private func take() -> Secret {
+        var taken = Secret(capacity: PINEntry.longest)
+        swap(&taken, &digits)
+        return taken
     }
 
-    public mutating func backspace() {
-        guard let last = digits.indices.last else { return }
-        digits[last] = 0
-        digits.removeLast()
-    }
+    public func backspace() { digits.removeLast() }
 
-    public mutating func clear() {
-        digits.wipe()
-        digits.removeAll(keepingCapacity: true)
-    }
+    public func clear() { digits.removeAll() }
 }

@@ -96,7 +96,11 @@ public final class TPMConnection {
             result = pingate_tpm_unseal(handle, blob, blob.count, pcrs, pcrs.count,
                                         buffer.bindMemory(to: UInt8.self).baseAddress, &length, &failure)
         }
-        guard result == 0 else { throw TPMFailure(failure) }
-        return secret.prefix(length)
+        guard result == 0, length <= secret.count else { throw TPMFailure(failure) }
+        // The room was the largest a TPM returns; the key is its first
+        // `length` bytes, copied into a secret of that size (both are wiped).
+        return SecretBytes(count: length) { key in
+            secret.withUnsafeBytes { unsealed in key.copyMemory(from: UnsafeRawBufferPointer(rebasing: unsealed[..<length])) }
+        }
     }
 }

@@ -15,8 +15,7 @@ enum HelperMain {
         guard !FileDescriptor.standardInput.isTerminal else {
             return refuse("stdin is a terminal: pingate-verify is a helper for pam_pingate.so; use 'pingate' instead", detail: "uid \(callerUID)")
         }
-        let input = readRequest()
-        guard let bytes = input else {
+        guard let bytes = readRequest() else {
             return refuse("request larger than \(HelperRequest.maximumSize) bytes", detail: "uid \(callerUID)")
         }
         let request: HelperRequest
@@ -25,6 +24,9 @@ enum HelperMain {
         } catch {
             return refuse("bad request: \(error)", detail: "uid \(callerUID)")
         }
+        // The raw request is wiped now, before the KDF runs: the request
+        // keeps its own secret, and this copy of it is no longer needed.
+        _ = consume bytes
         // Where a PIN is offered is pingate.conf's to say (services), and it
         // is said first: a service outside the list (sshd, through
         // common-auth) learns nothing, not even whether the user exists, and
@@ -66,19 +68,16 @@ enum HelperMain {
         return HelperOperations(options: options, policy: policy, seams: seams).perform(request, context: context)
     }
 
-    /// Reads stdin to EOF; nil if it exceeds the request limit.
-    private static func readRequest() -> SecretBytes? {
-        let capacity = HelperRequest.maximumSize + 1
-        var total = 0
-        let buffer = SecretBytes(count: capacity) { bytes in
-            while total < capacity {
-                let count = try? FileDescriptor.standardInput.read(into: UnsafeMutableRawBufferPointer(rebasing: bytes[total...]))
-                guard let count, count > 0 else { break }
-                total += count
-            }
+    /// Reads stdin to EOF straight into a `Secret`, since the request
+    /// carries the secret; nil if it exceeds the request limit.
+    private static func readRequest() -> Secret? {
+        var request = Secret(capacity: HelperRequest.maximumSize + 1)
+        while !request.isFull {
+            let count = try? request.appendWritten { try FileDescriptor.standardInput.read(into: $0) }
+            guard let count, count > 0 else { break }
         }
-        guard total <= HelperRequest.maximumSize else { return nil }
-        return buffer.prefix(total)
+        guard request.count <= HelperRequest.maximumSize else { return nil }
+        return request
     }
 
     static func refuse(_ message: String, detail: String) -> HelperAnswer {

@@ -320,12 +320,19 @@ test_status_and_verify_tell_the_owner_of_failed_attempts_once() {
     assert_not_contains "$out" "failed PIN attempt" "the next verify"
 }
 
-# stopped_at_exit PIDFILE COMMAND...: COMMAND under strace, which turns its
-# exit into a stop (the binaries that ship, no test seam); prints its pid once
-# it is stopped there. The caller kills it.
-stopped_at_exit() {
-    local tracer pid="" i
-    strace -o /dev/null -e trace=exit_group,exit -e inject=exit_group,exit:error=EINTR:signal=SIGSTOP "$@" \
+# stopped_at WHEN COMMAND...: COMMAND under strace, stopped (SIGSTOP) at
+# WHEN: "exit", just before it exits (the exit is turned into the stop), or
+# a system call's name, the first time it makes that call (CALL@N: the Nth). The binaries that ship, no test seam; stdin is
+# $SANDBOX/memscan-in. Prints the pid once it is stopped; the caller kills it.
+stopped_at() {
+    local when=$1 tracer pid="" i; shift
+    # The call is not made (EINTR): a stopped write sends nothing, so a
+    # stopped attempt is never answered or counted.
+    local call=${when%@*} nth=1
+    [ "$call" != "$when" ] && nth=${when#*@}
+    local inject="$call:error=EINTR:signal=SIGSTOP:when=$nth"
+    [ "$when" = exit ] && inject="exit_group,exit:error=EINTR:signal=SIGSTOP"
+    strace -o /dev/null -e trace="${inject%%:*}" -e inject="$inject" "$@" \
         < "$SANDBOX/memscan-in" > /dev/null 2>&1 &
     tracer=$!
     for i in $(seq 100); do
@@ -336,42 +343,140 @@ stopped_at_exit() {
     echo "$pid"
 }
 
-# Secrets wipe themselves: the release CLI (root's verify, in process) and
-# the setgid helper (a user's request), each stopped just before it exits,
-# hold no copy of the PIN typed into them (read from /proc/PID/mem as root;
-# the user's name must be found, so the scan cannot pass by reading nothing).
+# scan_stopped WHAT HOLDS COMMAND...: runs COMMAND twice with the typed
+# $wrong in $SANDBOX/memscan-in. Stopped at HOLDS (a call it makes while it
+# holds the secret), the scan must find $wrong: the control, which shows
+# that the scan reads where the secret lives; that run is never answered.
+# Stopped at its exit, after its answer, no piece of $wrong may be left.
+# With memlock=some or memlock=0, VmLck must be above 0 kB, or 0, while it
+# holds the secret.
+scan_stopped() {
+    local what=$1 holds=$2 pid scan locked; shift 2
+    pid=$(stopped_at "$holds" "$@")
+    [ -n "$pid" ] || fail "$what did not stop at $holds"
+    scan=$(python3 "$here/memscan.py" --present "$wrong" "$pid") || { kill -9 "$pid"; fail "$what, stopped at $holds: $scan"; }
+    locked=$(awk '/^VmLck:/ { print $2 }' "/proc/$pid/status")
+    kill -9 "$pid"; wait 2>/dev/null || true
+    case "${memlock:-}" in
+        0) [ "$locked" = 0 ] || fail "$what locked $locked kB with RLIMIT_MEMLOCK 0" ;;
+        some) [ "${locked:-0}" -gt 0 ] || fail "$what locked nothing while it held the secret" ;;
+    esac
+    pid=$(stopped_at exit "$@")
+    [ -n "$pid" ] || fail "$what did not stop at its exit"
+    scan=$(python3 "$here/memscan.py" --secret "$wrong" "$pid") || { kill -9 "$pid"; fail "$what: $scan"; }
+    kill -9 "$pid"; wait 2>/dev/null || true
+    echo "    $what: $scan (${locked:-?} kB locked while it held it)"
+}
+
+# Secrets wipe themselves: the release CLI (root's verify, in process; a
+# user's, which hands the PIN to the helper, with and without RLIMIT_MEMLOCK)
+# and the setgid helper each hold no copy of the PIN typed into them, nor any
+# 8-byte piece of it, just before they exit (read from /proc/PID/mem as root).
+# They run with keep_freed.so, under which malloc never reuses a freed block,
+# so a copy freed unwiped is still there to be found; the setgid helper
+# ignores LD_PRELOAD, so it runs both as shipped and, as root, as a copy
+# without the setgid bit under keep_freed.so.
 test_no_copy_of_a_typed_pin_is_left_in_the_cli_or_the_helper() {
     store_reset
     printf 'pin_max_length = 12\n' >> /etc/pingate/pingate.conf
     enroll_pin pgalice 482915736047
-    local wrong=739146285013 pid scan
+    cc -O2 -Wall -Werror -fPIC -shared "$here/keep_freed.c" -o "$SANDBOX/keep_freed.so" -ldl || fail "cc keep_freed.c"
+    local keep="LD_PRELOAD=$SANDBOX/keep_freed.so" wrong
+    local alice=(setpriv --reuid="$(id -u pgalice)" --regid="$(id -g pgalice)" --clear-groups --reset-env --)
+    # Each a new wrong PIN: the same one again is answered without the KDF.
+    wrong=739146285013
     printf '%s\n' "$wrong" > "$SANDBOX/memscan-in"
-    pid=$(stopped_at_exit "$PINGATE" verify pgalice --stdin)
-    [ -n "$pid" ] || fail "the CLI did not stop at its exit"
-    scan=$(python3 "$here/memscan.py" --control pgalice --secret "$wrong" "$pid") || { kill -9 "$pid"; fail "CLI: $scan"; }
-    kill -9 "$pid"; wait 2>/dev/null || true
-    echo "    CLI: $scan"
-    wrong=739146285014  # another: the same wrong PIN again is not counted
+    memlock=some scan_stopped "root's CLI" flock env "$keep" "$PINGATE" verify pgalice --stdin
+    wrong=739146285014
     printf 'pingate-verify/1\nop=verify\nuser=pgalice\nsecret=%s\n' "$wrong" > "$SANDBOX/memscan-in"
-    pid=$(stopped_at_exit setpriv --reuid=pgalice --regid=pgalice --clear-groups --reset-env -- "$HELPER")
-    [ -n "$pid" ] || fail "the helper did not stop at its exit"
-    scan=$(python3 "$here/memscan.py" --control pgalice --secret "$wrong" "$pid") || { kill -9 "$pid"; fail "helper: $scan"; }
-    kill -9 "$pid"; wait 2>/dev/null || true
-    echo "    helper: $scan"
-    # A user's CLI, which hands the PIN to the helper (not traced: it keeps its group).
+    memlock=some scan_stopped "the setgid helper" flock "${alice[@]}" "$HELPER"
     wrong=739146285015
+    printf 'pingate-verify/1\nop=verify\nuser=pgalice\nsecret=%s\n' "$wrong" > "$SANDBOX/memscan-in"
+    install -m 755 "$HELPER" "$SANDBOX/pingate-verify-unprivileged"
+    scan_stopped "the helper's code under keep_freed.so" flock env "$keep" "$SANDBOX/pingate-verify-unprivileged"
+    wrong=739146285016
     printf '%s\n' "$wrong" > "$SANDBOX/memscan-in"
-    pid=$(stopped_at_exit setpriv --reuid=pgalice --regid=pgalice --clear-groups --reset-env -- "$PINGATE" verify pgalice --stdin)
-    [ -n "$pid" ] || fail "the user's CLI did not stop at its exit"
-    scan=$(python3 "$here/memscan.py" --control pgalice --secret "$wrong" "$pid") || { kill -9 "$pid"; fail "user's CLI: $scan"; }
+    # A user's CLI asks the helper for the status first, then verifies:
+    # the second write is the request that holds the PIN.
+    memlock=some scan_stopped "a user's CLI" write@2 "${alice[@]}" env "$keep" "$PINGATE" verify pgalice --stdin
+    # A user may set RLIMIT_MEMLOCK to 0: nothing is locked, all is still wiped.
+    wrong=739146285017
+    printf '%s\n' "$wrong" > "$SANDBOX/memscan-in"
+    memlock=0 scan_stopped "a user's CLI with RLIMIT_MEMLOCK 0" write@2 \
+        "${alice[@]}" prlimit --memlock=0:0 env "$keep" "$PINGATE" verify pgalice --stdin
+    assert_eq 5 "$(record_failures pgalice)" "each answered attempt counted once, the stopped ones never"
+}
+
+# pad_keys SIZE START CELL...: the arrow keys (as a terminal sends them) and
+# spaces that take CELL... on the terminal pattern pad of a SIZE×SIZE grid,
+# whose cursor starts on cell START, then Enter.
+pad_keys() {
+    local size=$1 at=$2 cell keys=""; shift 2
+    for cell in "$@"; do
+        local row=$(( (at - 1) / size )) column=$(( (at - 1) % size ))
+        local to_row=$(( (cell - 1) / size )) to_column=$(( (cell - 1) % size ))
+        while [ "$row" -lt "$to_row" ]; do keys+='\x1b[B'; row=$((row + 1)); done
+        while [ "$row" -gt "$to_row" ]; do keys+='\x1b[A'; row=$((row - 1)); done
+        while [ "$column" -lt "$to_column" ]; do keys+='\x1b[C'; column=$((column + 1)); done
+        while [ "$column" -gt "$to_column" ]; do keys+='\x1b[D'; column=$((column - 1)); done
+        keys+=' '; at=$cell
+    done
+    echo "$keys"'\r'
+}
+
+# pad_stopped_at WHEN CELLS COMMAND...: COMMAND in a pseudo-terminal, under
+# strace as stopped_at does, with the pattern CELLS drawn on its pad by
+# the keyboard; prints the pid once it is stopped.
+pad_stopped_at() {
+    local when=$1 cells=$2 driver tracer pid="" i; shift 2
+    local call=${when%@*} inject="${when}:error=EINTR:signal=SIGSTOP:when=1"
+    [ "$when" = exit ] && { call=exit_group,exit; inject="exit_group,exit:error=EINTR:signal=SIGSTOP"; }
+    # shellcheck disable=SC2046
+    $PTY expect:"Enter finishes" send:"$(pad_keys 4 11 ${cells//-/ })" -- \
+        strace -o /dev/null -e trace="$call" -e inject="$inject" "$@" > /dev/null 2>&1 &
+    driver=$!
+    for i in $(seq 200); do
+        tracer=$(pgrep -P "$driver" | head -1)
+        pid=${tracer:+$(pgrep -P "$tracer" | head -1)}
+        [ -n "$pid" ] && grep -q '^State:[[:space:]]*t' "/proc/$pid/status" 2>/dev/null && break
+        pid=""
+        sleep 0.05
+    done
+    echo "$pid"
+}
+
+# The terminal's pattern pad, and the core's parsing of a typed pattern:
+# root's CLI, under keep_freed.so, holds no piece of a wrong pattern — as
+# text, one byte per cell or one integer per cell — once it has answered.
+# The controls: the same pattern found while the CLI verifies it.
+test_no_copy_of_a_drawn_or_typed_pattern_is_left_in_the_cli() {
+    store_reset
+    printf '1-6-11-16-12\n1-6-11-16-12\n' | "$PINGATE" enroll pgbob --pattern --grid 4 --stdin --allow-weak >/dev/null ||
+        fail "enrol pgbob"
+    cc -O2 -Wall -Werror -fPIC -shared "$here/keep_freed.c" -o "$SANDBOX/keep_freed.so" -ldl || fail "cc keep_freed.c"
+    local keep="LD_PRELOAD=$SANDBOX/keep_freed.so" wrong pid scan
+    # Drawn on the pad; its steps cross no dot, so the gap rule adds none.
+    for wrong in 7-1-12-14-4-9-15-2-8 8-2-15-9-4-14-12-1-7; do
+        pid=$(pad_stopped_at flock "$wrong" env "$keep" "$PINGATE" verify pgbob)
+        [ -n "$pid" ] || fail "the CLI did not stop while it verified the drawn pattern"
+        scan=$(python3 "$here/memscan.py" --present-cells "$wrong" "$pid") || { kill -9 "$pid"; fail "drawn, verifying: $scan"; }
+        kill -9 "$pid"; wait 2>/dev/null || true
+        pid=$(pad_stopped_at exit "$wrong" env "$keep" "$PINGATE" verify pgbob)
+        [ -n "$pid" ] || fail "the CLI did not stop at its exit"
+        scan=$(python3 "$here/memscan.py" --cells "$wrong" "$pid") || { kill -9 "$pid"; fail "drawn: $scan"; }
+        kill -9 "$pid"; wait 2>/dev/null || true
+        echo "    drawn $wrong: $scan"
+    done
+    wrong=12-14-4-9-15-2-8-3-10
+    printf '%s\n' "$wrong" > "$SANDBOX/memscan-in"
+    pid=$(stopped_at flock env "$keep" "$PINGATE" verify pgbob --stdin)
+    scan=$(python3 "$here/memscan.py" --present-cells "$wrong" "$pid") || { kill -9 "$pid"; fail "typed, verifying: $scan"; }
     kill -9 "$pid"; wait 2>/dev/null || true
-    echo "    user's CLI: $scan"
-    assert_eq 3 "$(record_failures pgalice)" "the three wrong PINs were counted"
-    # The scan finds a secret that is there: a process that keeps it.
-    python3 -c 'import sys, time; kept = sys.argv[1] + ""; time.sleep(30)' "$wrong" & pid=$!
-    sleep 0.3
-    ! python3 "$here/memscan.py" --control python --secret "$wrong" "$pid" > /dev/null || { kill "$pid"; fail "the scan missed a kept secret"; }
-    kill "$pid"; wait 2>/dev/null || true
+    pid=$(stopped_at exit env "$keep" "$PINGATE" verify pgbob --stdin)
+    scan=$(python3 "$here/memscan.py" --cells "$wrong" "$pid") || { kill -9 "$pid"; fail "typed: $scan"; }
+    kill -9 "$pid"; wait 2>/dev/null || true
+    echo "    typed $wrong: $scan"
+    assert_eq 3 "$(record_failures pgbob)" "each answered attempt counted once, the stopped ones never"
 }
 
 # --- change -------------------------------------------------------------------

@@ -39,6 +39,8 @@ if [ "${PINGATE_IN_SANDBOX:-}" != 1 ] && [ "$(id -u)" = 0 ]; then
         { echo "cc x_intruder.c failed (apt: libx11-dev libxcomposite-dev)"; echo "0 passed, 1 failed"; exit 1; }
     cc -O2 -Wall -Werror -fPIC -shared "$REPO_ROOT/pam/tests/pam_test_forker.c" -o "$REPO_ROOT/.build/pam_test_forker.so" ||
         { echo "cc pam_test_forker.c failed"; echo "0 passed, 1 failed"; exit 1; }
+    cc -O2 -Wall -Werror -fPIC -shared "$here/keep_freed.c" -o "$REPO_ROOT/.build/keep_freed.so" -ldl ||
+        { echo "cc keep_freed.c failed"; echo "0 passed, 1 failed"; exit 1; }
     mkdir -p "$LOCALES" "$LOCK_ARTIFACTS"
     [ -d "$LOCALES/zh_TW.UTF-8" ] || localedef -i zh_TW -f UTF-8 "$LOCALES/zh_TW.UTF-8" 2>/dev/null || true
 fi
@@ -49,6 +51,8 @@ sandbox_enter "$@"
 
 install -m 755 "$LOCK_BUILT" "$SANDBOX/pingate-lock"
 LOCK="$SANDBOX/pingate-lock"
+# The memory tests' allocator: freed blocks are never reused (keep_freed.c).
+install -m 755 "$REPO_ROOT/.build/keep_freed.so" "$SANDBOX/keep_freed.so"
 # The shipped service file, with the module from pam/build (the sandbox does
 # not install it under /lib/.../security).
 sed "s|pam_pingate.so|$SANDBOX/pam_pingate.so|" "$REPO_ROOT/pam/pam.d/pingate-lock" > /etc/pam.d/pingate-lock
@@ -167,30 +171,75 @@ test_the_unlock_tells_of_the_failed_attempts_before_it() {
     assert_eq 0 "$unseen" "failed attempts not yet told after the unlock told them"
 }
 
+# memscan ARGS...: Tests/IntegrationTests/memscan.py (root reads /proc/PID/mem).
+memscan() { python3 "$here/memscan.py" "$@"; }
+
 # Secrets wipe themselves: once a wrong PIN and a wrong password have been
-# answered, no copy of either is left in the memory of the locker or its UI,
-# which keep running (read from /proc/PID/mem as root; the user's name must
-# be found, so the scan cannot pass by reading nothing).
-test_no_copy_of_a_typed_secret_is_left_in_the_lock_screens_memory() {
+# answered, no copy of either, nor any 8-byte piece of one, is left in the
+# memory of the locker or its UI, which keep running. They run the shipped
+# binary with keep_freed.so, under which malloc never reuses a freed block:
+# a copy freed unwiped stays to be found instead of being overwritten by
+# luck. The controls are the same secrets while they are held (the PIN one
+# digit short, the password in its field): the scan must find them there,
+# so it reads where a secret lives and cannot pass by reading nothing.
+test_no_copy_of_a_typed_pin_or_password_is_left_in_the_lock_screens_memory() {
     need_cli; fresh
     printf 'pin_max_length = 12\n' >> /etc/pingate/pingate.conf
     enroll pgalice 482915736047 --pin
-    start_lock
-    local wrong_pin=739146285013 wrong_password=Sentinel-Pass-5f3a9c
-    xdo type --delay 30 "$wrong_pin"
+    start_lock LD_PRELOAD="$SANDBOX/keep_freed.so"
+    local wrong_pin=739146285013 scan
+    local wrong_password=Sentinel-Pass-5f3a9c-7Qm2Zx8Lw4Rt6Yp0Hk3Nb9Vc5Gd1Js7Fa2Ue8Io4Xq
+    xdo type --delay 30 "${wrong_pin%?}"
+    sleep 0.3
+    scan=$(memscan --present "${wrong_pin%?}" "$(ui_pid)") || fail "the scan missed the PIN being typed: $scan"
+    xdo type "${wrong_pin: -1}"
     wait_for_log "message: Wrong PIN" || fail "no wrong-PIN message: $(cat "$LOG")"
     xdo key Tab
-    xdo type --delay 20 "$wrong_password"
+    xdo type --delay 15 "$wrong_password"
     sleep 0.3
-    # While it is in the field, the scan must see it: it reads what the UI holds.
-    python3 "$here/memscan.py" --control pgalice --secret "$wrong_password" "$(ui_pid)" > /dev/null &&
-        fail "the scan did not find the password while it was typed"
+    scan=$(memscan --present "$wrong_password" "$(ui_pid)") || fail "the scan missed the password in its field: $scan"
     xdo key Return
     wait_for_log "message: Wrong password" 1 15 || fail "no wrong-password message: $(cat "$LOG")"
     assert_locked
-    local scan
-    scan=$(python3 "$here/memscan.py" --control pgalice --secret "$wrong_pin" --secret "$wrong_password" \
-        "$LOCK_PID" "$(ui_pid)") || fail "a typed secret is still in memory: $scan"
+    scan=$(memscan --secret "$wrong_pin" --secret "$wrong_password" "$LOCK_PID" "$(ui_pid)") ||
+        fail "a typed secret is still in memory: $scan"
+    echo "    $scan"
+}
+
+# keys_to_cells CELL...: the arrow keys and Space that join CELL... on the
+# 4×4 grid from its first cursor (cell 6), then Return.
+keys_to_cells() {
+    local at=6 cell keys=""
+    for cell in "$@"; do
+        local row=$(( (at - 1) / 4 )) column=$(( (at - 1) % 4 ))
+        local to_row=$(( (cell - 1) / 4 )) to_column=$(( (cell - 1) % 4 ))
+        while [ "$row" -lt "$to_row" ]; do keys+=" Down"; row=$((row + 1)); done
+        while [ "$row" -gt "$to_row" ]; do keys+=" Up"; row=$((row - 1)); done
+        while [ "$column" -lt "$to_column" ]; do keys+=" Right"; column=$((column + 1)); done
+        while [ "$column" -gt "$to_column" ]; do keys+=" Left"; column=$((column - 1)); done
+        keys+=" space"; at=$cell
+    done
+    echo "$keys"
+}
+
+# The same for a wrong pattern: no copy of its path — as the text sent, one
+# byte per cell or one integer per cell, whole or in part — is left once it
+# has been answered and its red trace has faded. The control is the path
+# while it is drawn. Its steps cross no dot, so the gap rule adds none.
+test_no_copy_of_a_drawn_pattern_is_left_in_the_lock_screens_memory() {
+    need_cli; fresh
+    enroll pgalice "1-6-11-16-12" --pattern --grid 4 --allow-weak
+    start_lock LD_PRELOAD="$SANDBOX/keep_freed.so"
+    local wrong=7-1-12-14-4-9-15-2-8 scan
+    # shellcheck disable=SC2046
+    xdo key --delay 20 $(keys_to_cells ${wrong//-/ })
+    sleep 0.3
+    scan=$(memscan --present-cells "$wrong" "$(ui_pid)") || fail "the scan missed the path being drawn: $scan"
+    xdo key Return
+    wait_for_log "message: Wrong pattern" || fail "no wrong-pattern message: $(cat "$LOG")"
+    sleep 1  # the refused path is drawn red for 0.6 s
+    assert_locked
+    scan=$(memscan --cells "$wrong" "$LOCK_PID" "$(ui_pid)") || fail "the drawn pattern is still in memory: $scan"
     echo "    $scan"
 }
 

@@ -48,7 +48,7 @@ struct PatternTests {
         func walk() throws {
             if path.count >= 4 {
                 let pattern = try Pattern(grid: grid3, typedCells: path, minimumCells: 4)
-                guard pattern.cellNumbers == path else { throw CredentialError.patternSyntax }
+                guard pattern.cells.withUnsafeBytes({ $0.map(Int.init) }) == path else { throw CredentialError.patternSyntax }
                 checked += 1
             }
             for next in 1...9 where !visited[next] {
@@ -131,6 +131,7 @@ struct PatternTests {
     @Test("malformed text is a typed error that names the problem", arguments: [
         ("1-12-3-4", CredentialError.patternCellOutsideGrid(cell: 12, grid: 3)),
         ("0-1-2-3", CredentialError.patternCellOutsideGrid(cell: 0, grid: 3)),
+        ("1-300-2-3", CredentialError.patternCellOutsideGrid(cell: 300, grid: 3)),  // past a cell's byte
         ("1-a-3-4", CredentialError.patternSyntax),
         ("1--2-3", CredentialError.patternSyntax),
         ("1 - - 2-3", CredentialError.patternSyntax),

@@ -68,18 +68,19 @@ struct EchoOffEntry: SecretEntry {
     func notice(_ text: String) { Output.prompt(text + "\n") }
 
     func confirm(_ pattern: Pattern) throws -> Bool {
-        let picture = PatternPicture(grid: pattern.grid, path: pattern.cellNumbers)
-        Output.prompt(L("Your pattern:") + "\n" + picture.lines().joined(separator: "\n") + "\n" + L("Save it? [y/N] "))
+        let picture = pattern.cells.withUnsafeBytes { PatternPicture(grid: pattern.grid).lines(of: $0) }
+        Output.prompt(L("Your pattern:") + "\n" + picture.joined(separator: "\n") + "\n" + L("Save it? [y/N] "))
         let answer = readSecretLine(from: .standardInput)
         guard let answer, answer.count > 0 else { return false }
         return answer[0] == UInt8(ascii: "y") || answer[0] == UInt8(ascii: "Y")
     }
 }
 
-/// Reads one line (without its newline) straight into `SecretBytes`; nil at
-/// end of input with nothing read. Longer lines than any secret are cut.
+/// Reads one line (without its newline) a byte at a time straight into a
+/// `Secret`, which is then sealed whole (no copy); nil at end of input with
+/// nothing read. Longer lines than any secret are cut.
 func readSecretLine(from descriptor: FileDescriptor) -> SecretBytes? {
-    let buffer = SecretBuffer(capacity: 256)
+    var line = Secret(capacity: 256)
     var sawAnything = false
     var byte: UInt8 = 0
     while true {
@@ -87,8 +88,9 @@ func readSecretLine(from descriptor: FileDescriptor) -> SecretBytes? {
         if count <= 0 { break }
         sawAnything = true
         if byte == 0x0A { break }
-        if byte != 0x0D { buffer.append(byte) }
+        if byte != 0x0D { line.append(byte) }
     }
     byte = 0
-    return sawAnything ? buffer.bytes() : nil
+    guard sawAnything else { return nil }
+    return SecretBytes(sealing: line)
 }

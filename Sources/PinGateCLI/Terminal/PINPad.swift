@@ -24,7 +24,7 @@ struct PINPad {
     func read(prompt: String) throws -> SecretBytes? {
         try TerminalMode.raw.with(descriptor: terminal.input) {
             terminal.write(prompt)
-            let digits = SecretBuffer(capacity: maximumLength)
+            var digits = Secret(capacity: maximumLength)
             let keys = KeyReader(descriptor: terminal.input)
             while true {
                 switch keys.next() {
@@ -33,7 +33,7 @@ struct PINPad {
                     terminal.write(Self.mask)
                     if minimumLength == maximumLength, digits.count == maximumLength {
                         terminal.write("\n")
-                        return digits.bytes()
+                        return SecretBytes(sealing: digits)
                     }
                 case .backspace:
                     guard !digits.isEmpty else { terminal.bell(); continue }
@@ -46,7 +46,7 @@ struct PINPad {
                     if digits.isEmpty { terminal.write("\n"); return nil }
                     guard digits.count >= minimumLength else { terminal.bell(); continue }
                     terminal.write("\n")
-                    return digits.bytes()
+                    return SecretBytes(sealing: digits)
                 case .escape, .interrupt, .endOfInput:
                     digits.removeAll()
                     terminal.write("\n")

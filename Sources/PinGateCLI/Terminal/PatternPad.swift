@@ -36,20 +36,20 @@ struct PatternPad {
                     finish(replacing: shown, note: L("cancelled"))
                     return nil
                 case .enter:
-                    let path = state.currentPath
-                    if path.cells.isEmpty, state.typed.isEmpty {
+                    let cellCount = state.withCurrentPath { $0.cells.count }
+                    if cellCount == 0, state.typed.isEmpty {
                         finish(replacing: shown, note: L("cancelled"))
                         return nil
                     }
-                    guard path.cells.count >= minimumCells else {
+                    guard cellCount >= minimumCells else {
                         state.message = LP("a pattern needs at least %d cell", "a pattern needs at least %d cells", minimumCells)
                         terminal.bell()
                         continue
                     }
                     // A drawn path is already normalised: the core writes its canonical text.
                     let text = try state.typed.isEmpty
-                        ? Pattern(grid: grid, typedCells: path.cells, minimumCells: minimumCells).canonicalText()
-                        : state.typed.bytes()
+                        ? Pattern(grid: grid, drawnCells: state.path.cells, minimumCells: minimumCells).canonicalText()
+                        : SecretBytes(sealing: state.typed.extracting(0..<state.typed.count))
                     finish(replacing: shown, note: L("pattern entered"))
                     return text
                 case let key:
@@ -60,13 +60,14 @@ struct PatternPad {
     }
 
     /// Redraws the pad over its previous `replacing` lines; returns the line count.
-    private func redraw(_ state: State, replacing previous: Int) -> Int {
-        var picture = PatternPicture(grid: grid, path: state.currentPath.cells)
+    private func redraw(_ state: borrowing State, replacing previous: Int) -> Int {
+        var picture = PatternPicture(grid: grid)
         picture.cursor = state.typed.isEmpty ? state.cursor : nil
+        let pictureLines = state.withCurrentPath { path in path.cells.withUnsafeBytes { picture.lines(of: $0) } }
         // Cursor-up counts lines, so none may wrap: fit the (translated) text
         // to 79 columns by display width, where a CJK character takes two.
         let help = PatternPad.help.flatMap { Localization.wrapped($0, width: 79) }
-        let lines = help + [""] + picture.lines() + [""] + Localization.wrapped(state.message, width: 79)
+        let lines = help + [""] + pictureLines + [""] + Localization.wrapped(state.message, width: 79)
         var text = previous > 0 ? "\u{1B}[\(previous)A" : ""
         for line in lines { text += "\r\u{1B}[K" + line + "\n" }
         terminal.write(text)
@@ -81,11 +82,11 @@ struct PatternPad {
     }
 
     /// The pad's state between keys.
-    private struct State {
+    private struct State: ~Copyable {
         let grid: PatternGrid
         var cursor: (row: Int, column: Int)
         var path: PatternPath
-        let typed = SecretBuffer(capacity: 128)
+        var typed = Secret(capacity: 128)
         var message = ""
 
         init(grid: PatternGrid) {
@@ -94,11 +95,10 @@ struct PatternPad {
             path = PatternPath(grid: grid)
         }
 
-        /// The drawn path, or the one the typed text describes.
-        var currentPath: PatternPath {
-            guard !typed.isEmpty else { return path }
-            let typedPath = PatternPath.fromTyped(typed, grid: grid)
-            return typedPath.path
+        /// Lends `body` the drawn path, or the one the typed text describes.
+        func withCurrentPath<Result>(_ body: (borrowing PatternPath) -> Result) -> Result {
+            guard !typed.isEmpty else { return body(path) }
+            return body(PatternPath.fromTyped(typed, grid: grid))
         }
 
         mutating func apply(_ key: Key, bell: () -> Void) {
@@ -116,7 +116,7 @@ struct PatternPad {
                 }
             case let .byte(byte) where (0x30...0x39).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ","):
                 guard path.cells.isEmpty, typed.append(byte) else { bell(); return }
-                if !PatternPath.fromTyped(typed, grid: grid).valid {
+                if !PatternPath.fromTyped(typed, grid: grid).isValid {
                     message = L("a cell is repeated or outside the grid")
                 }
             case .backspace:

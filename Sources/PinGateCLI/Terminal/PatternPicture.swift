@@ -6,20 +6,22 @@ import PinGateCore
 /// 21×11 characters and fits 80×24 with room for the instructions.
 struct PatternPicture {
     let grid: PatternGrid
-    var path: [Int] = []
     /// Row and column of the cursor, or nil for a still picture.
     var cursor: (row: Int, column: Int)? = nil
 
     private var height: Int { 2 * grid.size - 1 }
     private var width: Int { 4 * (grid.size - 1) + 1 }
 
-    func lines(indent: String = "    ") -> [String] {
+    /// The picture of `path`, its cells one byte each, read in place (a
+    /// `Secret`'s or a `Pattern`'s bytes, lent for the drawing).
+    func lines(of path: UnsafeRawBufferPointer, indent: String = "    ") -> [String] {
         var canvas = [[String]](repeating: [String](repeating: " ", count: width), count: height)
-        for (from, to) in zip(path, path.dropFirst()) { drawSegment(from, to, on: &canvas) }
-        let taken = Set(path)
+        if path.count > 1 {
+            for index in 1..<path.count { drawSegment(Int(path[index - 1]), Int(path[index]), on: &canvas) }
+        }
         for cell in 1...grid.cellCount {
             let (row, column) = position(of: cell)
-            var dot = taken.contains(cell) ? "●" : "○"
+            var dot = path.contains(UInt8(cell)) ? "●" : "○"
             if let cursor, cursor.row == row, cursor.column == column { dot = "\u{1B}[7m" + dot + "\u{1B}[0m" }
             canvas[2 * row][4 * column] = dot
         }
@@ -52,49 +54,61 @@ struct PatternPicture {
 }
 
 /// A path being drawn, with the core's gap rule applied as it grows
-/// (`PatternGrid.cellsAdded`): taking b after a first takes the unvisited
+/// (`PatternGrid.appendCells`): taking b after a first takes the unvisited
 /// cells between them, exactly as `Pattern` normalises typed cells.
-struct PatternPath {
+///
+/// Its cells, one byte each, are a `Secret` with room for every cell of the
+/// grid: the path never moves, and what is undone is zeroed.
+struct PatternPath: ~Copyable {
     let grid: PatternGrid
-    private(set) var cells: [Int] = []
+    private(set) var cells: Secret
     /// How many cells each take added, so Backspace undoes a whole take.
-    private var takes: [Int] = []
+    private var takes: Secret
+    /// False when typed text did not parse or named a cell it cannot take:
+    /// the path then stops before it.
+    private(set) var isValid = true
 
-    init(grid: PatternGrid) { self.grid = grid }
+    init(grid: PatternGrid) {
+        self.grid = grid
+        cells = Secret(capacity: grid.cellCount)
+        takes = Secret(capacity: grid.cellCount)
+    }
 
     /// Takes `cell`; false (and no change) if it is outside or already used.
     mutating func take(_ cell: Int) -> Bool {
-        guard let added = try? grid.cellsAdded(taking: cell, after: cells) else { return false }
-        cells += added
-        takes.append(added.count)
+        let before = cells.count
+        guard (try? grid.appendCells(taking: cell, to: &cells)) != nil else { return false }
+        takes.append(UInt8(cells.count - before))
         return true
     }
 
     mutating func undo() {
-        guard let added = takes.popLast() else { return }
-        cells.removeLast(added)
+        guard !takes.isEmpty else { return }
+        for _ in 0..<takes[takes.count - 1] { cells.removeLast() }
+        takes.removeLast()
     }
 
     mutating func wipe() {
-        for index in cells.indices { cells[index] = 0 }
-        cells = []
-        takes = []
+        cells.removeAll()
+        takes.removeAll()
     }
 
     /// The path of text being typed, read by the core's parser (`Pattern.typedCells`)
-    /// with a trailing separator still to be followed by a cell. Not valid
-    /// when the text does not parse or a cell cannot be taken; the path then
-    /// stops before it.
-    static func fromTyped(_ text: SecretBuffer, grid: PatternGrid) -> (path: PatternPath, valid: Bool) {
+    /// with a trailing separator still to be followed by a cell.
+    static func fromTyped(_ text: borrowing Secret, grid: PatternGrid) -> PatternPath {
         var path = PatternPath(grid: grid)
         var end = text.count
         while end > 0, [UInt8(ascii: "-"), UInt8(ascii: ",")].contains(text[end - 1]) { end -= 1 }
-        guard end > 0 else { return (path, true) }
-        let typed = text.bytes()
-        let complete = typed.withUnsafeBytes { SecretBytes(copying: UnsafeRawBufferPointer(rebasing: $0[0..<end])) }
-        guard var cells = try? Pattern.typedCells(parsing: complete, expectedGrid: grid) else { return (path, false) }
-        defer { for index in cells.indices { cells[index] = 0 } }
-        for cell in cells where !path.take(cell) { return (path, false) }
-        return (path, true)
+        guard end > 0 else { return path }
+        let complete = SecretBytes(sealing: text.extracting(0..<end))
+        guard let cells = try? Pattern.typedCells(parsing: complete, expectedGrid: grid) else {
+            path.isValid = false
+            return path
+        }
+        for index in 0..<cells.count where !path.take(Int(cells[index])) {
+            path.isValid = false
+            return path
+        }
+        return path
     }
 }

@@ -19,8 +19,8 @@ struct TerminalEntry: SecretEntry {
     func notice(_ text: String) { terminal.write(text + "\n") }
 
     func confirm(_ pattern: Pattern) throws -> Bool {
-        let picture = PatternPicture(grid: pattern.grid, path: pattern.cellNumbers)
-        terminal.write(L("Your pattern:") + "\n" + picture.lines().joined(separator: "\n") + "\n" + L("Save it? [y/n] "))
+        let picture = pattern.cells.withUnsafeBytes { PatternPicture(grid: pattern.grid).lines(of: $0) }
+        terminal.write(L("Your pattern:") + "\n" + picture.joined(separator: "\n") + "\n" + L("Save it? [y/n] "))
         return try TerminalMode.raw.with(descriptor: terminal.input) {
             let keys = KeyReader(descriptor: terminal.input)
             while true {

@@ -9,11 +9,10 @@ public struct Pattern: Sendable {
     /// Normalises `typedCells` on `grid`: each step from a to b first adds the
     /// unvisited cells on the segment between them (visited ones are crossed),
     /// then b, which must not have been visited.
-    public init(grid: PatternGrid, typedCells: [Int], minimumCells: Int) throws {
-        // Room for every cell of the grid, which no path exceeds: the path
-        // never reallocates (SecretScratch.swift), and is wiped here.
-        var path = [Int](secretScratchCapacity: grid.cellCount)
-        defer { path.wipe() }
+    public init(grid: PatternGrid, typedCells: some Sequence<Int>, minimumCells: Int) throws {
+        // The path grows in a Secret with room for every cell of the grid,
+        // which no path exceeds, and becomes `cells` as it is: no copy.
+        var path = Secret(capacity: grid.cellCount)
         for cell in typedCells {
             try grid.appendCells(taking: cell, to: &path)
         }
@@ -21,8 +20,14 @@ public struct Pattern: Sendable {
             throw CredentialError.patternTooShort(minimum: minimumCells, got: path.count)
         }
         self.grid = grid
-        self.cells = SecretBytes(count: path.count) { bytes in
-            for (index, cell) in path.enumerated() { bytes[index] = UInt8(cell) }
+        self.cells = SecretBytes(sealing: path)
+    }
+
+    /// The same from cells kept one byte each (a path drawn on a terminal
+    /// pad), read in place.
+    public init(grid: PatternGrid, drawnCells: borrowing Secret, minimumCells: Int) throws {
+        self = try drawnCells.withUnsafeBytes { cells in
+            try Pattern(grid: grid, typedCells: cells.lazy.map { Int($0) }, minimumCells: minimumCells)
         }
     }
 
@@ -30,24 +35,25 @@ public struct Pattern: Sendable {
     /// `1-5-9-6`, `1 5 9 6`, `1,5,9,6`, `1596` (only when R² ≤ 9), or the
     /// canonical `R:1-5-9-6` (whose R must match).
     public init(parsing input: SecretBytes, expectedGrid: PatternGrid, minimumCells: Int) throws {
-        var cells = try Pattern.typedCells(parsing: input, expectedGrid: expectedGrid)
-        defer { for index in cells.indices { cells[index] = 0 } }
-        try self.init(grid: expectedGrid, typedCells: cells, minimumCells: minimumCells)
+        let cells = try Pattern.typedCells(parsing: input, expectedGrid: expectedGrid)
+        try self.init(grid: expectedGrid, drawnCells: cells, minimumCells: minimumCells)
     }
 
-    /// The cell numbers of typed text, as written (before the gap rule):
-    /// the forms `init(parsing:)` takes. A terminal pad draws them as typed.
-    public static func typedCells(parsing input: SecretBytes, expectedGrid: PatternGrid) throws -> [Int] {
+    /// The cell numbers of typed text, as written (before the gap rule), one
+    /// byte each: the forms `init(parsing:)` takes. A terminal pad draws them
+    /// as typed.
+    public static func typedCells(parsing input: SecretBytes, expectedGrid: PatternGrid) throws -> Secret {
         let text = input.trimmingWhitespace()
         guard !text.isEmpty else { throw CredentialError.empty }
         // Split into runs of digits; a run longer than 3 digits can only be the
         // one-digit-per-cell form, so keep the digits of each run. They are
-        // kept in one scratch array, each digit a byte of the text (so the
-        // text's length is room enough), and each run ends where `runEnds`
-        // says: at most one run per cell, plus the one that overflows.
-        var digits = [Int](secretScratchCapacity: text.count)
+        // kept in one Secret, each digit a byte of the text (so the text's
+        // length is room enough), and each run ends where `runEnds` says: at
+        // most one run per cell, plus the one that overflows. The ends are
+        // positions, kept in scratch that never grows (SecretScratch.swift).
+        var digits = Secret(capacity: text.count)
         var runEnds = [Int](secretScratchCapacity: expectedGrid.cellCount + 1)
-        defer { digits.wipe(); runEnds.wipe() }
+        defer { runEnds.wipe() }
         var currentCount: Int { digits.count - (runEnds.last ?? 0) }
         var gridPrefix: Int? = nil
         // True after spaces closed a cell number: "1 - 5" then takes the "-"
@@ -60,16 +66,14 @@ public struct Pattern: Sendable {
             case 0x30...0x39:
                 guard currentCount < 64 else { throw CredentialError.patternSyntax }
                 closedBySpace = false
-                digits.appendWithinCapacity(Int(byte - 0x30))
+                digits.append(byte - 0x30)
             case UInt8(ascii: ":"):
                 guard gridPrefix == nil, runEnds.isEmpty, currentCount > 0, currentCount <= 2 else {
                     throw CredentialError.patternSyntax
                 }
-                // The grid size, not part of any run: dropped (and wiped, as
-                // removeAll keeps the storage as it is).
-                gridPrefix = digits.reduce(0) { $0 * 10 + $1 }
-                digits.wipe()
-                digits.removeAll(keepingCapacity: true)
+                // The grid size, not part of any run: dropped (and zeroed).
+                gridPrefix = digits.withUnsafeBytes { $0.reduce(0) { $0 * 10 + Int($1) } }
+                digits.removeAll()
             case UInt8(ascii: "-"), UInt8(ascii: ","):
                 if currentCount > 0 {
                     runEnds.appendWithinCapacity(digits.count)
@@ -101,9 +105,7 @@ public struct Pattern: Sendable {
                 throw CredentialError.patternDigitsNeedSeparators(grid: expectedGrid.size)
             }
             guard digits.count <= expectedGrid.cellCount else { throw CredentialError.patternTooLong(grid: expectedGrid.size) }
-            var cells = [Int](secretScratchCapacity: digits.count)
-            for digit in digits { cells.appendWithinCapacity(digit) }
-            return cells
+            return digits.extracting(0..<digits.count)  // a Secret too: `currentCount` keeps `digits` borrowed
         }
         // Three digits already name a cell outside any grid; more is noise.
         var start = 0
@@ -112,10 +114,15 @@ public struct Pattern: Sendable {
             start = end
         }
         guard runEnds.count <= expectedGrid.cellCount else { throw CredentialError.patternTooLong(grid: expectedGrid.size) }
-        var cells = [Int](secretScratchCapacity: runEnds.count)
+        var cells = Secret(capacity: runEnds.count)
         start = 0
         for end in runEnds {
-            cells.appendWithinCapacity(digits[start..<end].reduce(0) { $0 * 10 + $1 })
+            var cell = 0
+            for index in start..<end { cell = cell * 10 + Int(digits[index]) }
+            // Up to 999, past a byte: outside every grid, so refused here.
+            guard cell <= Int(UInt8.max) else { throw CredentialError.patternCellOutsideGrid(cell: cell, grid: expectedGrid.size) }
+            cells.append(UInt8(cell))
+            cell = 0
             start = end
         }
         return cells
@@ -141,8 +148,5 @@ public struct Pattern: Sendable {
             precondition(offset == length, "canonical text length miscounted")
         }
     }
-
-    /// The cells as plain integers (for drawing; callers must not keep them).
-    public var cellNumbers: [Int] { (0..<cells.count).map { Int(cells[$0]) } }
 }
 

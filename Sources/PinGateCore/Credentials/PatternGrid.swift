@@ -38,27 +38,21 @@ public struct PatternGrid: Equatable, Sendable {
         }
     }
 
-    /// The gap rule for one step: the cells taking `cell` adds after `path`,
-    /// which are the unvisited cells between the path's last cell and `cell`,
-    /// then `cell`. Throws if `cell` is outside the grid or already in `path`.
-    public func cellsAdded(taking cell: Int, after path: [Int]) throws(CredentialError) -> [Int] {
-        var added = [Int](secretScratchCapacity: size - 1)
-        try forEachCellAdded(taking: cell, last: path.last, isVisited: path.contains) { added.appendWithinCapacity($0) }
-        return added
-    }
-
     /// The gap rule for one step, in place: appends the cells taking `cell`
-    /// adds to `path`, whose capacity the caller reserved for every cell of
-    /// the grid (a path visits each at most once), so it never reallocates.
-    /// `Pattern` normalises typed cells with it; the lock screen's
-    /// `PatternEntry` grows a drawn path with it.
-    public func appendCells(taking cell: Int, to path: inout [Int]) throws(CredentialError) {
-        // Cells between are distinct, so adding one never changes whether
-        // the next is visited: the result is cellsAdded's.
-        try forEachCellAdded(taking: cell, last: path.last, isVisited: { path.contains($0) }) { path.appendWithinCapacity($0) }
+    /// adds to `path`, which are the unvisited cells between the path's last
+    /// cell and `cell`, then `cell`; throws if `cell` is outside the grid or
+    /// already in `path`. The path is a `Secret`, a cell number a byte, whose
+    /// capacity is the grid's cell count (a path visits each cell at most
+    /// once), so it never moves: `Pattern` normalises typed cells with it, and
+    /// the lock screen's and the terminal's pads grow a drawn path with it.
+    public func appendCells(taking cell: Int, to path: inout Secret) throws(CredentialError) {
+        let last = path.isEmpty ? nil : Int(path[path.count - 1])
+        try forEachCellAdded(taking: cell, last: last, isVisited: { visited in path.withUnsafeBytes { $0.contains(UInt8(visited)) } }) {
+            precondition(path.append(UInt8($0)), "a drawn path outgrew its grid")
+        }
     }
 
-    /// The rule itself, for both of the above.
+    /// The rule itself.
     private func forEachCellAdded(taking cell: Int, last: Int?, isVisited: (Int) -> Bool,
                                   _ add: (Int) -> Void) throws(CredentialError) {
         guard (1...cellCount).contains(cell) else { throw .patternCellOutsideGrid(cell: cell, grid: size) }

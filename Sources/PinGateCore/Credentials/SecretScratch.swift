@@ -1,16 +1,16 @@
 import CSodium
 
-// Plain arrays that hold part of a secret for a moment (a pattern's cells,
-// the digits typed for it) follow two rules, so that no copy is left in
-// freed memory, where SecretBytes' wipe cannot reach:
+// Secrets themselves are `Secret`s. Plain arrays that hold something derived
+// from one for a moment (where a typed pattern's runs of digits end, the
+// cells between two dots) follow two rules, so that no copy is left in
+// freed memory, where no wipe can reach:
 //
 // - their capacity is reserved up front for the most they can hold, so they
 //   never grow: growing copies the elements and frees the old storage as is;
 // - they are wiped before they are dropped, while they are the only owner of
 //   their storage (a write to shared storage would copy it and wipe the copy).
 //
-// `SecretCopiesTests` looks at freed memory for what these rules prevent;
-// the lock screen's entries (PinGateLock) hold what is typed by them too.
+// `SecretCopiesTests` looks at freed memory for what these rules prevent.
 extension Array where Element: BitwiseCopyable {
     /// An empty array with room for `capacity` elements: appending up to
     /// that many never reallocates.
@@ -30,16 +30,5 @@ extension Array where Element: BitwiseCopyable {
     /// drop as a dead store before the array is freed.
     public mutating func wipe() {
         withUnsafeMutableBytes { sodium_memzero($0.baseAddress, $0.count) }
-    }
-
-    /// A copy in storage of its own, to hand over before the wipe: after
-    /// `let copy = array` the two share storage, and the wipe would be a
-    /// write that moves this array to new storage and leaves the secret in
-    /// the old one, which the copy keeps.
-    public func separateCopy() -> [Element] {
-        [Element](unsafeUninitializedCapacity: count) { buffer, initialized in
-            for index in indices { buffer[index] = self[index] }
-            initialized = count
-        }
     }
 }

@@ -15,7 +15,23 @@ public struct MappedMemory {
 
     /// munmap(2)
     public func unmap() { _ = munmap(address, byteCount) }
+
+    /// mlock(2): keeps the pages in RAM, out of swap. Throws when the
+    /// caller's RLIMIT_MEMLOCK is spent (a user may set it to 0), which
+    /// callers treat as "not locked", never as a reason to stop.
+    public func lockInRAM() throws { _ = try retryingOnInterrupt { mlock(address, byteCount) } }
+
+    /// munlock(2)
+    public func unlockFromRAM() { _ = munlock(address, byteCount) }
+
+    /// madvise(MADV_DONTDUMP): the pages are left out of core dumps.
+    public func excludeFromCoreDumps() throws {
+        _ = try retryingOnInterrupt { madvise(address, byteCount, MADV_DONTDUMP) }
+    }
 }
+
+/// sysconf(_SC_PAGESIZE)
+public let memoryPageSize: Int = max(sysconf(Int32(_SC_PAGESIZE)), 4096)
 
 /// sysconf(_SC_PHYS_PAGES) × sysconf(_SC_PAGESIZE): the machine's RAM in
 /// bytes; nil if either is unknown.

@@ -32,12 +32,16 @@ enum Authenticator {
 
     final class Conversation {
         let mode: Mode
-        /// The submission's own secret, by reference: no copy is made here.
-        let secret: SecretBytes
-        var answered = false
+        /// The submission's own secret, handed over whole. Emptied (zeroed)
+        /// as soon as PAM has its answer, and wiped when the conversation goes.
+        private var secret: Secret
+        private(set) var answered = false
         var messages: [String] = []
 
-        init(mode: Mode, secret: SecretBytes) { (self.mode, self.secret) = (mode, secret) }
+        init(mode: Mode, secret: consuming Secret) {
+            self.mode = mode
+            self.secret = secret
+        }
 
         func isModulePrompt(_ text: String) -> Bool {
             Authenticator.modulePrompts.contains { $0 == text || Localization.translation(of: $0) == text }
@@ -48,16 +52,21 @@ enum Authenticator {
             let wanted = isModulePrompt(prompt) == (mode == .credential)
             guard wanted, !answered, let copy = malloc(secret.count + 1)?.assumingMemoryBound(to: CChar.self) else { return nil }
             answered = true
-            // The one copy PAM gets, as it wants it (a malloc'd C string it
-            // frees): the module and pam_unix wipe their answers before that.
+            // The one copy PAM gets, made at the last moment, as it wants it
+            // (a malloc'd C string that the module frees: pam_pingate.so and
+            // pam_unix wipe it first). Ours goes at once: nothing else asks.
             let bytes = UnsafeMutableRawPointer(copy).assumingMemoryBound(to: UInt8.self)
             secret.withUnsafeBytes { for index in 0..<$0.count { bytes[index] = $0[index] } }
             bytes[secret.count] = 0
+            secret.removeAll()
             return copy
         }
     }
 
-    static func authenticate(user: String, secret: SecretBytes, mode: Mode) -> Result {
+    /// Runs the stack once with `secret`, which is consumed. The handle is
+    /// ended before this returns: pam_end wipes and frees the PAM_AUTHTOK a
+    /// module stored (pam_unix does) and the modules' data.
+    static func authenticate(user: String, secret: consuming Secret, mode: Mode) -> Result {
         let conversation = Conversation(mode: mode, secret: secret)
         var conv = pam_conv(conv: converse, appdata_ptr: Unmanaged.passUnretained(conversation).toOpaque())
         var handle: OpaquePointer?

@@ -1,6 +1,7 @@
 import CCairo
 import CX11
 import Glibc
+import PinGateCore
 import PinGateLock
 
 /// What one frame shows; the painter holds no state of its own.
@@ -13,8 +14,6 @@ struct Scene {
     var message: String
     var messageIsAlert: Bool
     var feedback: Feedback
-    /// The pattern just refused, drawn red while `feedback` is `.wrong`.
-    var refusedPath: [Int]
     var switchLabel: String?
     var passwordPlaceholder: String
 }
@@ -38,7 +37,9 @@ final class Painter {
         cairo_xlib_surface_set_size(surface, width, height)
     }
 
-    func draw(_ scene: Scene) {
+    /// Draws `scene`; `refusedPath` (a cell a byte) is the pattern just
+    /// refused, drawn red while the feedback is `.wrong`.
+    func draw(_ scene: Scene, refusedPath: borrowing Secret) {
         let cr = cairo_create(surface)!
         defer { cairo_destroy(cr); cairo_surface_flush(surface) }
         cairo_push_group(cr)
@@ -56,7 +57,7 @@ final class Painter {
              color: scene.messageIsAlert ? Palette.alert : Palette.dim)
         switch scene.lock.mode {
         case .pin: pinDots(cr, scene); pinPad(cr, scene)
-        case .pattern: patternGrid(cr, scene)
+        case .pattern: patternGrid(cr, scene, refusedPath: refusedPath)
         case .password: passwordField(cr, scene)
         }
         cairo_restore(cr)
@@ -130,20 +131,27 @@ final class Painter {
         }
     }
 
-    private func patternGrid(_ cr: OpaquePointer, _ scene: Scene) {
+    private func patternGrid(_ cr: OpaquePointer, _ scene: Scene, refusedPath: borrowing Secret) {
         guard let entry = scene.lock.pattern else { return }
+        let wrong: Bool = { if case .wrong = scene.feedback { return true } else { return false } }()
+        if wrong {
+            patternPath(cr, scene, entry: entry, path: refusedPath, color: Palette.alert)
+        } else {
+            patternPath(cr, scene, entry: entry, path: entry.cells, color: Palette.accent)
+        }
+    }
+
+    /// The grid with `path` (a cell a byte) drawn on it, read in place.
+    private func patternPath(_ cr: OpaquePointer, _ scene: Scene, entry: PatternEntry, path: borrowing Secret, color: Palette.Color) {
         let layout = scene.lock.layout, unit = layout.unit
-        var path = entry.cells
-        var color = Palette.accent
-        if case .wrong = scene.feedback { path = scene.refusedPath; color = Palette.alert }
         if path.count > 0 {
             cairo_set_line_width(cr, 6 * unit)
             cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND)
             cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND)
-            let start = layout.center(ofCell: path[0])
+            let start = layout.center(ofCell: Int(path[0]))
             cairo_move_to(cr, start.x, start.y)
-            for cell in path.dropFirst() {
-                let point = layout.center(ofCell: cell)
+            for index in 1..<path.count {
+                let point = layout.center(ofCell: Int(path[index]))
                 cairo_line_to(cr, point.x, point.y)
             }
             if let pointer = scene.lock.pointer, entry.isTracing { cairo_line_to(cr, pointer.x, pointer.y) }
@@ -152,7 +160,7 @@ final class Painter {
         }
         for cell in 1...(layout.gridSize * layout.gridSize) {
             let center = layout.center(ofCell: cell)
-            let joined = path.contains(cell)
+            let joined = path.withUnsafeBytes { $0.contains(UInt8(cell)) }
             cairo_new_sub_path(cr)
             cairo_arc(cr, center.x, center.y, layout.dotRadius * (joined ? 1.5 : 1), 0, 2 * .pi)
             set(cr, joined ? color : Palette.text)

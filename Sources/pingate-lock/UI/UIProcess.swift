@@ -21,7 +21,9 @@ final class UIProcess {
     private var messageIsAlert = false
     private var feedback: Scene.Feedback = .none
     private var wrongSince = 0.0
-    private var refusedPath = [Int](secretScratchCapacity: PatternGrid.supportedSizes.upperBound * PatternGrid.supportedSizes.upperBound)
+    /// The pattern just refused, drawn red for a moment: its cells, one byte
+    /// each, in a `Secret` made once and emptied (zeroed) when the red ends.
+    private var refusedPath = Secret(capacity: PatternGrid.supportedSizes.upperBound * PatternGrid.supportedSizes.upperBound)
     /// When a locked PIN or pattern may be used again (monotonic seconds).
     private var lockedUntil = 0.0
     private var reader = InputEventReader()
@@ -139,7 +141,7 @@ final class UIProcess {
                 if count > 0 {
                     for event in reader.feed(buffer[..<count]) { handleInput(event) }
                 }
-                for index in buffer.indices { buffer[index] = 0 }
+                buffer.wipe()  // a password's characters pass through, one key at a time
             }
             tick()
         }
@@ -183,16 +185,16 @@ final class UIProcess {
         }
     }
 
-    private func submit(_ submission: LockScreen.Submission) {
+    private func submit(_ submission: consuming LockScreen.Submission) {
         let mode = lock.mode
-        if case let .pattern(text) = submission { showRefused(text) }
+        let secret = submission.secret()
+        if mode == .pattern { PatternEntry.cells(ofText: secret, into: &refusedPath) }
         feedback = .checking
         show(Texts.checking(), alert: false)
         XSync(display, 0)
         let started = monotonicSeconds()
-        // The secret goes on by reference: no copy is made here, and it is
-        // wiped when the submission, its last holder, is dropped.
-        let result = Authenticator.authenticate(user: userName, secret: submission.secret,
+        // The secret is handed on, not copied: PAM's conversation consumes it.
+        let result = Authenticator.authenticate(user: userName, secret: secret,
                                                 mode: mode == .password ? .password : .credential)
         Diagnostics.trace("PAM answered in \(Int((monotonicSeconds() - started) * 1000)) ms: \(result.succeeded ? "success" : "failure")")
         if result.succeeded {
@@ -239,28 +241,7 @@ final class UIProcess {
         }
     }
 
-    /// The drawn path, to show in red after a refusal: its cells in scratch
-    /// storage reserved once, wiped when the feedback ends.
-    private func showRefused(_ text: SecretBytes) {
-        clearRefused()
-        var cell = 0
-        for index in 0..<text.count {
-            let byte = text[index]
-            if byte == UInt8(ascii: "-") {
-                refusedPath.appendWithinCapacity(cell)
-                cell = 0
-            } else if byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
-                cell = cell * 10 + Int(byte - UInt8(ascii: "0"))
-            }
-        }
-        if text.count > 0 { refusedPath.appendWithinCapacity(cell) }
-        cell = 0
-    }
-
-    private func clearRefused() {
-        refusedPath.wipe()
-        refusedPath.removeAll(keepingCapacity: true)
-    }
+    private func clearRefused() { refusedPath.removeAll() }
 
     /// How long a notice of failed attempts stays up after a success.
     static let noticeSeconds = 3.0
@@ -333,10 +314,10 @@ final class UIProcess {
     private func redraw() {
         lastClock = clockText()
         let scene = Scene(lock: lock, clock: lastClock, userName: userName, message: message,
-                          messageIsAlert: messageIsAlert, feedback: feedback, refusedPath: refusedPath,
+                          messageIsAlert: messageIsAlert, feedback: feedback,
                           switchLabel: Texts.switchLabel(mode: lock.mode, credential: lock.credentialMode),
                           passwordPlaceholder: Texts.passwordPlaceholder())
-        painter.draw(scene)
+        painter.draw(scene, refusedPath: refusedPath)
         XFlush(display)
     }
 

@@ -18,3 +18,8 @@ func withInput<Result>(_ data: UnsafePointer<UInt8>?, _ size: Int, _ body: (Unsa
 extension SecretBytes {
     var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
 }
+
+extension Pattern {
+    /// The cells as integers, for comparing (fuzzing only: a copy of the secret).
+    var cellNumbers: [Int] { cells.withUnsafeBytes { $0.map(Int.init) } }
+}

@@ -1,0 +1,148 @@
+import CSodium
+#if DEBUG
+import Synchronization
+#endif
+
+/// The bytes of a secret — a typed PIN, pattern or password, a request that
+/// carries one, a pre-hash, the machine key — in memory of its own.
+///
+/// `~Copyable`, so that no copy can be made by accident: an assignment, a
+/// capture or copy-on-write duplicates an Array or a String and frees the old
+/// storage unwiped, but a `Secret` can only be lent (`borrowing`, and its
+/// bytes read through `withUnsafeBytes`) or handed on (`consuming`), and then
+/// the one who had it has it no longer.
+///
+/// Its room is whole pages of its own from mmap(2), fixed when it is made:
+/// `append` writes into them a byte at a time and nothing can make them grow,
+/// so the bytes never move. The pages are locked in RAM where RLIMIT_MEMLOCK
+/// allows (out of swap), and where it does not — a user may set it to 0 — the
+/// secret works the same, unlocked; they are left out of core dumps
+/// (MADV_DONTDUMP). `deinit` wipes them with `sodium_memzero`, which the
+/// optimiser may not drop as a dead store, before they are unmapped.
+public struct Secret: ~Copyable {
+    private let memory: MappedMemory
+    /// The most bytes it will ever hold.
+    public let capacity: Int
+    public private(set) var count = 0
+    /// Whether mlock(2) took; false when RLIMIT_MEMLOCK did not allow it.
+    public let isLockedInRAM: Bool
+
+    /// An empty secret with room for `capacity` bytes.
+    public init(capacity: Int) {
+        let pages = max(1, (capacity + memoryPageSize - 1) / memoryPageSize)
+        // No page to be had: nothing else would work either, and a secret
+        // must not fall back to the heap, where no wipe reaches its copies.
+        guard let memory = try? MappedMemory.anonymous(byteCount: pages * memoryPageSize) else {
+            preconditionFailure("no memory for a secret of \(capacity) bytes")
+        }
+        self.memory = memory
+        self.capacity = capacity
+        isLockedInRAM = (try? memory.lockInRAM()) != nil
+        _ = try? memory.excludeFromCoreDumps()  // a kernel without it still has the helper's RLIMIT_CORE 0
+    }
+
+    /// `count` bytes written by `body` (read(2) straight in, an HMAC's output).
+    public init(count: Int, filling body: (UnsafeMutableRawBufferPointer) throws -> Void) rethrows {
+        self.init(capacity: count)
+        self.count = count
+        try body(UnsafeMutableRawBufferPointer(start: memory.address, count: count))
+    }
+
+    public init(copying bytes: UnsafeRawBufferPointer) {
+        self.init(capacity: bytes.count)
+        for byte in bytes { append(byte) }
+    }
+
+    deinit {
+        sodium_memzero(memory.address, memory.byteCount)
+        #if DEBUG
+        Secret.releaseObserver.withLock { $0 }?(UnsafeRawBufferPointer(start: memory.address, count: memory.byteCount))
+        #endif
+        if isLockedInRAM { memory.unlockFromRAM() }
+        memory.unmap()
+    }
+
+    #if DEBUG
+    /// Test seam (debug builds only): shown every secret's pages as they are
+    /// after the wipe and before they are unmapped, so a test can see the wipe.
+    static let releaseObserver = Mutex<(@Sendable (UnsafeRawBufferPointer) -> Void)?>(nil)
+    #endif
+
+    public var isEmpty: Bool { count == 0 }
+    public var isFull: Bool { count == capacity }
+
+    public subscript(index: Int) -> UInt8 {
+        precondition(index >= 0 && index < count, "Secret index out of range")
+        return memory.address.load(fromByteOffset: index, as: UInt8.self)
+    }
+
+    /// Adds one byte; false (and nothing changes) when the room is full.
+    @discardableResult
+    public mutating func append(_ byte: UInt8) -> Bool {
+        guard count < capacity else { return false }
+        memory.address.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
+        count += 1
+        return true
+    }
+
+    /// Adds the bytes `body` writes into the room left (read(2) straight in)
+    /// and returns how many: `body` returns that, at most the room it was given.
+    @discardableResult
+    public mutating func appendWritten(by body: (UnsafeMutableRawBufferPointer) throws -> Int) rethrows -> Int {
+        let room = UnsafeMutableRawBufferPointer(start: memory.address + count, count: capacity - count)
+        let written = try body(room)
+        precondition(written >= 0 && written <= room.count, "wrote outside a secret's room")
+        count += written
+        return written
+    }
+
+    /// Drops the last byte, zeroing it.
+    public mutating func removeLast() {
+        guard count > 0 else { return }
+        count -= 1
+        memory.address.storeBytes(of: 0, toByteOffset: count, as: UInt8.self)
+    }
+
+    /// Drops every byte, zeroing them; the room stays for the next entry.
+    public mutating func removeAll() {
+        sodium_memzero(memory.address, count)
+        count = 0
+    }
+
+    /// Lends the bytes to `body`, which must not keep them.
+    public func withUnsafeBytes<Result: ~Copyable>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try body(UnsafeRawBufferPointer(start: memory.address, count: count))
+    }
+
+    /// Write access to the bytes held, for this module's own fillers.
+    mutating func withUnsafeMutableBytes<Result>(_ body: (UnsafeMutableRawBufferPointer) throws -> Result) rethrows -> Result {
+        try body(UnsafeMutableRawBufferPointer(start: memory.address, count: count))
+    }
+
+    /// Constant-time equality (`sodium_memcmp`); lengths are not secret.
+    public func constantTimeEquals(_ other: borrowing Secret) -> Bool {
+        guard count == other.count else { return false }
+        return sodium_memcmp(memory.address, other.memory.address, count) == 0
+    }
+
+    /// Bytes `range` as a secret of their own.
+    public func extracting(_ range: Range<Int>) -> Secret {
+        precondition(range.lowerBound >= 0 && range.upperBound <= count, "Secret range out of bounds")
+        return withUnsafeBytes { Secret(copying: UnsafeRawBufferPointer(rebasing: $0[range])) }
+    }
+
+    /// A copy without leading and trailing ASCII spaces, tabs, CR and LF.
+    public func trimmingWhitespace() -> Secret {
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+        var start = 0
+        var end = count
+        while start < end, isSpace(self[start]) { start += 1 }
+        while end > start, isSpace(self[end - 1]) { end -= 1 }
+        return extracting(start..<end)
+    }
+}
+
+/// One owner at a time (it cannot be copied), and a change needs that
+/// owner's exclusive access: handing it to another thread hands it over.
+/// Unchecked only because the pages are a raw pointer.
+extension Secret: @unchecked Sendable {}
