@@ -45,6 +45,23 @@ import Testing
             "rule = /etc/pam.d/sudo:4 required pam_u2f.so cue (not installed: \(PAMStackReader.securityDirectory)pam_u2f.so)",
             "insert_before = 2",
             "guard = pam_u2f /etc/pam.d/sudo:4",
+            "enable_line = auth       sufficient pam_pingate.so",
         ])
+    }
+
+    /// A lock screen Debian ships no stack for: install.sh may create it, with
+    /// the line made for that screen (PAMClient's table).
+    @Test func aMissingKdeStackMayBeCreatedWithItsOwnLine() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("pingate-stack-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try FileManager.default.createDirectory(atPath: root + "/etc/pam.d", withIntermediateDirectories: true)
+        try "auth required pam_unix.so\n".write(toFile: root + "/etc/pam.d/other", atomically: true, encoding: .utf8)
+        let kde = StackReport(PAMStackReader(root: root).authStack(service: "kde")).lines
+        #expect(kde.contains("enable_line = " + PAMClient.forService("kde").enableLine))
+        #expect(kde.contains("create_from_other = yes"))
+        try "auth required pam_unix.so\n".write(toFile: root + "/etc/pam.d/kde", atomically: true, encoding: .utf8)
+        #expect(!StackReport(PAMStackReader(root: root).authStack(service: "kde")).lines.contains("create_from_other = yes"))
+        let other = StackReport(PAMStackReader(root: root).authStack(service: "xlock")).lines
+        #expect(!other.contains("create_from_other = yes"))
     }
 }
