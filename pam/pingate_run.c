@@ -404,10 +404,11 @@ static int finish_run(const struct pingate_options *opts, struct pingate_run *ru
 	bool too_long = false, ended, reaped;
 	int got, wstatus = 0;
 
+	/* EOF on its descriptor 3 first: a helper still waiting there ends. */
+	close_fd(&run->follow_up);
 	got = read_answer(run->answers, reply, reply_size, &used, false, deadline, &ended, &too_long);
 	/* Closed before waiting, so a helper that keeps writing ends instead of blocking. */
 	close_fd(&run->answers);
-	close_fd(&run->follow_up);
 	if (got == -2)
 		kill_run(run);
 	reaped = reap_by_deadline(run, &wstatus, deadline) && got != -2;
@@ -465,7 +466,6 @@ int pingate_run_helper(pam_handle_t *pamh, const struct pingate_options *opts,
 		goto out;
 	}
 	/* Not kept: the helper sees EOF on descriptor 3 and ends, as without one. */
-	close_fd(&run.follow_up);
 	status = finish_run(opts, &run, reply, reply_size, used, &deadline, why, why_size);
 out:
 	release_child_signals(&host);
