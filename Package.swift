@@ -9,6 +9,12 @@ import PackageDescription
 // and a lock screen leave no writable GOT to aim at. They are PIE by default.
 let fullRELRO: [LinkerSetting] = [.unsafeFlags(["-Xlinker", "-z", "-Xlinker", "relro", "-Xlinker", "-z", "-Xlinker", "now"])]
 
+// The helper runs twice per sign-in, so its start counts: libstdc++ and its
+// unwinder are linked in from the static archives instead of loaded and bound
+// at every start (packaging/link/libstdc++.so says how and what it saves).
+// Only the release build's -static-stdlib link names -lstdc++.
+let staticCXX: [LinkerSetting] = [.unsafeFlags(["-L", Context.packageDirectory + "/packaging/link"])]
+
 let package = Package(
     name: "PinGate",
     products: [
@@ -49,7 +55,7 @@ let package = Package(
         .executableTarget(
             name: "pingate-verify",
             dependencies: ["PinGateCore", "CPinGateSystem"],
-            linkerSettings: fullRELRO
+            linkerSettings: fullRELRO + staticCXX
         ),
         // gettext for the words people read, and the printf subset that fills
         // them: shared by the CLI and the lock screen.

@@ -367,7 +367,7 @@ static int ask_with_password_aside(pam_handle_t *pamh, int flags, const struct p
 
 static int authenticate_with_prompts(pam_handle_t *pamh, int flags,
 		const struct pingate_options *opts, const struct pingate_caller *caller, const char *user,
-		const struct pingate_answer *status)
+		const struct pingate_answer *status, struct pingate_run *run)
 {
 	unsigned attempt, attempts = opts->use_first_pass ? 1 : opts->retries;
 	struct pingate_answer answer;
@@ -386,7 +386,7 @@ static int authenticate_with_prompts(pam_handle_t *pamh, int flags,
 			return rc == PAM_SUCCESS ? PAM_IGNORE : rc;
 		}
 		pingate_ask_helper(pamh, opts, caller, "verify", user, secret,
-			shows_messages(flags, opts), &answer);
+			shows_messages(flags, opts), run, &answer);
 		spent = spent || is_authtok(pamh, secret);
 		rc = judge_verify(pamh, flags, opts, user, status->kind, &answer, &again);
 		if (rc == PAM_SUCCESS)
@@ -410,7 +410,7 @@ static bool could_be_credential(const char *text, enum pingate_kind kind)
 
 static int authenticate_forwarded(pam_handle_t *pamh, int flags,
 		const struct pingate_options *opts, const struct pingate_caller *caller, const char *user,
-		const struct pingate_answer *status)
+		const struct pingate_answer *status, struct pingate_run *run)
 {
 	struct pingate_answer answer;
 	char *secret = NULL;
@@ -431,7 +431,7 @@ static int authenticate_forwarded(pam_handle_t *pamh, int flags,
 		rc = PAM_IGNORE;
 		goto out;
 	}
-	pingate_ask_helper(pamh, opts, caller, "verify", user, secret, shows_messages(flags, opts), &answer);
+	pingate_ask_helper(pamh, opts, caller, "verify", user, secret, shows_messages(flags, opts), run, &answer);
 	if (answer.reply == PINGATE_REPLY_OK || answer.reply == PINGATE_REPLY_WRONG)
 		rc = judge_verify(pamh, flags, opts, user, status->kind, &answer, &again);
 	else
@@ -513,6 +513,8 @@ int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **ar
 	struct pingate_options opts;
 	struct pingate_caller caller;
 	struct pingate_answer status;
+	/* One helper run for the status and the verify after it (pingate_run.c). */
+	struct pingate_run run = PINGATE_RUN_NONE;
 	char name[PINGATE_LOG_TEXT_MAX];
 	const char *user = NULL;
 	int rc;
@@ -535,15 +537,16 @@ int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **ar
 	rc = check_gates(pamh, &opts, user, &caller);
 	if (rc != PAM_SUCCESS)
 		goto out;
-	pingate_ask_helper(pamh, &opts, &caller, "status", user, NULL, false, &status);
+	pingate_ask_helper(pamh, &opts, &caller, "status", user, NULL, false, &run, &status);
 	rc = judge_status(pamh, flags, &opts, user, &status);
 	if (rc != PAM_SUCCESS)
 		goto out;
 	if (opts.forward_pass)
-		rc = authenticate_forwarded(pamh, flags, &opts, &caller, user, &status);
+		rc = authenticate_forwarded(pamh, flags, &opts, &caller, user, &status, &run);
 	else
-		rc = authenticate_with_prompts(pamh, flags, &opts, &caller, user, &status);
+		rc = authenticate_with_prompts(pamh, flags, &opts, &caller, user, &status, &run);
 out:
+	pingate_run_end(&opts, &run);
 	if (opts.debug)
 		pam_syslog(pamh, LOG_DEBUG, "authenticate %s: %s",
 			pingate_log_text(user, name), pam_strerror(pamh, rc));

@@ -110,17 +110,50 @@ PINGATE_INTERNAL bool pingate_caller_owns(pam_handle_t *pamh,
 		const char *user);
 
 /*
+ * A run of the helper kept open from a status to the verify that follows it
+ * (pingate_run.c; pingate_protocol.h, FOLLOW-UP), within one
+ * pam_sm_authenticate. pid 0: none open.
+ */
+struct pingate_run {
+	pid_t pid;
+	int pidfd;      /* reaped through it: a reused pid is never waited for */
+	int answers;    /* the helper's stdout */
+	int follow_up;  /* our end of its descriptor PINGATE_FOLLOW_UP_FD */
+};
+#define PINGATE_RUN_NONE { 0, -1, -1, -1 }
+/* pingate_run_follow_up: the helper had stopped waiting; ask in a new run. */
+#define PINGATE_RUN_ENDED (-2)
+
+/*
+ * Runs the helper on one request: its exit status (0-255) with its output
+ * in reply, or -1 with the reason in why. With open_run, a status answered
+ * "enrolled" leaves its run open there, exit 0 assumed, for
+ * pingate_run_follow_up; other answers end the run as usual.
+ */
+PINGATE_INTERNAL int pingate_run_helper(pam_handle_t *pamh, const struct pingate_options *opts,
+		const char *request, size_t len, struct pingate_run *open_run,
+		char *reply, size_t reply_size, char *why, size_t why_size);
+/* Sends the verify on the open run and ends it: as pingate_run_helper, or PINGATE_RUN_ENDED. */
+PINGATE_INTERNAL int pingate_run_follow_up(pam_handle_t *pamh, const struct pingate_options *opts,
+		struct pingate_run *run, const char *request, size_t len,
+		char *reply, size_t reply_size, char *why, size_t why_size);
+/* Ends an open run that no verify followed (the helper sees EOF and exits). */
+PINGATE_INTERNAL void pingate_run_end(const struct pingate_options *opts, struct pingate_run *run);
+
+/*
  * Sends one request to the helper and reads its answer. op is "status" or
  * "verify"; secret is NULL for status. The caller's facts go with it, and
  * notice=1 when want_notice: the module will show the owner the failed
  * attempts a success reports (answer->unseen), which spends them.
- * Never fails: trouble of any kind comes back as PINGATE_REPLY_NO_ANSWER
- * with the reason in detail.
+ * With run (may be NULL): a status leaves its run open there for the verify,
+ * and a verify goes through an open one (pingate_run_end closes one that
+ * no verify followed). Never fails: trouble of any kind comes back as
+ * PINGATE_REPLY_NO_ANSWER with the reason in detail.
  */
 PINGATE_INTERNAL void pingate_ask_helper(pam_handle_t *pamh,
 		const struct pingate_options *opts, const struct pingate_caller *caller,
 		const char *op, const char *user, const char *secret, bool want_notice,
-		struct pingate_answer *answer);
+		struct pingate_run *run, struct pingate_answer *answer);
 
 /*
  * Reads one answer line (without its newline; cut up in place) that came

@@ -38,6 +38,8 @@
  *   new_kind=pin|pattern\n          change: kind of the new credential
  *   new_grid=R\n                    change, pattern: grid size (default 3)
  *   new=TEXT\n                      change: the new PIN or pattern
+ *   then=verify\n                   status: a verify may follow in the same run
+ *                                   (FOLLOW-UP below)
  *
  * Every line is key=value; keys appear at most once; values hold no control
  * characters. Anything else is refused (exit PINGATE_EXIT_REFUSED).
@@ -85,6 +87,20 @@
  *
  * Any other exit (a signal, 127 for a failed exec) means "no answer" and the
  * module must treat it as an error, never as success.
+ *
+ * FOLLOW-UP (one helper run per sign-in)
+ *
+ * A status request with then=verify whose answer is "enrolled" does not end
+ * the run: the helper writes that line, then reads a second request from
+ * descriptor PINGATE_FOLLOW_UP_FD (to EOF, at most PINGATE_REQUEST_MAX bytes,
+ * within PINGATE_FOLLOW_UP_SECONDS). It must be a verify for the same user;
+ * it is judged from the start like any request, and its answer is the run's
+ * second and last line and sets the exit status. EOF with nothing read, or
+ * the time running out, ends the run with the status's exit 0. The helper
+ * holds no lock and no secret while it waits. Any other status answer ends
+ * the run at once, as without then=verify. The module sends then=verify,
+ * with a socket on descriptor 3, so that a sign-in costs one helper start;
+ * a PIN typed after the helper stopped waiting goes to a new run.
  */
 #ifndef PINGATE_PROTOCOL_H
 #define PINGATE_PROTOCOL_H
@@ -92,6 +108,10 @@
 #define PINGATE_PROTOCOL_VERSION_LINE "pingate-verify/1"
 #define PINGATE_REQUEST_MAX 4096
 #define PINGATE_ANSWER_MAX 512
+/* FOLLOW-UP: where the verify after a status arrives, and how long the
+ * helper waits for it (a person reading the prompt and typing a PIN). */
+#define PINGATE_FOLLOW_UP_FD 3
+#define PINGATE_FOLLOW_UP_SECONDS 120
 
 /* The first word of an answer; its exit status follows from it. */
 #define PINGATE_WORD_ENROLLED     "enrolled"

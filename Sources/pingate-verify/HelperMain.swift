@@ -3,30 +3,55 @@ import PinGateCore
 
 /// The helper's flow: arguments (root only), stdin checks, the request, the
 /// caller rules (only the owner; only at the machine), then the Verifier.
-/// Every path ends in exactly one answer.
+/// Every request ends in exactly one answer.
 enum HelperMain {
-    static func run(arguments: [String], seams: TestSeams) -> HelperAnswer {
+    /// A run's first answer, and for a status asked with then=verify that
+    /// found a credential, the verify that may follow (FollowUp.swift).
+    struct Served {
+        let answer: HelperAnswer
+        var followUp: FollowUp?
+    }
+
+    static func run(arguments: [String], seams: TestSeams) -> Served {
         let callerUID = getuid()
         let options: RootOptions
         switch RootOptions.parse(arguments, callerUID: callerUID) {
         case let .success(parsed): options = parsed
-        case let .failure(refusal): return refuse(refusal.message, detail: "uid \(callerUID)")
+        case let .failure(refusal): return Served(answer: refuse(refusal.message, detail: "uid \(callerUID)"))
         }
         guard !FileDescriptor.standardInput.isTerminal else {
-            return refuse("stdin is a terminal: pingate-verify is a helper for pam_pingate.so; use 'pingate' instead", detail: "uid \(callerUID)")
-        }
-        guard let bytes = readRequest() else {
-            return refuse("request larger than \(HelperRequest.maximumSize) bytes", detail: "uid \(callerUID)")
+            return Served(answer: refuse("stdin is a terminal: pingate-verify is a helper for pam_pingate.so; use 'pingate' instead", detail: "uid \(callerUID)"))
         }
         let request: HelperRequest
-        do {
-            request = try bytes.withUnsafeBytes { try HelperRequest(parsing: $0) }
-        } catch {
-            return refuse("bad request: \(error)", detail: "uid \(callerUID)")
+        switch parse(readRequest(from: .standardInput), callerUID: callerUID) {
+        case let .success(parsed): request = parsed
+        case let .failure(refusal): return Served(answer: refusal.answer)
         }
-        // The raw request is wiped now, before the KDF runs: the request
-        // keeps its own secret, and this copy of it is no longer needed.
-        _ = consume bytes
+        let answer = answer(request, options: options, callerUID: callerUID, seams: seams)
+        let followsUp = request.followUp == .verify && answer.exitCode == .ok
+        return Served(answer: answer, followUp: followsUp ? FollowUp(user: request.user, options: options, callerUID: callerUID) : nil)
+    }
+
+    struct Refusal: Error { let answer: HelperAnswer }
+
+    /// Parses what was read; the raw request is wiped when this returns,
+    /// before any KDF runs (the request keeps its own copy of the secret).
+    static func parse(_ input: consuming RequestInput, callerUID: uid_t) -> Result<HelperRequest, Refusal> {
+        switch consume input {
+        case .tooLarge:
+            return .failure(Refusal(answer: refuse("request larger than \(HelperRequest.maximumSize) bytes", detail: "uid \(callerUID)")))
+        case let .complete(bytes):
+            do {
+                return .success(try bytes.withUnsafeBytes { try HelperRequest(parsing: $0) })
+            } catch {
+                return .failure(Refusal(answer: refuse("bad request: \(error)", detail: "uid \(callerUID)")))
+            }
+        }
+    }
+
+    /// The answer to one parsed request: pingate.conf, the caller rules, then
+    /// the Verifier. A follow-up verify goes through all of it again.
+    static func answer(_ request: HelperRequest, options: RootOptions, callerUID: uid_t, seams: TestSeams) -> HelperAnswer {
         // Where a PIN is offered is pingate.conf's to say (services), and it
         // is said first: a service outside the list (sshd, through
         // common-auth) learns nothing, not even whether the user exists, and
@@ -68,16 +93,33 @@ enum HelperMain {
         return HelperOperations(options: options, policy: policy, seams: seams).perform(request, context: context)
     }
 
-    /// Reads stdin to EOF straight into a `Secret`, since the request
-    /// carries the secret; nil if it exceeds the request limit.
-    private static func readRequest() -> Secret? {
+    /// A request as read: whole (in a `Secret`, since it carries the secret),
+    /// or over the limit.
+    enum RequestInput: ~Copyable {
+        case complete(Secret)
+        case tooLarge
+
+        /// Nothing came: EOF at once, or the deadline passed first.
+        var isEmpty: Bool {
+            switch self {
+            case let .complete(request): return request.isEmpty
+            case .tooLarge: return false
+            }
+        }
+    }
+
+    /// Reads `descriptor` to EOF straight into a `Secret`, or until
+    /// `deadline` (then what came so far is dropped: an unfinished request is
+    /// none, and parses as an empty one).
+    static func readRequest(from descriptor: FileDescriptor, until deadline: Deadline? = nil) -> RequestInput {
         var request = Secret(capacity: HelperRequest.maximumSize + 1)
         while !request.isFull {
-            let count = try? request.appendWritten { try FileDescriptor.standardInput.read(into: $0) }
+            if let deadline, !descriptor.waitReadable(until: deadline) { return .complete(Secret(capacity: 1)) }
+            let count = try? request.appendWritten { try descriptor.read(into: $0) }
             guard let count, count > 0 else { break }
         }
-        guard request.count <= HelperRequest.maximumSize else { return nil }
-        return request
+        guard request.count <= HelperRequest.maximumSize else { return .tooLarge }
+        return .complete(request)
     }
 
     static func refuse(_ message: String, detail: String) -> HelperAnswer {

@@ -7,8 +7,15 @@ import PinGateCore
 
 let testSeams = TestSeams.captureBeforeHardening()
 ProcessHardening.apply()
-let answer = HelperMain.run(arguments: Array(CommandLine.arguments.dropFirst()), seams: testSeams)
-// One write(2) of the whole line: no stdio buffer, and a caller that closed
-// the pipe costs only this answer (SIGPIPE is ignored).
-try? FileDescriptor.standardOutput.writeAll(Array((answer.line + "\n").utf8))
-exit(answer.exitCode.rawValue)
+let served = HelperMain.run(arguments: Array(CommandLine.arguments.dropFirst()), seams: testSeams)
+send(served.answer)
+// A status asked with then=verify may be followed by its verify (FollowUp.swift).
+let followUpAnswer = served.followUp?.answer(seams: testSeams)
+if let followUpAnswer { send(followUpAnswer) }
+exit((followUpAnswer ?? served.answer).exitCode.rawValue)
+
+/// One write(2) of the whole line: no stdio buffer, and a caller that closed
+/// the pipe costs only this answer (SIGPIPE is ignored).
+func send(_ answer: HelperAnswer) {
+    try? FileDescriptor.standardOutput.writeAll(Array((answer.line + "\n").utf8))
+}

@@ -70,6 +70,62 @@ test_wrong_pin_from_the_locker_is_counted() {
     assert_eq 1 "$(record_failures pgalice)" "failures"
 }
 
+# One helper run per sign-in (pingate_protocol.h, FOLLOW-UP): the locker's
+# status and verify are one start of the helper, run as the user.
+test_the_lockers_status_and_verify_are_one_helper_run() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    command -v strace >/dev/null || skip "no strace"
+    out=$(printf '%s\n' "$TEST_PIN" | strace -f -qq -e trace=execve -o "$SANDBOX/execs" \
+        setpriv --reuid=61001 --regid=61001 --clear-groups --reset-env -- \
+        "$HARNESS" --confdir "$CONF" --service i3lock --user pgalice) && rc=0 || rc=$?
+    assert_eq PAM_SUCCESS "$(result)" "result (transcript: $out)"
+    assert_eq 1 "$(grep -c "execve(\"$HELPER\"" "$SANDBOX/execs")" "helper starts"
+}
+
+# The verify that follows a status is judged from the start: for the
+# status's user only (another user's is refused and nothing is counted).
+test_a_follow_up_is_a_verify_for_the_same_user_only() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    enroll pgbob "$TEST_PIN" --pin
+    local status=$'pingate-verify/1\nop=status\nuser=pgalice\nthen=verify'
+    local answer
+    answer=$(printf 'pingate-verify/1\nop=verify\nuser=pgbob\nsecret=1397\n' > "$SANDBOX/next";
+        printf '%s\n' "$status" | as_user pgalice "$HELPER" 3< "$SANDBOX/next") && rc=0 || rc=$?
+    assert_contains "$answer" "enrolled kind=pin" "the status line"
+    assert_contains "$answer" "refused a follow-up must be a verify for the user of the status" "the follow-up"
+    assert_eq 7 "$rc" "exit status"
+    assert_eq 0 "$(record_failures pgbob)" "pgbob's failures"
+    answer=$(printf 'pingate-verify/1\nop=verify\nuser=pgalice\nsecret=1397\n' > "$SANDBOX/next";
+        printf '%s\n' "$status" | as_user pgalice "$HELPER" 3< "$SANDBOX/next") && rc=0 || rc=$?
+    assert_contains "$answer" "wrong failures=1" "the follow-up verify"
+    assert_eq 1 "$rc" "exit status"
+    assert_eq 1 "$(record_failures pgalice)" "pgalice's failures"
+}
+
+# While a run waits for its verify (the person is typing), it holds no lock:
+# another verify of the same user, and an unlock, go through at once.
+test_a_run_waiting_for_its_verify_holds_nothing() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    mkfifo "$SANDBOX/later"
+    ( printf 'pingate-verify/1\nop=status\nuser=pgalice\nthen=verify\n' \
+        | as_user pgalice "$HELPER" 3< "$SANDBOX/later" > "$SANDBOX/waiting" ) &
+    local waiter=$! i
+    exec 7> "$SANDBOX/later"
+    for i in $(seq 100); do grep -q enrolled "$SANDBOX/waiting" 2>/dev/null && break; sleep 0.05; done
+    assert_contains "$(cat "$SANDBOX/waiting")" "enrolled" "the waiting run's status"
+    local start=$(date +%s%N)
+    assert_contains "$(helper_request op=verify user=pgalice secret=$TEST_PIN)" "ok" "a verify meanwhile"
+    "$PINGATE" unlock pgalice >/dev/null || fail "unlock while a run waits"
+    local ms=$(( ($(date +%s%N) - start) / 1000000 ))
+    [ "$ms" -lt 1500 ] || fail "the verify and unlock took $ms ms: something waited for the run"
+    exec 7>&-
+    wait "$waiter"
+    assert_eq "enrolled kind=pin length=4 failures=0" "$(cat "$SANDBOX/waiting")" "the run, ended without a verify"
+}
+
 # conf= on the module line is for root callers; the helper takes no
 # options from a user, so the module must not pass it from a user-run locker.
 test_conf_on_the_module_line_does_not_break_a_user_run_locker() {

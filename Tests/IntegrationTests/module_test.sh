@@ -141,11 +141,70 @@ test_requests_carry_the_protocol_fields() {
     assert_eq 2 "$(requests)" "requests"
     # caller_pid is the harness's own pid: the process the helper judges.
     local pid; pid=$(sed -n 's/^caller_pid=//p' "$T/request.1")
-    assert_eq "$(printf 'pingate-verify/1\nop=status\nuser=%s\nservice=sudo\ntty=pts/7\ncaller_uid=%s\ncaller_pid=%s' "$me" "$(id -u)" "$pid")" \
+    assert_eq "$(printf 'pingate-verify/1\nop=status\nuser=%s\nservice=sudo\ntty=pts/7\ncaller_uid=%s\ncaller_pid=%s\nthen=verify' "$me" "$(id -u)" "$pid")" \
         "$(request 1)" "status request"
     assert_eq "$(printf 'pingate-verify/1\nop=verify\nuser=%s\nservice=sudo\ntty=pts/7\ncaller_uid=%s\ncaller_pid=%s\nnotice=1\nsecret=4821' "$me" "$(id -u)" "$pid")" \
         "$(request 2)" "verify request"
     case "$pid" in ''|*[!0-9]*) fail "caller_pid [$pid] is not a process id" ;; esac
+}
+
+# --- one helper run per sign-in (pingate_protocol.h, FOLLOW-UP) ----------------
+
+test_the_status_and_its_verify_share_one_helper_run() {
+    setup
+    pam_run $'4821\n'
+    assert_eq PAM_SUCCESS "$(result)" "result"
+    assert_eq 2 "$(requests)" "requests"
+    assert_eq 1 "$(wc -l < "$T/runs")" "helper starts"
+    assert_contains "$(cat "$T/fds.1")" "3" "the helper's descriptor 3 (the follow-up socket)"
+}
+
+test_a_wrong_pin_on_the_shared_run_counts_as_wrong() {
+    setup
+    echo "1 wrong failures=1 left=4" > "$T/verify"
+    pam_run $'1111\n'
+    assert_eq PAM_AUTH_ERR "$(result)" "result"
+    assert_eq 1 "$(wc -l < "$T/runs")" "helper starts"
+}
+
+# A PIN typed after the helper stopped waiting (it ends with exit 0 and no
+# second line) is verified in a new run, not lost.
+test_a_helper_that_stopped_waiting_gets_the_verify_in_a_new_run() {
+    setup
+    touch "$T/no-follow-up"
+    pam_run $'4821\n'
+    assert_eq PAM_SUCCESS "$(result)" "result"
+    assert_eq 2 "$(wc -l < "$T/runs")" "helper starts"
+}
+
+# No verify follows (the conversation failed, or a password was typed): the
+# run ends before the module returns, and no helper is left behind.
+test_a_run_no_verify_follows_ends_with_the_module() {
+    setup
+    pam_run ''
+    assert_eq PAM_CONV_ERR "$(result)" "result"
+    assert_eq 1 "$(requests)" "requests"
+    assert_eq "" "$(pgrep -f "$T/fake-helper" || true)" "helpers still running"
+}
+
+# A host that ignores SIGCHLD would have the kernel reap a helper left
+# running while it converses: then the status run ends, and the verify
+# gets its own, as before.
+test_a_host_that_ignores_sigchld_gets_two_runs() {
+    setup
+    out=$(printf '4821\n' | bash -c 'trap "" CHLD; exec "$@"' -- \
+        "$harness" --confdir "$T/pam.d" --service sudo --user "$me") && rc=0 || rc=$?
+    assert_eq PAM_SUCCESS "$(result)" "result (transcript: $out)"
+    assert_eq 2 "$(wc -l < "$T/runs")" "helper starts"
+}
+
+# The status said "enrolled" but the run ends with another exit: that
+# answer did not fit, so the verify gets no answer and never succeeds.
+test_an_enrolled_status_with_another_exit_fails_the_shared_run() {
+    setup
+    echo "4 enrolled kind=pin failures=0" > "$T/status"
+    pam_run $'4821\n'
+    assert_eq PAM_AUTHINFO_UNAVAIL "$(result)" "result"
 }
 
 test_conf_path_is_passed_to_the_helper() {
@@ -620,7 +679,11 @@ test_status_answers_that_do_not_fit_are_errors() {
         echo "$line" > "$T/status"
         pam_run $'1234\n'
         assert_eq PAM_AUTHINFO_UNAVAIL "$(result)" "result for [$line]"
-        assert_eq 0 "$(prompts)" "prompts for [$line]"
+        # A whole "enrolled" line keeps the run open for the verify, so its
+        # exit is known only when the run ends: the PIN may have been asked
+        # for, but the verify then fails closed (and see
+        # test_an_enrolled_status_with_another_exit_fails_the_shared_run).
+        [ "$line" = "4 enrolled kind=pin" ] || assert_eq 0 "$(prompts)" "prompts for [$line]"
     done
 }
 

@@ -61,6 +61,24 @@ struct ProtocolRoundTripTests {
         #expect(try parse(HelperRequest(operation: .status, user: "bob")).secret == nil)
     }
 
+    @Test("a status may ask for its verify to follow in the same run (then=verify)")
+    func followUp() throws {
+        var sent = HelperRequest(operation: .status, user: "alice")
+        sent.followUp = .verify
+        #expect(try parse(sent).followUp == .verify)
+        #expect(try parse(HelperRequest(operation: .status, user: "alice")).followUp == nil)
+    }
+
+    @Test("then= is refused on anything but a status, and with any value but verify",
+          arguments: ["op=verify\nuser=alice\nsecret=0427\nthen=verify", "op=status\nuser=alice\nthen=change",
+                      "op=status\nuser=alice\nthen=status", "op=status\nuser=alice\nthen=verify\nthen=verify"])
+    func badFollowUp(lines: String) {
+        let text = "pingate-verify/1\n\(lines)\n"
+        #expect(throws: HelperRequest.ParseError.self) {
+            try Array(text.utf8).withUnsafeBytes { try HelperRequest(parsing: $0) }
+        }
+    }
+
     static let verifyOutcomes: [VerifyOutcome] = [
         .ok,
         .wrong(failures: 1, attemptsLeft: 4, lockedSeconds: 0, disabled: false),

@@ -10,7 +10,9 @@
  * warm-up; the wall time runs from that start to the last worker's end.
  *
  * Exec mode (--exec PATH --stdin FILE): N times fork, exec PATH with FILE on
- * stdin and /dev/null on stdout, and wait — exec to exit of a helper.
+ * stdin and /dev/null on stdout, and wait — exec to exit of a helper. With
+ * --follow-up FILE2, FILE2 is on descriptor 3: the verify that follows a
+ * status asked with then=verify (pingate_protocol.h, FOLLOW-UP).
  *
  * Prints one line of key=value pairs (times in microseconds):
  *   n= ok= fail= median= p95= mean= min= max= wall_ms= per_s= cpu=
@@ -21,7 +23,7 @@
  * usage: pam_bench --confdir DIR --service NAME --user U[,U...] --secret S
  *                  [--iterations N] [--warmup W] [--parallel P] [--as-user]
  *                  [--raw FILE]
- *        pam_bench --exec PATH --stdin FILE [--iterations N] [--warmup W]
+ *        pam_bench --exec PATH --stdin FILE [--follow-up FILE2] [--iterations N] [--warmup W]
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -79,6 +81,8 @@ static int authenticate_once(const char *confdir, const char *service, const cha
 	return rc;
 }
 
+static const char *follow_up;
+
 static int exec_once(const char *path, const char *input)
 {
 	int status;
@@ -86,8 +90,11 @@ static int exec_once(const char *path, const char *input)
 
 	if (pid == 0) {
 		int in = open(input, O_RDONLY), out = open("/dev/null", O_WRONLY);
+		int next = follow_up != NULL ? open(follow_up, O_RDONLY) : -1;
 
 		if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
+			_exit(127);
+		if (follow_up != NULL && (next < 0 || dup2(next, 3) < 0))
 			_exit(127);
 		execl(path, path, (char *)NULL);
 		_exit(127);
@@ -128,6 +135,7 @@ int main(int argc, char **argv)
 		{ "as-user", no_argument, NULL, 'a' },
 		{ "exec", required_argument, NULL, 'e' },
 		{ "stdin", required_argument, NULL, 'i' },
+		{ "follow-up", required_argument, NULL, 'f' },
 		{ "raw", required_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -151,6 +159,7 @@ int main(int argc, char **argv)
 		case 'a': as_user = 1; break;
 		case 'e': exec_path = optarg; break;
 		case 'i': input = optarg; break;
+		case 'f': follow_up = optarg; break;
 		case 'r': raw = optarg; break;
 		default: return 2;
 		}

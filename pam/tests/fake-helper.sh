@@ -13,35 +13,53 @@
 #   request.N        written here: the Nth request, verbatim (with the secret)
 #   argv.N           written here: its arguments, one per line
 #   fds.N            written here: the descriptors it was started with
+#   runs             written here: one line per start of the script
+#   no-follow-up     if present, a status with then=verify ends the run
+#                    anyway (as a helper that stopped waiting does); else an
+#                    exit-0 answer to it is followed by the verify read from
+#                    descriptor 3 (pingate_protocol.h, FOLLOW-UP)
 PATH=/usr/bin:/bin
 dir=$(dirname "$0")
 
+echo run >> "$dir/runs"
 n=$(($(ls "$dir" | grep -c '^request\.') + 1))
 ls /proc/$$/fd > "$dir/fds.$n"
 cat > "$dir/request.$n"
 printf '%s\n' "$@" > "$dir/argv.$n"
 
-op=$(sed -n 's/^op=//p' "$dir/request.$n")
-case $op in status|verify) ;; *) echo "refused unknown op"; exit 7 ;; esac
-[ -f "$dir/$op" ] || { echo "error no script for $op"; exit 6; }
-k=$(grep -lx "op=$op" "$dir"/request.* | wc -l)
-line=$(sed -n "${k}p" "$dir/$op")
-[ -n "$line" ] || line=$(tail -n 1 "$dir/$op")
+# answer N: the scripted answer to request N; returns its exit status.
+answer() {
+	op=$(sed -n 's/^op=//p' "$dir/request.$1")
+	case $op in status|verify) ;; *) echo "refused unknown op"; return 7 ;; esac
+	[ -f "$dir/$op" ] || { echo "error no script for $op"; return 6; }
+	k=$(grep -lx "op=$op" "$dir"/request.* | wc -l)
+	line=$(sed -n "${k}p" "$dir/$op")
+	[ -n "$line" ] || line=$(tail -n 1 "$dir/$op")
+	case $line in
+	"sleep "*)
+		rest=${line#sleep }
+		sleep "${rest%% *}"
+		line=${rest#* }
+		;;
+	esac
+	case $line in
+	kill) kill -KILL $$ ;;
+	stop) kill -STOP $$; echo "ok"; return 0 ;;
+	*)
+		code=${line%% *}
+		text=${line#* }
+		[ "$text" = "(none)" ] || printf '%s\n' "$text"
+		return "$code"
+		;;
+	esac
+}
 
-case $line in
-"sleep "*)
-	rest=${line#sleep }
-	sleep "${rest%% *}"
-	line=${rest#* }
-	;;
-esac
-case $line in
-kill) kill -KILL $$ ;;
-stop) kill -STOP $$; echo "ok"; exit 0 ;;
-*)
-	code=${line%% *}
-	answer=${line#* }
-	[ "$answer" = "(none)" ] || printf '%s\n' "$answer"
-	exit "$code"
-	;;
-esac
+answer "$n"
+code=$?
+if [ "$code" = 0 ] && grep -qx "then=verify" "$dir/request.$n" && [ ! -e "$dir/no-follow-up" ]; then
+	cat <&3 > "$dir/request.$((n + 1))"
+	[ -s "$dir/request.$((n + 1))" ] || { rm -f "$dir/request.$((n + 1))"; exit 0; }
+	answer $((n + 1))
+	code=$?
+fi
+exit "$code"

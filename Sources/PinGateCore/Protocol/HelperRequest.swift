@@ -26,6 +26,9 @@ public struct HelperRequest: Sendable {
     /// conversation that shows messages, the owner's own CLI): hand it over
     /// with a success or a status, which spends it.
     public var wantsNotice = false
+    /// A status's `then=verify`: the caller may send the verify that follows
+    /// on PINGATE_FOLLOW_UP_FD, in the same run (pingate_protocol.h, FOLLOW-UP).
+    public var followUp: Operation?
     public var secret: SecretBytes?
     public var newKind: CredentialKind?
     public var newGridSize: Int?
@@ -82,7 +85,7 @@ public struct HelperRequest: Sendable {
             switch key {
             case "secret", "new":
                 secrets[key] = SecretBytes(copying: value)
-            case "op", "user", "service", "tty", "rhost", "new_kind", "new_grid", "caller_uid", "caller_pid", "allow_remote", "notice":
+            case "op", "user", "service", "tty", "rhost", "new_kind", "new_grid", "caller_uid", "caller_pid", "allow_remote", "notice", "then":
                 guard let text = String(validating: value, as: UTF8.self) else {
                     throw ParseError(description: "the value of '\(key)' is not UTF-8")
                 }
@@ -115,6 +118,12 @@ public struct HelperRequest: Sendable {
         if let text = fields["notice"] {
             guard text == "1" else { throw ParseError(description: "notice must be 1") }
             wantsNotice = true
+        }
+        if let text = fields["then"] {
+            guard operation == .status, text == Operation.verify.rawValue else {
+                throw ParseError(description: "then=verify is for a status only")
+            }
+            followUp = .verify
         }
         secret = secrets["secret"]
         newSecret = secrets["new"]
@@ -152,6 +161,7 @@ extension HelperRequest {
         if let callerPID { text.append(("caller_pid", String(callerPID))) }
         if allowRemote { text.append(("allow_remote", "1")) }
         if wantsNotice { text.append(("notice", "1")) }
+        if let followUp { text.append(("then", followUp.rawValue)) }
         if let newKind { text.append(("new_kind", newKind.description)) }
         if let newGridSize { text.append(("new_grid", String(newGridSize))) }
         let secrets = [("secret", secret), ("new", newSecret)].compactMap { key, value in value.map { (key, $0) } }
