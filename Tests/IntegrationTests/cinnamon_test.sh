@@ -89,25 +89,53 @@ test_cinnamon_asks_for_the_pin_and_the_right_pin_unlocks() {
     assert_never_followed "$TEST_PIN"
 }
 
+# A wrong PIN ends the try (auth_err=die): Cinnamon clears every info line
+# as soon as its entry takes keys again, so its own failure line, "Incorrect
+# password", is what says the PIN was wrong; it asks afresh, and the right
+# PIN unlocks.
 test_cinnamon_after_a_wrong_pin_the_right_pin_unlocks() {
     need_cli; fresh_screensaver
     lock_and_wake
     shot cinnamon-before
     type_and_enter 1397
-    wait_question "PIN or password: " || fail "no second question: $(questions | tr '\n' '|')"
+    wait_question "PIN: " 2 || fail "no second question: $(questions | tr '\n' '|')"
     assert_eq "Wrong PIN — 4 attempts left" "$(infos)" "the info line"
+    assert_eq 1 "$(seen CS_PAM_AUTH_FAILURE)" "failures the helper reported"
     shot cinnamon-wrong-pin
     assert_eq 1 "$(record_failures pgalice)" "failures after the wrong PIN"
     local start; start=$(date +%s%N)
     type_and_enter "$TEST_PIN"
     local ms; ms=$(wait_unlocked "$start")
-    echo "    unlocked ${ms} ms after Return (the right PIN at \"PIN or password: \")"
+    echo "    unlocked ${ms} ms after Return (the right PIN at the next \"PIN\")"
     assert_eq 0 "$(record_failures pgalice)" "failures after the right PIN"
+    assert_never_followed 1397
     assert_never_followed "$TEST_PIN"
     # The dialog closes as PAM succeeds: a notice of the wrong PIN shown then
     # would never be read, so it waits for a sign-in that shows it (nonotice).
     assert_not_contains "$(infos)" "failed PIN attempt" "what the dialog showed"
     assert_eq 1 "$(unseen_failures pgalice)" "failed attempts not yet told"
+}
+
+# The issue's case (issue 20 §3): two different wrong PINs, then the right
+# one. Each ends its try, and no PIN ever reaches the password modules:
+# pam_unix never asks while a PIN is offered.
+test_cinnamon_after_two_wrong_pins_the_right_pin_unlocks() {
+    need_cli; fresh_screensaver
+    lock_and_wake
+    type_and_enter 1397
+    wait_question "" 2 || fail "no second question: $(questions | tr '\n' '|')"
+    type_and_enter 1398
+    wait_question "" 3 || fail "no third question: $(questions | tr '\n' '|')"
+    type_and_enter "$TEST_PIN"
+    wait_for "CS_PAM_AUTH_SUCCESS" || wait_question "" 4
+    assert_never_followed 1397
+    assert_never_followed 1398
+    assert_never_followed "$TEST_PIN"
+    wait_unlocked "$(date +%s%N)" > /dev/null
+    assert_eq "PIN: |PIN: |PIN: |" "$(questions | tr '\n' '|')" "the questions (each shown as \"PIN\")"
+    assert_eq 2 "$(seen CS_PAM_AUTH_FAILURE)" "failures the helper reported"
+    assert_eq 0 "$(record_failures pgalice)" "failures after the right PIN"
+    assert_eq 2 "$(unseen_failures pgalice)" "failed attempts not yet told"
 }
 
 test_cinnamon_the_password_unlocks_and_is_not_counted() {
@@ -125,7 +153,7 @@ test_cinnamon_wrong_pin_then_the_password_unlocks() {
     need_cli; fresh_screensaver
     lock_and_wake
     type_and_enter 1397
-    wait_question "PIN or password: " || fail "no second question: $(questions | tr '\n' '|')"
+    wait_question "" 2 || fail "no second question: $(questions | tr '\n' '|')"
     type_and_enter "$TEST_PASSWORD"
     wait_unlocked "$(date +%s%N)" > /dev/null
     assert_eq 1 "$(record_failures pgalice)" "failures"

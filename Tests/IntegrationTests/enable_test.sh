@@ -207,8 +207,10 @@ test_plain_debian_stacks_still_enable_without_a_warning() {
     for stack in sudo login; do
         assert_eq "auth       sufficient pam_pingate.so" "$(grep -B1 '^@include common-auth' "$STAGE/etc/pam.d/$stack" | head -1)" "$stack"
     done
-    # GNOME's lock screen keeps one field for every question (gnome_test.sh).
-    assert_eq "auth       sufficient pam_pingate.so retries=2 again_or_password" \
+    # GNOME's lock screen keeps one field for every question: the second
+    # wrong PIN ends the try, so pam_unix never asks while a PIN is offered
+    # (gnome_test.sh).
+    assert_eq "auth       [success=done new_authtok_reqd=done auth_err=die default=ignore] pam_pingate.so retries=2 again_or_password" \
         "$(grep -B1 '^@include common-auth' "$STAGE/etc/pam.d/gdm-password" | head -1)" "gdm-password"
 }
 
@@ -344,9 +346,16 @@ test_doctor_reports_each_installed_lock_screen() {
     install_here --enable locker kde
     assert_contains "$(/usr/sbin/pingate doctor 2>&1)" "ok      KDE Plasma lock screen: a PIN is offered (service kde)" "doctor after --enable locker kde"
     line=$(grep -n 'pam_pingate.so' "$file" | cut -d: -f1)
+    local needed="auth [success=done new_authtok_reqd=done auth_err=die default=ignore] pam_pingate.so retries=2 again_or_password nonotice"
+    assert_eq "$needed" "auth $(sed -n "${line}p" "$file" | tr -s ' ' | cut -d' ' -f2-)" "the line --enable wrote"
+    # The line an older install.sh wrote: after two wrong PINs pam_unix asked,
+    # and took the next PIN as a password.
+    sed -i 's/\[success=done[^]]*\]/sufficient/' "$file"
+    out="$(/usr/sbin/pingate doctor 2>&1)" || true
+    assert_contains "$out" "PROBLEM MATE lock screen: the pam_pingate.so line at $file:$line is not the one this screen needs (it shows PAM's questions its own way): $needed" "doctor on the older sufficient line"
     sed -i 's/ retries=2 again_or_password nonotice$//' "$file"
     out="$(/usr/sbin/pingate doctor 2>&1)" || true
-    assert_contains "$out" "PROBLEM MATE lock screen: the pam_pingate.so line at $file:$line is not the one this screen needs (it shows PAM's questions its own way): auth sufficient pam_pingate.so retries=2 again_or_password nonotice" "doctor on a line without the options"
+    assert_contains "$out" "PROBLEM MATE lock screen: the pam_pingate.so line at $file:$line is not the one this screen needs (it shows PAM's questions its own way): $needed" "doctor on a line without the options"
     printf 'services = sudo\n' >> /etc/pingate/pingate.conf
     out="$(/usr/sbin/pingate doctor 2>&1)" || true
     assert_contains "$out" "PROBLEM MATE lock screen: pam_pingate.so is in the stack of mate-screensaver, but pingate.conf's services do not name it" "doctor with services = sudo"

@@ -112,21 +112,48 @@ test_mate_wrong_pin_then_the_password_unlocks() {
     assert_never_followed "$TEST_PIN"
 }
 
-# Two different wrong PINs both count (retries=2); the module has asked all
-# it may, and pam_unix asks next: the label says "Password:", and the
-# password typed there unlocks.
-test_mate_after_two_wrong_pins_pam_unix_asks_and_the_password_unlocks() {
+# The issue's case (issue 20 §3): two different wrong PINs, then the right
+# one. Both count; the second ends the try (retries=2, auth_err=die), MATE
+# says "Authentication failed." and asks afresh, where the PIN unlocks. No
+# PIN ever reaches the password modules: pam_unix never asks while a PIN is
+# offered.
+test_mate_after_two_wrong_pins_the_right_pin_unlocks() {
     need_cli; fresh_screensaver
     lock_and_wake
     type_and_enter 1397
     wait_question "PIN or password: " || fail "no second question: $(questions | tr '\n' '|')"
     type_and_enter 1398
-    wait_question "Password:" || fail "no password question: $(questions | tr '\n' '|')"
-    assert_eq "PIN: |PIN or password: |Password:|" "$(questions | tr '\n' '|')" "the dialog's labels"
-    assert_eq 2 "$(record_failures pgalice)" "failures"
+    wait_question "" 3 || fail "no third question: $(questions | tr '\n' '|')"
+    shot mate-two-wrong-pins
+    local verdicts; verdicts=$(seen "Verify user returned:")
+    type_and_enter "$TEST_PIN"
+    wait_for "Verify user returned:" $((verdicts + 1)) || fail "no verdict on the right PIN: $(questions | tr '\n' '|')"
+    assert_never_followed 1397
+    assert_never_followed 1398
+    assert_never_followed "$TEST_PIN"
+    wait_unlocked "$(date +%s%N)" > /dev/null
+    assert_eq "PIN: |PIN or password: |PIN: |" "$(questions | tr '\n' '|')" "the dialog's labels"
+    assert_eq "'Wrong PIN — 4 attempts left'|'Wrong PIN — 3 attempts left'|" "$(messages | tr '\n' '|')" "the dialog's messages"
+    assert_contains "$(trace)" "Verify user returned error: Authentication failed." "the trace"
+    assert_eq 0 "$(record_failures pgalice)" "failures after the right PIN"
+    assert_eq 2 "$(unseen_failures pgalice)" "failed attempts not yet told"
+}
+
+# After two wrong PINs the password typed at the next question unlocks, and
+# only the two PINs count.
+test_mate_after_two_wrong_pins_the_password_unlocks() {
+    need_cli; fresh_screensaver
+    lock_and_wake
+    type_and_enter 1397
+    wait_question "PIN or password: " || fail "no second question: $(questions | tr '\n' '|')"
+    type_and_enter 1398
+    wait_question "" 3 || fail "no third question: $(questions | tr '\n' '|')"
     type_and_enter "$TEST_PASSWORD"
     wait_unlocked "$(date +%s%N)" > /dev/null
+    assert_eq "PIN: |PIN or password: |PIN: |" "$(questions | tr '\n' '|')" "the dialog's labels"
     assert_eq 2 "$(record_failures pgalice)" "failures after the password"
+    assert_never_followed 1397
+    assert_never_followed 1398
 }
 
 run_tests
