@@ -9,13 +9,14 @@
 # PinGate's line of what goes on to pam_unix.
 #
 # What the person sees: the entry's placeholder is the PAM question with its
-# colons removed ("PIN"), except that any question containing "password:"
-# becomes "Please enter your password..." (unlock.py,
-# on_authentication_prompt_changed) — so after a wrong PIN the question
-# "PIN or password: " shows as that, and the right PIN typed there unlocks.
-# An info line ("Wrong PIN — 4 attempts left") is cleared as soon as the
-# entry is usable again (set_busy(False)), so it is in the trace, never on
-# the screen for long.
+# colons removed, except that any question containing "password:" becomes
+# "Please enter your password..." (unlock.py, on_authentication_prompt_changed):
+# the module's question has no colon, so the placeholder says "PIN or
+# password". An info line ("Wrong PIN — 4 attempts left") is cleared as soon
+# as the entry is usable again (set_busy(False)), so it is in the trace,
+# never on the screen for long; a wrong PIN therefore ends the try, and
+# Cinnamon's own failure line, "Incorrect password", stays until the next
+# answer.
 #
 # Outside a Cinnamon desktop, Debian 12's cinnamon-screensaver 5.6 needs
 # what the desktop brings and its package does not: the typelibs Cvc
@@ -80,7 +81,7 @@ infos() { trace | grep -F "CS_PAM_AUTH_SET_INFO_" | sed "s/.*CS_PAM_AUTH_SET_INF
 test_cinnamon_asks_for_the_pin_and_the_right_pin_unlocks() {
     need_cli; fresh_screensaver
     lock_and_wake
-    assert_eq "PIN: " "$(questions)" "the question (the placeholder shows \"PIN\")"
+    assert_eq "PIN or password" "$(questions)" "the question (the placeholder)"
     local start; start=$(date +%s%N)
     type_and_enter "$TEST_PIN"
     local ms; ms=$(wait_unlocked "$start")
@@ -98,7 +99,7 @@ test_cinnamon_after_a_wrong_pin_the_right_pin_unlocks() {
     lock_and_wake
     shot cinnamon-before
     type_and_enter 1397
-    wait_question "PIN: " 2 || fail "no second question: $(questions | tr '\n' '|')"
+    wait_question "PIN or password" 2 || fail "no second question: $(questions | tr '\n' '|')"
     assert_eq "Wrong PIN — 4 attempts left" "$(infos)" "the info line"
     assert_eq 1 "$(seen CS_PAM_AUTH_FAILURE)" "failures the helper reported"
     shot cinnamon-wrong-pin
@@ -106,7 +107,7 @@ test_cinnamon_after_a_wrong_pin_the_right_pin_unlocks() {
     local start; start=$(date +%s%N)
     type_and_enter "$TEST_PIN"
     local ms; ms=$(wait_unlocked "$start")
-    echo "    unlocked ${ms} ms after Return (the right PIN at the next \"PIN\")"
+    echo "    unlocked ${ms} ms after Return (the right PIN at the next \"PIN or password\")"
     assert_eq 0 "$(record_failures pgalice)" "failures after the right PIN"
     assert_never_followed 1397
     assert_never_followed "$TEST_PIN"
@@ -132,7 +133,7 @@ test_cinnamon_after_two_wrong_pins_the_right_pin_unlocks() {
     assert_never_followed 1398
     assert_never_followed "$TEST_PIN"
     wait_unlocked "$(date +%s%N)" > /dev/null
-    assert_eq "PIN: |PIN: |PIN: |" "$(questions | tr '\n' '|')" "the questions (each shown as \"PIN\")"
+    assert_eq "PIN or password|PIN or password|PIN or password|" "$(questions | tr '\n' '|')" "the questions (the placeholder)"
     assert_eq 2 "$(seen CS_PAM_AUTH_FAILURE)" "failures the helper reported"
     assert_eq 0 "$(record_failures pgalice)" "failures after the right PIN"
     assert_eq 2 "$(unseen_failures pgalice)" "failed attempts not yet told"

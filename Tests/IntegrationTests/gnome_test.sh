@@ -77,7 +77,7 @@ test_gnome_unlock_asks_for_the_pin_and_the_right_pin_unlocks() {
     unlock "$TEST_PIN"$'\n'
     echo "    unlocked in $(ms_since "$start") ms"
     assert_eq "RESULT unlocked" "$(tail -n 1 <<< "$out")" "result (transcript: $out)"
-    assert_eq "PIN|" "$(hints)" "the entry's hints"
+    assert_eq "PIN or password|" "$(hints)" "the entry's hints"
     assert_eq 0 "$(record_failures pgalice)" "failures"
     assert_never_followed "$TEST_PIN"
 }
@@ -86,8 +86,8 @@ test_gnome_unlock_after_a_wrong_pin_the_right_pin_unlocks() {
     need_cli; fresh; signed_in
     unlock $'1397\n'"$TEST_PIN"$'\n'
     assert_eq "RESULT unlocked" "$(tail -n 1 <<< "$out")" "result (transcript: $out)"
-    assert_eq "PIN|PIN or password|" "$(hints)" "the entry's hints"
-    assert_contains "$out" $'HINT PIN\nINFO Wrong PIN — 4 attempts left\nHINT PIN or password' "the transcript"
+    assert_eq "PIN or password|PIN or password|" "$(hints)" "the entry's hints"
+    assert_contains "$out" $'HINT PIN or password\nINFO Wrong PIN — 4 attempts left\nHINT PIN or password' "the transcript"
     assert_not_contains "$out" "ERROR" "the transcript"
     assert_eq 0 "$(record_failures pgalice)" "failures after the right PIN"
     assert_never_followed "$TEST_PIN"
@@ -104,8 +104,8 @@ test_gnome_unlock_after_two_wrong_pins_the_right_pin_unlocks() {
     assert_never_followed 1398
     assert_never_followed "$TEST_PIN"
     assert_eq "RESULT unlocked" "$(tail -n 1 <<< "$out")" "result (transcript: $out)"
-    assert_eq "PIN|PIN or password|PIN|" "$(hints)" "the entry's hints"
-    assert_contains "$out" $'HINT PIN or password\nINFO Wrong PIN — 3 attempts left\nERROR Sorry, password authentication didn’t work. Please try again.\nHINT PIN' "the transcript"
+    assert_eq "PIN or password|PIN or password|PIN or password|" "$(hints)" "the entry's hints"
+    assert_contains "$out" $'HINT PIN or password\nINFO Wrong PIN — 3 attempts left\nERROR Sorry, password authentication didn’t work. Please try again.\nHINT PIN or password' "the transcript"
     assert_eq 0 "$(record_failures pgalice)" "failures after the right PIN"
 }
 
@@ -115,7 +115,7 @@ test_gnome_unlock_after_two_wrong_pins_the_password_unlocks() {
     need_cli; fresh; signed_in
     unlock $'1397\n1398\n'"$TEST_PASSWORD"$'\n'
     assert_eq "RESULT unlocked" "$(tail -n 1 <<< "$out")" "result (transcript: $out)"
-    assert_eq "PIN|PIN or password|PIN|" "$(hints)" "the entry's hints"
+    assert_eq "PIN or password|PIN or password|PIN or password|" "$(hints)" "the entry's hints"
     assert_eq 2 "$(record_failures pgalice)" "failures"
     assert_never_followed 1397
     assert_never_followed 1398
@@ -130,7 +130,7 @@ test_gnome_unlock_when_the_pin_locks_the_password_unlocks() {
     for pin in 2468 3579 1470; do "$PINGATE" verify pgalice --stdin <<< "$pin" > /dev/null 2>&1 || true; done
     unlock $'1397\n1398\n'"$TEST_PASSWORD"$'\n'
     assert_eq "RESULT unlocked" "$(tail -n 1 <<< "$out")" "result (transcript: $out)"
-    assert_eq "PIN|PIN or password|Password|" "$(hints)" "the entry's hints"
+    assert_eq "PIN or password|PIN or password|Password|" "$(hints)" "the entry's hints"
     assert_contains "$out" $'INFO PIN locked for 1 minute after 5 failed attempts — use your password\nHINT Password' "the transcript"
     assert_eq 5 "$(record_failures pgalice)" "failures"
     assert_never_followed 1397
@@ -153,7 +153,7 @@ test_gnome_unlock_the_password_unlocks_and_is_not_counted() {
     need_cli; fresh; signed_in
     unlock "$TEST_PASSWORD"$'\n'
     assert_eq "RESULT unlocked" "$(tail -n 1 <<< "$out")" "result (transcript: $out)"
-    assert_eq "PIN|" "$(hints)" "the entry's hints"
+    assert_eq "PIN or password|" "$(hints)" "the entry's hints"
     assert_eq 0 "$(record_failures pgalice)" "failures"
     grep -qxF "$TEST_PASSWORD" "$AUTHTOK_LOG" || fail "the password did not reach pam_unix: [$(cat "$AUTHTOK_LOG")]"
 }
