@@ -63,25 +63,25 @@ public struct PAMClient: Equatable, Sendable {
     ///   for every question (GNOME shows the question only as the field's
     ///   hint, Cinnamon as its placeholder, KDE not at all), so whatever is
     ///   asked, a person types the PIN. No PIN may reach pam_unix, so pam_unix
-    ///   must never ask while a PIN is offered: `again_or_password` takes the
-    ///   password at PinGate's own questions (it is handed on as PAM_AUTHTOK
-    ///   and pam_unix takes it without asking), and `wrongPINEndsTheTry` ends
-    ///   the conversation when the module has asked all it may. With
-    ///   `sufficient`, the second wrong PIN went on to pam_unix, which asked
-    ///   "Password" — and the right PIN typed there was a wrong password,
-    ///   counted by pam_faillock where it runs. Each of these programs
-    ///   then says the try failed and asks afresh (kde_test.sh, mate_test.sh,
-    ///   cinnamon_test.sh, gnome_test.sh: two wrong PINs, then the right one).
+    ///   must never ask while a PIN is offered: `again_or_password` asks
+    ///   "PIN or password" and takes the password at PinGate's own questions
+    ///   (it is handed on as PAM_AUTHTOK and pam_unix takes it without
+    ///   asking), and `wrongPINEndsTheTry` ends the conversation when the
+    ///   module has asked all it may. With `sufficient`, the second wrong PIN
+    ///   went on to pam_unix, which asked "Password" — and the right PIN
+    ///   typed there was a wrong password, counted by pam_faillock where it
+    ///   runs. Each of these programs then says the try failed and asks
+    ///   afresh (mate_test.sh, cinnamon_test.sh, gnome_test.sh: two wrong
+    ///   PINs, then the right one; kde_test.sh).
     /// - How many PINs one try takes is what each shows best. MATE and GNOME
     ///   show "Wrong PIN — N attempts left" next to the question, so
     ///   `retries=2` asks "PIN or password" after a wrong PIN in the same try;
     ///   the second wrong PIN ends it. KDE's greeter clears its field only
     ///   when a try fails (a second question would find the wrong PIN's dots
     ///   still there), and Cinnamon clears every info line as soon as its
-    ///   field takes keys again and shows a question with "password:" as its
-    ///   own "Please enter your password...": there a wrong PIN ends the try at
-    ///   once, and the failure the program shows ("Unlocking failed",
-    ///   "Incorrect password") is the one sign the person sees of it.
+    ///   field takes keys again: there a wrong PIN ends the try at once, and
+    ///   the failure the program shows ("Unlocking failed", "Incorrect
+    ///   password") is the one sign the person sees of it.
     ///   gdm-password is GNOME's lock screen as well as its login.
     /// - KDE's field never shows the question: `announce` puts "Type your PIN,
     ///   or your password" above it.
