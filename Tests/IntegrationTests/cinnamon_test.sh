@@ -139,6 +139,33 @@ test_cinnamon_after_two_wrong_pins_the_right_pin_unlocks() {
     assert_eq 2 "$(unseen_failures pgalice)" "failed attempts not yet told"
 }
 
+# auth_err=die never leaves the person stuck: the fifth wrong PIN locks the
+# PIN and ends the try; the next asks nothing of PinGate, and pam_unix's
+# question (Cinnamon's "Please enter your password...") takes the password.
+# Cinnamon's helper gives up after five failed tries and the dialog closes;
+# a click brings a new one, as after any other five failures.
+test_cinnamon_when_the_pin_locks_the_password_unlocks() {
+    need_cli; fresh_screensaver
+    lock_and_wake
+    local pin n=1
+    for pin in 1397 2468 3579 1470 2581; do
+        type_and_enter "$pin"
+        n=$((n + 1))
+        [ "$n" -le 5 ] && { wait_question "" "$n" || fail "no question $n: $(questions | tr '\n' '|')"; }
+    done
+    wait_for "CS_PAM_AUTH_CANCELLED" || wait_question "Password:" || fail "neither a new question nor the end of the dialog: $(questions | tr '\n' '|')"
+    if [ "$(seen "${PROMPT_TRACE}Password:")" = 0 ]; then
+        echo "    the dialog closed after five failed tries; a click brings the password question"
+        sleep 1; xdotool mousemove 120 120 click 1
+        wait_question "Password:" || fail "no password question after a click: $(questions | tr '\n' '|')"
+    fi
+    assert_eq 5 "$(record_failures pgalice)" "failures"
+    assert_contains "$(infos)" "PIN locked for 1 minute after 5 failed attempts — use your password" "the info lines"
+    type_and_enter "$TEST_PASSWORD"
+    wait_unlocked "$(date +%s%N)" > /dev/null
+    for pin in 1397 2468 3579 1470 2581; do assert_never_followed "$pin"; done
+}
+
 test_cinnamon_the_password_unlocks_and_is_not_counted() {
     need_cli; fresh_screensaver
     lock_and_wake

@@ -155,4 +155,26 @@ test_mate_after_two_wrong_pins_the_password_unlocks() {
     assert_never_followed 1398
 }
 
+# auth_err=die never leaves the person stuck: the fifth wrong PIN (the
+# first of the third try) locks the PIN and ends the try; the next asks
+# nothing of PinGate, says why, and pam_unix's "Password:" takes the password.
+test_mate_when_the_pin_locks_the_password_unlocks() {
+    need_cli; fresh_screensaver
+    lock_and_wake
+    local pin n=1
+    for pin in 1397 2468 3579 1470 2581; do
+        type_and_enter "$pin"
+        n=$((n + 1))
+        [ "$n" -le 5 ] && { wait_question "" "$n" || fail "no question $n: $(questions | tr '\n' '|')"; }
+    done
+    wait_question "Password:" || fail "no password question: $(questions | tr '\n' '|')"
+    assert_eq "PIN or password|PIN or password|PIN or password|PIN or password|PIN or password|Password:|" \
+        "$(questions | tr '\n' '|')" "the dialog's labels"
+    assert_contains "$(messages)" "'PIN locked for 1 minute after 5 failed attempts — use your password'" "the dialog's messages"
+    assert_eq 5 "$(record_failures pgalice)" "failures"
+    type_and_enter "$TEST_PASSWORD"
+    wait_unlocked "$(date +%s%N)" > /dev/null
+    for pin in 1397 2468 3579 1470 2581; do assert_never_followed "$pin"; done
+}
+
 run_tests
