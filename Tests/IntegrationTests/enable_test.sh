@@ -271,6 +271,28 @@ test_enable_over_an_older_locker_block_says_how_to_replace_it() {
     assert_eq "auth include login" "$(cat "$STAGE/etc/pam.d/swaylock")" "swaylock after --disable"
 }
 
+# MATE's line from before a wrong PIN ended the try there: --enable leaves it
+# (the admin may have edited it) and says how to replace it; --disable and
+# --enable write the line of today.
+test_enable_over_an_older_line_says_how_to_replace_it() {
+    stage_root
+    stage_stack mate-screensaver \
+        "# Added by PinGate's install.sh --enable; install.sh --disable or --uninstall removes it." \
+        "auth       sufficient pam_pingate.so retries=2 again_or_password nonotice" \
+        "@include common-auth"
+    install_staged --enable locker mate-screensaver
+    assert_eq 0 "$rc" "exit status (output: $out)"
+    assert_contains "$out" "warning: /etc/pam.d/mate-screensaver has the PinGate line an older install.sh wrote, not the one it needs now (auth       [success=done new_authtok_reqd=done auth_err=die default=ignore] pam_pingate.so retries=2 again_or_password nonotice). Run --disable mate-screensaver, then --enable mate-screensaver again."
+    install_staged --disable locker mate-screensaver
+    install_staged --enable locker mate-screensaver
+    assert_eq 0 "$rc" "exit status (output: $out)"
+    assert_not_contains "$out" "warning" "install.sh output"
+    assert_eq "auth       [success=done new_authtok_reqd=done auth_err=die default=ignore] pam_pingate.so retries=2 again_or_password nonotice" \
+        "$(grep pam_pingate "$STAGE/etc/pam.d/mate-screensaver")" "the line"
+    install_staged --enable locker mate-screensaver
+    assert_not_contains "$out" "warning" "install.sh output, run again"
+}
+
 test_a_password_at_swaylock_passes_every_module_of_the_stack_with_one_prompt() {
     install_here
     add_user pgenable "$TEST_PASSWORD"
