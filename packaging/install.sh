@@ -478,6 +478,15 @@ enable_service() {
         if grep -qxF "$OLD_LOCKER_UNIX_LINE" "$file"; then
             echo "warning: /etc/pam.d/$service has the pam_unix line an older install.sh added: a password there skips the rest of the stack, and nullok lets an empty password in. Run --disable $service, then --enable $service again." >&2
         fi
+        # Our own lines, but not the one this client needs now (the
+        # `sufficient` line of MATE, Cinnamon and GNOME before their line
+        # ended the try on a wrong PIN): it is not rewritten behind the
+        # admin's back, but said.
+        local wanted
+        wanted="$(sed -n 's/^enable_line = //p' <<< "$facts")"
+        if [ -n "$wanted" ] && grep -qxF "$MARKER" "$file" && ! grep -qxF -- "$wanted" "$file"; then
+            echo "warning: /etc/pam.d/$service has the PinGate line an older install.sh wrote, not the one it needs now ($wanted). Run --disable $service, then --enable $service again." >&2
+        fi
         return
     fi
     # pingate.conf has one reader, the helper's (the CLI shares it): ask it.

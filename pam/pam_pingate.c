@@ -248,6 +248,14 @@ static int copy_authtok(pam_handle_t *pamh, char **secret)
 	return *secret != NULL ? PAM_SUCCESS : PAM_BUF_ERR;
 }
 
+/* The question unless `prompt=` gives one (see pingate_protocol.h). */
+static const char *default_prompt(const struct pingate_options *opts, enum pingate_kind kind)
+{
+	if (opts->again_or_password)
+		return is_pattern(kind) ? _(pingate_field_pattern_or_password) : _(pingate_field_pin_or_password);
+	return is_pattern(kind) ? _(pingate_prompt_pattern) : _(pingate_prompt_pin);
+}
+
 static int get_secret(pam_handle_t *pamh, int flags, const struct pingate_options *opts,
 		const struct pingate_answer *status, unsigned attempt, char **secret)
 {
@@ -264,7 +272,7 @@ static int get_secret(pam_handle_t *pamh, int flags, const struct pingate_option
 	if (is_pattern(status->kind))
 		show_legend(pamh, flags, opts, status->grid);
 	if (prompt == NULL)
-		prompt = is_pattern(status->kind) ? _(pingate_prompt_pattern) : _(pingate_prompt_pin);
+		prompt = default_prompt(opts, status->kind);
 	return prompt_secret(pamh, prompt, secret);
 }
 
@@ -346,18 +354,16 @@ static bool could_be_credential(const char *text, enum pingate_kind kind);
 
 /*
  * again_or_password, for lock screens that keep one field for every
- * question (KDE's says "Password" whatever is asked): the question after a
- * wrong PIN is "PIN or password: ", and at every question an answer that
- * cannot be a credential of the user's kind is the password — stored as
- * PAM_AUTHTOK for the next module (*password set), not sent to the helper.
- * A PIN-shaped answer is verified here and never becomes PAM_AUTHTOK.
+ * question (KDE's says "Password" whatever is asked): every question is
+ * "PIN or password", and an answer that cannot be a credential of the
+ * user's kind is the password — stored as PAM_AUTHTOK for the next module
+ * (*password set), not sent to the helper. A PIN-shaped answer is verified
+ * here and never becomes PAM_AUTHTOK.
  */
 static int ask_with_password_aside(pam_handle_t *pamh, int flags, const struct pingate_options *opts,
 		const struct pingate_answer *status, unsigned attempt, char **secret, bool *password)
 {
-	int rc = attempt > 0 ?
-		prompt_secret(pamh, opts->prompt != NULL ? opts->prompt : _(pingate_prompt_pin_or_password), secret) :
-		get_secret(pamh, flags, opts, status, attempt, secret);
+	int rc = get_secret(pamh, flags, opts, status, attempt, secret);
 
 	*password = rc == PAM_SUCCESS && !could_be_credential(*secret, status->kind);
 	if (*password)

@@ -46,7 +46,7 @@ struct pingate_options {
 	bool debug;
 	bool forward_pass;
 	bool nonotice;              /* the client drops info lines: keep the notice for later */
-	bool again_or_password;     /* after a wrong PIN, ask "PIN or password" */
+	bool again_or_password;     /* ask "PIN or password"; a non-PIN answer is the password */
 	bool announce;              /* the client hides prompt texts: say a PIN is asked */
 	const char *prompt;         /* NULL: PINGATE_PROMPT_PIN or _PATTERN */
 	const char *helper;

@@ -149,6 +149,15 @@ static const char *const pingate_prompt_pin = PINGATE_TEXT("PIN: ");
 static const char *const pingate_prompt_pattern = PINGATE_TEXT("Pattern: ");
 static const char *const pingate_prompt_pin_or_password = PINGATE_TEXT("PIN or password: ");
 /*
+ * The module option `again_or_password` (lock screens with one field for
+ * every question): each question takes the PIN or the password, and says
+ * so. No colon: GNOME and Cinnamon drop it anyway (the question is the
+ * field's hint or placeholder), and Cinnamon shows any question with
+ * "password:" in it as its own "Please enter your password...".
+ */
+static const char *const pingate_field_pin_or_password = PINGATE_TEXT("PIN or password");
+static const char *const pingate_field_pattern_or_password = PINGATE_TEXT("Pattern or password");
+/*
  * The module option `announce`: an info line before the first question, for
  * clients that show info lines but not a secret prompt's text (KDE's lock
  * screen labels its one field "Password" whatever is asked).

@@ -29,24 +29,39 @@ enable_like_install_sh() {
     done
 }
 
-# log_what_follows_pingate SERVICE: after PinGate's line of /etc/pam.d/SERVICE,
-# pam/tests/pam_test_authtok.so log= appends PAM_AUTHTOK — what the next
-# modules (pam_unix, pam_gnome_keyring) take as the password — to
-# AUTHTOK_LOG ($SANDBOX/authtok.log), one line each. It asks nothing (unlike
-# pam_exec's expose_authtok, which prompts when the item is empty), returns
-# PAM_IGNORE, and runs as whoever runs PAM (a locker's user): the log is
-# writable by all.
+# log_what_follows_pingate SERVICE: what the password modules of
+# /etc/pam.d/SERVICE are given, by pam/tests/pam_test_authtok.so log=, one
+# line each. AUTHTOK_LOG ($SANDBOX/authtok.log): PAM_AUTHTOK as PinGate's
+# line left it, what pam_unix and pam_gnome_keyring take without asking.
+# UNIX_AUTHTOK_LOG: PAM_AUTHTOK after pam_unix failed, as it read it — a
+# person's answer to pam_unix's own "Password:" question, logged by a line
+# right after pam_unix in this sandbox's common-auth (pam_unix's success
+# jumps one line further, over it as over pam_deny). The logger asks nothing
+# (unlike pam_exec's expose_authtok, which prompts when the item is empty),
+# returns PAM_IGNORE, and runs as whoever runs PAM (a locker's user): the
+# logs are writable by all.
 log_what_follows_pingate() {
-    local service=$1
+    local service=$1 logger
     AUTHTOK_LOG="$SANDBOX/authtok.log"
+    UNIX_AUTHTOK_LOG="$SANDBOX/authtok-unix.log"
     : > "$AUTHTOK_LOG"; chmod 666 "$AUTHTOK_LOG"
     sed -i "/pam_pingate\.so/a auth optional $AUTHTOK_MODULE log=$AUTHTOK_LOG" "/etc/pam.d/$service"
     grep -q "pam_test_authtok.so log=" "/etc/pam.d/$service" || { echo "no PinGate line in /etc/pam.d/$service" >&2; return 1; }
+    logger="auth optional $AUTHTOK_MODULE log=$UNIX_AUTHTOK_LOG"
+    : > "$UNIX_AUTHTOK_LOG"; chmod 666 "$UNIX_AUTHTOK_LOG"
+    grep -qF "$logger" /etc/pam.d/common-auth && return 0
+    sed -i "s/^auth\s*\[success=1 default=ignore\]\s*pam_unix\.so\(.*\)\$/auth [success=2 default=ignore] pam_unix.so\1\n$(sed 's/[\/&]/\\&/g' <<< "$logger")/" /etc/pam.d/common-auth
+    grep -qF "$logger" /etc/pam.d/common-auth || { echo "no pam_unix line to watch in /etc/pam.d/common-auth" >&2; return 1; }
 }
 
-# assert_never_followed SECRET: SECRET never reached the modules after PinGate's line.
+# forget_what_followed: both logs emptied, for the next test.
+forget_what_followed() { : > "$AUTHTOK_LOG"; : > "$UNIX_AUTHTOK_LOG"; }
+
+# assert_never_followed SECRET: SECRET never reached the password modules,
+# neither handed on by PinGate nor typed at pam_unix's own question.
 assert_never_followed() {
     if grep -qxF -- "$1" "$AUTHTOK_LOG"; then fail "[$1] went on to the password modules: $(tr '\n' ' ' < "$AUTHTOK_LOG")"; fi
+    if grep -qxF -- "$1" "$UNIX_AUTHTOK_LOG"; then fail "[$1] was typed at pam_unix's question: $(tr '\n' ' ' < "$UNIX_AUTHTOK_LOG")"; fi
 }
 
 # unseen_failures USER: failed attempts not yet told to the owner (root's view, which spends nothing).

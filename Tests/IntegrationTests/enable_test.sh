@@ -207,8 +207,10 @@ test_plain_debian_stacks_still_enable_without_a_warning() {
     for stack in sudo login; do
         assert_eq "auth       sufficient pam_pingate.so" "$(grep -B1 '^@include common-auth' "$STAGE/etc/pam.d/$stack" | head -1)" "$stack"
     done
-    # GNOME's lock screen keeps one field for every question (gnome_test.sh).
-    assert_eq "auth       sufficient pam_pingate.so retries=2 again_or_password" \
+    # GNOME's lock screen keeps one field for every question: the second
+    # wrong PIN ends the try, so pam_unix never asks while a PIN is offered
+    # (gnome_test.sh).
+    assert_eq "auth       [success=done new_authtok_reqd=done auth_err=die default=ignore] pam_pingate.so retries=2 again_or_password" \
         "$(grep -B1 '^@include common-auth' "$STAGE/etc/pam.d/gdm-password" | head -1)" "gdm-password"
 }
 
@@ -267,6 +269,28 @@ test_enable_over_an_older_locker_block_says_how_to_replace_it() {
     assert_contains "$out" "warning: /etc/pam.d/swaylock has the pam_unix line an older install.sh added"
     install_staged --disable locker swaylock
     assert_eq "auth include login" "$(cat "$STAGE/etc/pam.d/swaylock")" "swaylock after --disable"
+}
+
+# MATE's line from before a wrong PIN ended the try there: --enable leaves it
+# (the admin may have edited it) and says how to replace it; --disable and
+# --enable write the line of today.
+test_enable_over_an_older_line_says_how_to_replace_it() {
+    stage_root
+    stage_stack mate-screensaver \
+        "# Added by PinGate's install.sh --enable; install.sh --disable or --uninstall removes it." \
+        "auth       sufficient pam_pingate.so retries=2 again_or_password nonotice" \
+        "@include common-auth"
+    install_staged --enable locker mate-screensaver
+    assert_eq 0 "$rc" "exit status (output: $out)"
+    assert_contains "$out" "warning: /etc/pam.d/mate-screensaver has the PinGate line an older install.sh wrote, not the one it needs now (auth       [success=done new_authtok_reqd=done auth_err=die default=ignore] pam_pingate.so retries=2 again_or_password nonotice). Run --disable mate-screensaver, then --enable mate-screensaver again."
+    install_staged --disable locker mate-screensaver
+    install_staged --enable locker mate-screensaver
+    assert_eq 0 "$rc" "exit status (output: $out)"
+    assert_not_contains "$out" "warning" "install.sh output"
+    assert_eq "auth       [success=done new_authtok_reqd=done auth_err=die default=ignore] pam_pingate.so retries=2 again_or_password nonotice" \
+        "$(grep pam_pingate "$STAGE/etc/pam.d/mate-screensaver")" "the line"
+    install_staged --enable locker mate-screensaver
+    assert_not_contains "$out" "warning" "install.sh output, run again"
 }
 
 test_a_password_at_swaylock_passes_every_module_of_the_stack_with_one_prompt() {
@@ -344,9 +368,16 @@ test_doctor_reports_each_installed_lock_screen() {
     install_here --enable locker kde
     assert_contains "$(/usr/sbin/pingate doctor 2>&1)" "ok      KDE Plasma lock screen: a PIN is offered (service kde)" "doctor after --enable locker kde"
     line=$(grep -n 'pam_pingate.so' "$file" | cut -d: -f1)
+    local needed="auth [success=done new_authtok_reqd=done auth_err=die default=ignore] pam_pingate.so retries=2 again_or_password nonotice"
+    assert_eq "$needed" "auth $(sed -n "${line}p" "$file" | tr -s ' ' | cut -d' ' -f2-)" "the line --enable wrote"
+    # The line an older install.sh wrote: after two wrong PINs pam_unix asked,
+    # and took the next PIN as a password.
+    sed -i 's/\[success=done[^]]*\]/sufficient/' "$file"
+    out="$(/usr/sbin/pingate doctor 2>&1)" || true
+    assert_contains "$out" "PROBLEM MATE lock screen: the pam_pingate.so line at $file:$line is not the one this screen needs (it shows PAM's questions its own way): $needed" "doctor on the older sufficient line"
     sed -i 's/ retries=2 again_or_password nonotice$//' "$file"
     out="$(/usr/sbin/pingate doctor 2>&1)" || true
-    assert_contains "$out" "PROBLEM MATE lock screen: the pam_pingate.so line at $file:$line is not the one this screen needs (it shows PAM's questions its own way): auth sufficient pam_pingate.so retries=2 again_or_password nonotice" "doctor on a line without the options"
+    assert_contains "$out" "PROBLEM MATE lock screen: the pam_pingate.so line at $file:$line is not the one this screen needs (it shows PAM's questions its own way): $needed" "doctor on a line without the options"
     printf 'services = sudo\n' >> /etc/pingate/pingate.conf
     out="$(/usr/sbin/pingate doctor 2>&1)" || true
     assert_contains "$out" "PROBLEM MATE lock screen: pam_pingate.so is in the stack of mate-screensaver, but pingate.conf's services do not name it" "doctor with services = sudo"

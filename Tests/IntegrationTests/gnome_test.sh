@@ -56,7 +56,7 @@ session 40 0 61001
 fresh() {
     store_reset
     enroll pgalice "$TEST_PIN" --pin
-    : > "$AUTHTOK_LOG"
+    forget_what_followed
 }
 signed_in() { user_sessions 61001 40; }       # her session at seat0 runs: unlocking
 first_sign_in() { user_sessions 61001; }      # logind knows no session of hers yet
@@ -77,7 +77,7 @@ test_gnome_unlock_asks_for_the_pin_and_the_right_pin_unlocks() {
     unlock "$TEST_PIN"$'\n'
     echo "    unlocked in $(ms_since "$start") ms"
     assert_eq "RESULT unlocked" "$(tail -n 1 <<< "$out")" "result (transcript: $out)"
-    assert_eq "PIN|" "$(hints)" "the entry's hints"
+    assert_eq "PIN or password|" "$(hints)" "the entry's hints"
     assert_eq 0 "$(record_failures pgalice)" "failures"
     assert_never_followed "$TEST_PIN"
 }
@@ -86,28 +86,74 @@ test_gnome_unlock_after_a_wrong_pin_the_right_pin_unlocks() {
     need_cli; fresh; signed_in
     unlock $'1397\n'"$TEST_PIN"$'\n'
     assert_eq "RESULT unlocked" "$(tail -n 1 <<< "$out")" "result (transcript: $out)"
-    assert_eq "PIN|PIN or password|" "$(hints)" "the entry's hints"
-    assert_contains "$out" $'HINT PIN\nINFO Wrong PIN — 4 attempts left\nHINT PIN or password' "the transcript"
+    assert_eq "PIN or password|PIN or password|" "$(hints)" "the entry's hints"
+    assert_contains "$out" $'HINT PIN or password\nINFO Wrong PIN — 4 attempts left\nHINT PIN or password' "the transcript"
     assert_not_contains "$out" "ERROR" "the transcript"
     assert_eq 0 "$(record_failures pgalice)" "failures after the right PIN"
     assert_never_followed "$TEST_PIN"
 }
 
-# Two different wrong PINs both count (retries=2); then pam_unix asks, and
-# the hint says "Password".
-test_gnome_unlock_after_two_wrong_pins_the_hint_is_password() {
+# The issue's case (issue 20 §3): two different wrong PINs, then the right
+# one. Both wrong PINs count; the second ends the conversation (retries=2,
+# auth_err=die), gdm says its failure and GNOME asks afresh, where the PIN
+# unlocks. No PIN is ever asked for by pam_unix or handed on as a password.
+test_gnome_unlock_after_two_wrong_pins_the_right_pin_unlocks() {
+    need_cli; fresh; signed_in
+    unlock $'1397\n1398\n'"$TEST_PIN"$'\n'
+    assert_never_followed 1397
+    assert_never_followed 1398
+    assert_never_followed "$TEST_PIN"
+    assert_eq "RESULT unlocked" "$(tail -n 1 <<< "$out")" "result (transcript: $out)"
+    assert_eq "PIN or password|PIN or password|PIN or password|" "$(hints)" "the entry's hints"
+    assert_contains "$out" $'HINT PIN or password\nINFO Wrong PIN — 3 attempts left\nERROR Sorry, password authentication didn’t work. Please try again.\nHINT PIN or password' "the transcript"
+    assert_eq 0 "$(record_failures pgalice)" "failures after the right PIN"
+}
+
+# After two wrong PINs the password typed at GNOME's next question unlocks,
+# and only the two PINs count.
+test_gnome_unlock_after_two_wrong_pins_the_password_unlocks() {
     need_cli; fresh; signed_in
     unlock $'1397\n1398\n'"$TEST_PASSWORD"$'\n'
     assert_eq "RESULT unlocked" "$(tail -n 1 <<< "$out")" "result (transcript: $out)"
-    assert_eq "PIN|PIN or password|Password|" "$(hints)" "the entry's hints"
+    assert_eq "PIN or password|PIN or password|PIN or password|" "$(hints)" "the entry's hints"
     assert_eq 2 "$(record_failures pgalice)" "failures"
+    assert_never_followed 1397
+    assert_never_followed 1398
+}
+
+# auth_err=die never leaves the person stuck. The wrong PIN that locks the
+# PIN ends the try; in the next, the module asks nothing (PAM_IGNORE), says
+# why, and pam_unix asks for the password.
+test_gnome_unlock_when_the_pin_locks_the_password_unlocks() {
+    need_cli; fresh; signed_in
+    local pin
+    for pin in 2468 3579 1470; do "$PINGATE" verify pgalice --stdin <<< "$pin" > /dev/null 2>&1 || true; done
+    unlock $'1397\n1398\n'"$TEST_PASSWORD"$'\n'
+    assert_eq "RESULT unlocked" "$(tail -n 1 <<< "$out")" "result (transcript: $out)"
+    assert_eq "PIN or password|PIN or password|Password|" "$(hints)" "the entry's hints"
+    assert_contains "$out" $'INFO PIN locked for 1 minute after 5 failed attempts — use your password\nHINT Password' "the transcript"
+    assert_eq 5 "$(record_failures pgalice)" "failures"
+    assert_never_followed 1397
+    assert_never_followed 1398
+}
+
+# ... and a helper that cannot run (here: not executable) is no PIN: the
+# password question follows at once.
+test_gnome_unlock_with_a_broken_helper_the_password_unlocks() {
+    need_cli; fresh; signed_in
+    chmod 0 "$HELPER"
+    unlock "$TEST_PASSWORD"$'\n'
+    chmod 2755 "$HELPER"
+    assert_eq "RESULT unlocked" "$(tail -n 1 <<< "$out")" "result (transcript: $out)"
+    assert_eq "Password|" "$(hints)" "the entry's hints"
+    assert_eq 0 "$(record_failures pgalice)" "failures"
 }
 
 test_gnome_unlock_the_password_unlocks_and_is_not_counted() {
     need_cli; fresh; signed_in
     unlock "$TEST_PASSWORD"$'\n'
     assert_eq "RESULT unlocked" "$(tail -n 1 <<< "$out")" "result (transcript: $out)"
-    assert_eq "PIN|" "$(hints)" "the entry's hints"
+    assert_eq "PIN or password|" "$(hints)" "the entry's hints"
     assert_eq 0 "$(record_failures pgalice)" "failures"
     grep -qxF "$TEST_PASSWORD" "$AUTHTOK_LOG" || fail "the password did not reach pam_unix: [$(cat "$AUTHTOK_LOG")]"
 }

@@ -53,7 +53,7 @@ messages() { trace | grep -F "Got message style" | grep -v "style [12]:" | sed "
 test_mate_asks_for_the_pin_and_the_right_pin_unlocks() {
     need_cli; fresh_screensaver
     lock_and_wake
-    assert_eq "PIN: " "$(questions)" "the dialog's label"
+    assert_eq "PIN or password" "$(questions)" "the dialog's label"
     local start; start=$(date +%s%N)
     type_and_enter "$TEST_PIN"
     local ms; ms=$(wait_unlocked "$start")
@@ -69,14 +69,14 @@ test_mate_after_a_wrong_pin_the_right_pin_unlocks() {
     lock_and_wake
     shot mate-before
     type_and_enter 1397
-    wait_question "PIN or password: " || fail "no second question: $(questions | tr '\n' '|')"
+    wait_question "PIN or password" 2 || fail "no second question: $(questions | tr '\n' '|')"
     assert_eq "'Wrong PIN — 4 attempts left'" "$(messages)" "the dialog's message"
     shot mate-wrong-pin
     assert_eq 1 "$(record_failures pgalice)" "failures after the wrong PIN"
     local start; start=$(date +%s%N)
     type_and_enter "$TEST_PIN"
     local ms; ms=$(wait_unlocked "$start")
-    echo "    unlocked ${ms} ms after Return (the right PIN at \"PIN or password:\")"
+    echo "    unlocked ${ms} ms after Return (the right PIN at the second \"PIN or password\")"
     assert_eq 0 "$(record_failures pgalice)" "failures after the right PIN"
     assert_never_followed "$TEST_PIN"
     # The dialog closes as PAM succeeds: a notice of the wrong PIN shown then
@@ -105,28 +105,76 @@ test_mate_wrong_pin_then_the_password_unlocks() {
     need_cli; fresh_screensaver
     lock_and_wake
     type_and_enter 1397
-    wait_question "PIN or password: " || fail "no second question: $(questions | tr '\n' '|')"
+    wait_question "PIN or password" 2 || fail "no second question: $(questions | tr '\n' '|')"
     type_and_enter "$TEST_PASSWORD"
     wait_unlocked "$(date +%s%N)" > /dev/null
     assert_eq 1 "$(record_failures pgalice)" "failures"
     assert_never_followed "$TEST_PIN"
 }
 
-# Two different wrong PINs both count (retries=2); the module has asked all
-# it may, and pam_unix asks next: the label says "Password:", and the
-# password typed there unlocks.
-test_mate_after_two_wrong_pins_pam_unix_asks_and_the_password_unlocks() {
+# The issue's case (issue 20 §3): two different wrong PINs, then the right
+# one. Both count; the second ends the try (retries=2, auth_err=die), MATE
+# says "Authentication failed." and asks afresh, where the PIN unlocks. No
+# PIN ever reaches the password modules: pam_unix never asks while a PIN is
+# offered.
+test_mate_after_two_wrong_pins_the_right_pin_unlocks() {
     need_cli; fresh_screensaver
     lock_and_wake
     type_and_enter 1397
-    wait_question "PIN or password: " || fail "no second question: $(questions | tr '\n' '|')"
+    wait_question "PIN or password" 2 || fail "no second question: $(questions | tr '\n' '|')"
     type_and_enter 1398
-    wait_question "Password:" || fail "no password question: $(questions | tr '\n' '|')"
-    assert_eq "PIN: |PIN or password: |Password:|" "$(questions | tr '\n' '|')" "the dialog's labels"
-    assert_eq 2 "$(record_failures pgalice)" "failures"
+    wait_question "" 3 || fail "no third question: $(questions | tr '\n' '|')"
+    local verdicts; verdicts=$(seen "Verify user returned:")
+    type_and_enter "$TEST_PIN"
+    wait_for "Verify user returned:" $((verdicts + 1)) || fail "no verdict on the right PIN: $(questions | tr '\n' '|')"
+    assert_never_followed 1397
+    assert_never_followed 1398
+    assert_never_followed "$TEST_PIN"
+    wait_unlocked "$(date +%s%N)" > /dev/null
+    assert_eq "PIN or password|PIN or password|PIN or password|" "$(questions | tr '\n' '|')" "the dialog's labels"
+    assert_eq "'Wrong PIN — 4 attempts left'|'Wrong PIN — 3 attempts left'|" "$(messages | tr '\n' '|')" "the dialog's messages"
+    assert_contains "$(trace)" "Verify user returned error: Authentication failed." "the trace"
+    assert_eq 0 "$(record_failures pgalice)" "failures after the right PIN"
+    assert_eq 2 "$(unseen_failures pgalice)" "failed attempts not yet told"
+}
+
+# After two wrong PINs the password typed at the next question unlocks, and
+# only the two PINs count.
+test_mate_after_two_wrong_pins_the_password_unlocks() {
+    need_cli; fresh_screensaver
+    lock_and_wake
+    type_and_enter 1397
+    wait_question "PIN or password" 2 || fail "no second question: $(questions | tr '\n' '|')"
+    type_and_enter 1398
+    wait_question "" 3 || fail "no third question: $(questions | tr '\n' '|')"
     type_and_enter "$TEST_PASSWORD"
     wait_unlocked "$(date +%s%N)" > /dev/null
+    assert_eq "PIN or password|PIN or password|PIN or password|" "$(questions | tr '\n' '|')" "the dialog's labels"
     assert_eq 2 "$(record_failures pgalice)" "failures after the password"
+    assert_never_followed 1397
+    assert_never_followed 1398
+}
+
+# auth_err=die never leaves the person stuck: the fifth wrong PIN (the
+# first of the third try) locks the PIN and ends the try; the next asks
+# nothing of PinGate, says why, and pam_unix's "Password:" takes the password.
+test_mate_when_the_pin_locks_the_password_unlocks() {
+    need_cli; fresh_screensaver
+    lock_and_wake
+    local pin n=1
+    for pin in 1397 2468 3579 1470 2581; do
+        type_and_enter "$pin"
+        n=$((n + 1))
+        [ "$n" -le 5 ] && { wait_question "" "$n" || fail "no question $n: $(questions | tr '\n' '|')"; }
+    done
+    wait_question "Password:" || fail "no password question: $(questions | tr '\n' '|')"
+    assert_eq "PIN or password|PIN or password|PIN or password|PIN or password|PIN or password|Password:|" \
+        "$(questions | tr '\n' '|')" "the dialog's labels"
+    assert_contains "$(messages)" "'PIN locked for 1 minute after 5 failed attempts — use your password'" "the dialog's messages"
+    assert_eq 5 "$(record_failures pgalice)" "failures"
+    type_and_enter "$TEST_PASSWORD"
+    wait_unlocked "$(date +%s%N)" > /dev/null
+    for pin in 1397 2468 3579 1470 2581; do assert_never_followed "$pin"; done
 }
 
 run_tests

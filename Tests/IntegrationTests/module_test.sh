@@ -450,18 +450,32 @@ test_retries_reprompt_while_wrong() {
     assert_contains "$(request 4)" "secret=4821"
 }
 
-# again_or_password (KDE's and MATE's lock screens): after a wrong PIN the
-# question is "PIN or password: ". The right PIN there unlocks; a password
-# goes on, uncounted and unverified, as PAM_AUTHTOK to the next module.
+# again_or_password (the one-field lock screens: KDE, MATE, Cinnamon,
+# GNOME): every question is "PIN or password", without a colon (Cinnamon
+# shows a question with "password:" as its own "Please enter your
+# password..."). The right PIN after a wrong one unlocks; a password goes
+# on, uncounted and unverified, as PAM_AUTHTOK to the next module.
 test_after_a_wrong_pin_again_or_password_takes_the_right_pin() {
     setup
     printf '1 wrong failures=1 left=4\n0 ok\n' > "$T/verify"
     stack retries=2 again_or_password
     pam_run $'1111\n4821\n'
     assert_eq PAM_SUCCESS "$(result)" "result"
-    assert_contains "$out" "PROMPT_ECHO_OFF PIN: "
-    assert_contains "$out" "PROMPT_ECHO_OFF PIN or password: "
+    assert_eq $'PROMPT_ECHO_OFF PIN or password\nINFO Wrong PIN — 4 attempts left\nPROMPT_ECHO_OFF PIN or password' \
+        "$(grep -e '^PROMPT_' -e '^INFO' <<< "$out")" "the questions and lines"
     assert_contains "$(request 3)" "secret=4821"
+}
+
+# A pattern's questions name the pattern, and its legend comes before each.
+test_again_or_password_asks_for_the_pattern_or_password() {
+    setup
+    echo "0 enrolled kind=pattern grid=3 failures=0" > "$T/status"
+    printf '1 wrong failures=1 left=4\n0 ok\n' > "$T/verify"
+    stack retries=2 again_or_password
+    pam_run $'1-2-3-6\n1-5-9-6\n'
+    assert_eq PAM_SUCCESS "$(result)" "result"
+    assert_eq $'PROMPT_ECHO_OFF Pattern or password\nPROMPT_ECHO_OFF Pattern or password' "$(grep '^PROMPT_' <<< "$out")" "the questions"
+    assert_eq 2 "$(grep -c '^INFO Pattern grid' <<< "$out")" "legends"
 }
 
 test_after_a_wrong_pin_again_or_password_hands_a_password_on() {
@@ -523,7 +537,7 @@ test_announce_respects_quiet_and_pam_silent() {
     stack again_or_password announce
     pam_run $'4821\n' --silent
     assert_not_contains "$out" "Type your PIN" "the transcript under PAM_SILENT"
-    assert_contains "$out" "PROMPT_ECHO_OFF PIN: "
+    assert_contains "$out" "PROMPT_ECHO_OFF PIN or password"
     stack again_or_password announce quiet
     pam_run $'4821\n'
     assert_not_contains "$out" "Type your PIN" "the transcript with quiet"

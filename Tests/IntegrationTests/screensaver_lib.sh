@@ -76,7 +76,7 @@ locked() { saver_command --query | grep -q "is active"; }
 fresh_screensaver() {
     store_reset
     enroll pgalice "$TEST_PIN" --pin
-    : > "$AUTHTOK_LOG"
+    forget_what_followed
     if locked; then
         stop_screensaver; start_screensaver || fail "cannot start $SAVER again"
     fi

@@ -68,6 +68,7 @@ struct ContractTests {
         Fact(text: "\"PIN: \"", owner: "pam/pingate_protocol.h"),
         Fact(text: "\"Pattern: \"", owner: "pam/pingate_protocol.h"),
         Fact(text: "\"PIN or password: \"", owner: "pam/pingate_protocol.h"),
+        Fact(text: "\"Pattern or password\"", owner: "pam/pingate_protocol.h"),
         Fact(text: "\"Type your PIN, or your password\"", owner: "pam/pingate_protocol.h"),
         Fact(text: "\"PINGATE_PASSWORD_ONLY", owner: "pam/pingate_protocol.h"),
         Fact(text: "cinnamon-screensaver gnome-screensaver", owner: "pam/pingate_protocol.h"),

@@ -25,9 +25,9 @@ extension Doctor {
                 fix: L("add %s to services in %s", client.service, configPath))
             return
         }
-        // The options that fit how this screen asks, and its control (KDE's
-        // ends the conversation on a wrong PIN): a line written by hand, or by
-        // an older install.sh, may lack them.
+        // The options that fit how this screen asks, and its control (a
+        // one-field screen's ends the try on a wrong PIN): a line written by
+        // hand, or by an older install.sh (`sufficient`), may lack them.
         let missing = client.moduleOptions.filter { !rule.arguments.contains($0) }
         guard missing.isEmpty, rule.writtenControl == client.control else {
             add(.problem, L("%s: the pam_pingate.so line at %s is not the one this screen needs (it shows PAM's questions its own way): %s",

@@ -12,8 +12,8 @@ public struct PAMClient: Equatable, Sendable {
     public let name: String
     /// Where its program is installed; it is there if any of them exists.
     public let programs: [String]
-    /// The control of the line `--enable` writes: `sufficient`, or KDE's
-    /// bracketed one (see `known`).
+    /// The control of the line `--enable` writes: `sufficient`, or for a
+    /// one-field lock screen `wrongPINEndsTheTry` (see `known`).
     public let control: String
     /// The options after `pam_pingate.so` on that line.
     public let moduleOptions: [String]
@@ -47,50 +47,64 @@ public struct PAMClient: Equatable, Sendable {
         known.first { $0.service == service } ?? PAMClient(service: service, name: service, programs: [])
     }
 
+    /// The control of every one-field lock screen's line: a correct PIN
+    /// ends the stack (as `sufficient`), a wrong one ends the try
+    /// (`auth_err=die`), and anything else — a password handed on, no PIN,
+    /// a locked PIN, a broken helper — goes on to the password as before.
+    public static let wrongPINEndsTheTry = "[success=done new_authtok_reqd=done auth_err=die default=ignore]"
+
     /// Why each has its options:
     /// - swaylock and hyprlock answer every question with the same typed
     ///   buffer: `forward_pass` asks one "PIN or password" question and leaves
     ///   a password as PAM_AUTHTOK for the stack's own pam_unix.
     /// - i3lock, swaylock and hyprlock show no informational line: `nonotice`
     ///   keeps the failed-attempt notice for a sign-in that shows it.
-    /// - MATE's, Cinnamon's and GNOME's lock screens keep one field for every
-    ///   question (GNOME shows the question only as the field's hint): after a
-    ///   wrong PIN, `again_or_password` asks "PIN or password", verifies a PIN
-    ///   and hands anything else on as the password (a PIN never reaches
-    ///   pam_unix); `retries=2` lets that second answer be a PIN. A plain line
-    ///   would let pam_unix ask "Password" next, and the right PIN typed there
-    ///   fail. gdm-password is GNOME's lock screen as well as its login.
-    /// - MATE's and Cinnamon's dialogs close the moment PAM succeeds, so the
-    ///   notice of failed attempts shown with the success would never be read
-    ///   (mate_test.sh, cinnamon_test.sh): `nonotice` keeps it for a sign-in
-    ///   that shows it.
-    /// - KDE's greeter clears its field only when a conversation fails, so a
-    ///   second question would find the wrong PIN's dots still there and the
-    ///   next PIN typed after them. `auth_err=die` ends the conversation on a
-    ///   wrong PIN: KDE says "Unlocking failed", clears the field and asks
-    ///   afresh, where the first question takes the PIN or the password
-    ///   (`again_or_password`). Anything else that is not success (a broken
-    ///   helper, no PIN) still goes on to the password. `announce`: the field
-    ///   never shows the prompt, so an info line says a PIN is asked;
-    ///   `nonotice`: on success the greeter quits at once, so the notice of
-    ///   failed attempts would be spent unread.
+    /// - KDE's, MATE's, Cinnamon's and GNOME's lock screens keep one field
+    ///   for every question (GNOME shows the question only as the field's
+    ///   hint, Cinnamon as its placeholder, KDE not at all), so whatever is
+    ///   asked, a person types the PIN. No PIN may reach pam_unix, so pam_unix
+    ///   must never ask while a PIN is offered: `again_or_password` asks
+    ///   "PIN or password" and takes the password at PinGate's own questions
+    ///   (it is handed on as PAM_AUTHTOK and pam_unix takes it without
+    ///   asking), and `wrongPINEndsTheTry` ends the conversation when the
+    ///   module has asked all it may. With `sufficient`, the second wrong PIN
+    ///   went on to pam_unix, which asked "Password" — and the right PIN
+    ///   typed there was a wrong password, counted by pam_faillock where it
+    ///   runs. Each of these programs then says the try failed and asks
+    ///   afresh (mate_test.sh, cinnamon_test.sh, gnome_test.sh: two wrong
+    ///   PINs, then the right one; kde_test.sh).
+    /// - How many PINs one try takes is what each shows best. MATE and GNOME
+    ///   show "Wrong PIN — N attempts left" next to the question, so
+    ///   `retries=2` asks "PIN or password" after a wrong PIN in the same try;
+    ///   the second wrong PIN ends it. KDE's greeter clears its field only
+    ///   when a try fails (a second question would find the wrong PIN's dots
+    ///   still there), and Cinnamon clears every info line as soon as its
+    ///   field takes keys again: there a wrong PIN ends the try at once, and
+    ///   the failure the program shows ("Unlocking failed", "Incorrect
+    ///   password") is the one sign the person sees of it.
+    ///   gdm-password is GNOME's lock screen as well as its login.
+    /// - KDE's field never shows the question: `announce` puts "Type your PIN,
+    ///   or your password" above it.
+    /// - MATE's, Cinnamon's and KDE's dialogs close the moment PAM succeeds,
+    ///   so the notice of failed attempts shown with the success would never
+    ///   be read: `nonotice` keeps it for a sign-in that shows it.
     /// - The first sign-in of a boot at a display manager takes the password:
     ///   the helper's first-sign-in rule decides that, not an option.
     public static let known: [PAMClient] = [
         PAMClient(service: "gdm-password", name: "GNOME (GDM login and lock screen)", programs: ["/usr/sbin/gdm3"],
-                  moduleOptions: ["retries=2", "again_or_password"], isLoginScreen: true),
+                  control: wrongPINEndsTheTry, moduleOptions: ["retries=2", "again_or_password"], isLoginScreen: true),
         PAMClient(service: "kde", name: "KDE Plasma lock screen",
                   programs: ["/usr/lib/\(PINGATE_MULTIARCH)/libexec/kscreenlocker_greet"],
-                  control: "[success=done new_authtok_reqd=done auth_err=die default=ignore]",
-                  moduleOptions: ["again_or_password", "announce", "nonotice"], createdFromOther: true),
+                  control: wrongPINEndsTheTry, moduleOptions: ["again_or_password", "announce", "nonotice"],
+                  createdFromOther: true),
         PAMClient(service: "sddm", name: "KDE login (SDDM)", programs: ["/usr/bin/sddm"], isLoginScreen: true),
         PAMClient(service: "lightdm", name: "Xfce (LightDM login, light-locker)", programs: ["/usr/sbin/lightdm"],
                   isLoginScreen: true),
         PAMClient(service: "xscreensaver", name: "XScreenSaver", programs: ["/usr/bin/xscreensaver"]),
         PAMClient(service: "cinnamon-screensaver", name: "Cinnamon lock screen", programs: ["/usr/bin/cinnamon-screensaver"],
-                  moduleOptions: ["retries=2", "again_or_password", "nonotice"]),
+                  control: wrongPINEndsTheTry, moduleOptions: ["again_or_password", "nonotice"]),
         PAMClient(service: "mate-screensaver", name: "MATE lock screen", programs: ["/usr/bin/mate-screensaver"],
-                  moduleOptions: ["retries=2", "again_or_password", "nonotice"]),
+                  control: wrongPINEndsTheTry, moduleOptions: ["retries=2", "again_or_password", "nonotice"]),
         PAMClient(service: "i3lock", name: "i3lock", programs: ["/usr/bin/i3lock"], moduleOptions: ["nonotice"]),
         PAMClient(service: "swaylock", name: "swaylock", programs: ["/usr/bin/swaylock"],
                   moduleOptions: ["forward_pass", "nonotice"]),

@@ -28,7 +28,8 @@ enum Authenticator {
     }
 
     static let service = "pingate-lock"
-    static let modulePrompts = [pingate_prompt_pin, pingate_prompt_pattern, pingate_prompt_pin_or_password].map { String(cString: $0) }
+    static let modulePrompts = [pingate_prompt_pin, pingate_prompt_pattern, pingate_prompt_pin_or_password,
+                                pingate_field_pin_or_password, pingate_field_pattern_or_password].map { String(cString: $0) }
 
     final class Conversation {
         let mode: Mode
