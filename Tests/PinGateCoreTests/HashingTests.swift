@@ -7,7 +7,7 @@ struct HashingTests {
     let policy = Policy()
 
     func credential(_ text: String, _ kind: CredentialKind = .pin) throws -> Credential {
-        try Credential(parsing: SecretBytes(Array(text.utf8)), kind: kind, gridSize: 3, policy: policy)
+        try Credential(parsing: secret(text), kind: kind, gridSize: 3, policy: policy)
     }
 
     func hasher(_ key: MachineKey, _ parameters: KDFParameters = .minimal) -> CredentialHasher {

@@ -4,7 +4,7 @@ import Testing
 @Suite("PINs")
 struct PINTests {
     func pin(_ text: String, min: Int = 4, max: Int = 4) throws -> PIN {
-        try PIN(parsing: SecretBytes(Array(text.utf8)), minimumLength: min, maximumLength: max)
+        try PIN(parsing: secret(text), minimumLength: min, maximumLength: max)
     }
 
     @Test("a 4-digit PIN parses; surrounding whitespace is ignored")

@@ -44,7 +44,7 @@ struct CredentialDialog {
     }
 
     /// Asks once for an existing credential (the caller verifies it).
-    func askExisting(kind: CredentialKind, grid: PatternGrid, prompt: String) throws -> SecretBytes {
+    func askExisting(kind: CredentialKind, grid: PatternGrid, prompt: String) throws -> Secret {
         let request = SecretPrompt(text: prompt, kind: kind, grid: grid, policy: policy)
         guard let typed = try entry.read(request) else { throw CLIError.cancelled }
         return typed

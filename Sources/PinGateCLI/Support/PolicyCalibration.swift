@@ -10,7 +10,7 @@ struct PolicyCalibration {
 
     func run() throws {
         let hasher = { (parameters: KDFParameters) in CredentialHasher(key: MachineKey.generate(), parameters: parameters) }
-        let sample = try PIN(parsing: SecretBytes(Array("4829".utf8)), minimumLength: 4, maximumLength: 4)
+        let sample = try PIN(parsing: Secret(copying: "4829".utf8), minimumLength: 4, maximumLength: 4)
         let memoryLimit = min(1 << 30, physicalMemory() / 4)
         Output.line(L("# Argon2id on this machine, target %d ms per attempt", targetMilliseconds))
         var parameters = KDFParameters(operations: 2, memoryBytes: 8 << 20)

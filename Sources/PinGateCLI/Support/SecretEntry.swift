@@ -13,7 +13,7 @@ struct SecretPrompt {
 /// lines on stdin (`--stdin`). Chosen once per command by `SecretEntries.make`.
 protocol SecretEntry {
     /// One secret, or nil if the user cancelled (Esc, Ctrl-C, empty input).
-    func read(_ prompt: SecretPrompt) throws -> SecretBytes?
+    func read(_ prompt: SecretPrompt) throws -> Secret?
     /// Says why an entry was refused, before asking again.
     func notice(_ text: String)
     /// Shows `pattern` as a picture and asks to keep it; false means no.
@@ -39,7 +39,7 @@ enum SecretEntries {
 struct LineEntry: SecretEntry {
     var tries: Int { 1 }
 
-    func read(_ prompt: SecretPrompt) throws -> SecretBytes? {
+    func read(_ prompt: SecretPrompt) throws -> Secret? {
         guard let line = readSecretLine(from: .standardInput) else {
             throw CLIError(status: .usage, message: L("standard input ended before the line for: %s (--stdin expects one secret per line)", prompt.text.lowercased()))
         }
@@ -55,7 +55,7 @@ struct LineEntry: SecretEntry {
 struct EchoOffEntry: SecretEntry {
     var tries: Int { 3 }
 
-    func read(_ prompt: SecretPrompt) throws -> SecretBytes? {
+    func read(_ prompt: SecretPrompt) throws -> Secret? {
         if prompt.kind == .pattern {
             Output.prompt(L("Cells are numbered:") + "\n" + prompt.grid.legend().map { "    " + $0 + "\n" }.joined())
         }
@@ -77,9 +77,9 @@ struct EchoOffEntry: SecretEntry {
 }
 
 /// Reads one line (without its newline) a byte at a time straight into a
-/// `Secret`, which is then sealed whole (no copy); nil at end of input with
+/// `Secret`, which is handed on whole (no copy); nil at end of input with
 /// nothing read. Longer lines than any secret are cut.
-func readSecretLine(from descriptor: FileDescriptor) -> SecretBytes? {
+func readSecretLine(from descriptor: FileDescriptor) -> Secret? {
     var line = Secret(capacity: 256)
     var sawAnything = false
     var byte: UInt8 = 0
@@ -92,5 +92,5 @@ func readSecretLine(from descriptor: FileDescriptor) -> SecretBytes? {
     }
     byte = 0
     guard sawAnything else { return nil }
-    return SecretBytes(sealing: line)
+    return line
 }

@@ -5,7 +5,7 @@ struct TerminalEntry: SecretEntry {
     let terminal: TerminalIO
     var tries: Int { 3 }
 
-    func read(_ prompt: SecretPrompt) throws -> SecretBytes? {
+    func read(_ prompt: SecretPrompt) throws -> Secret? {
         switch prompt.kind {
         case .pin:
             let pad = PINPad(terminal: terminal, minimumLength: prompt.policy.pinMinLength, maximumLength: prompt.policy.pinMaxLength)

@@ -49,16 +49,16 @@ public enum Credential: Sendable {
     }
 
     /// The bytes that are hashed: the PIN's digits, or the pattern's `R:c1-c2-…`.
-    public func canonicalBytes() -> SecretBytes {
+    public func canonicalBytes() -> Secret {
         switch self {
-        case let .pin(pin): return pin.digits
+        case let .pin(pin): return Secret(copying: (0..<pin.digits.count).lazy.map { pin.digits[$0] })
         case let .pattern(pattern): return pattern.canonicalText()
         }
     }
 
     /// Parses typed input as a credential of `kind` (on a grid of `gridSize` for
     /// a pattern) under `policy`. Throws `CredentialError` for malformed input.
-    public init(parsing input: SecretBytes, kind: CredentialKind, gridSize: Int, policy: Policy) throws {
+    public init(parsing input: borrowing Secret, kind: CredentialKind, gridSize: Int, policy: Policy) throws {
         switch kind {
         case .pin:
             self = .pin(try PIN(parsing: input, policy: policy))

@@ -12,7 +12,7 @@ public struct PIN: Sendable {
     /// Parses typed input. Surrounding whitespace is ignored; anything else
     /// that is not a digit, or a length outside `minimumLength...maximumLength`,
     /// is a `CredentialError`.
-    public init(parsing input: SecretBytes, minimumLength: Int, maximumLength: Int) throws {
+    public init(parsing input: borrowing Secret, minimumLength: Int, maximumLength: Int) throws {
         let trimmed = input.trimmingWhitespace()
         guard !trimmed.isEmpty else { throw CredentialError.empty }
         for index in 0..<trimmed.count where !(0x30...0x39).contains(trimmed[index]) {
@@ -21,10 +21,10 @@ public struct PIN: Sendable {
         guard trimmed.count >= minimumLength, trimmed.count <= maximumLength else {
             throw CredentialError.pinLength(minimum: minimumLength, maximum: maximumLength, got: trimmed.count)
         }
-        digits = trimmed
+        digits = SecretBytes(sealing: trimmed)
     }
 
-    public init(parsing input: SecretBytes, policy: Policy) throws {
+    public init(parsing input: borrowing Secret, policy: Policy) throws {
         try self.init(parsing: input, minimumLength: policy.pinMinLength, maximumLength: policy.pinMaxLength)
     }
 }

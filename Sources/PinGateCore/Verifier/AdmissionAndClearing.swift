@@ -40,7 +40,7 @@ extension Verifier {
     /// malformed, else count the attempt, fdatasync it and mark it in flight.
     /// Every lock wait shares one `LockWait` deadline. Returns nil if root
     /// replaced the record before it was counted (the caller reopens it).
-    func admit(_ input: SecretBytes, on file: RecordFile, hasher: CredentialHasher) throws -> Admission? {
+    func admit(_ input: borrowing Secret, on file: RecordFile, hasher: CredentialHasher) throws -> Admission? {
         let deadline = LockWait.deadline()
         while true {
             guard let step = try file.withLock(until: deadline, { try admitLocked(input, on: file, hasher: hasher, deadline: deadline) }) else {
@@ -64,7 +64,7 @@ extension Verifier {
     }
 
     /// Steps 1–3 with the writer lock held.
-    private func admitLocked(_ input: SecretBytes, on file: RecordFile, hasher: CredentialHasher, deadline: Deadline) throws -> LockedStep {
+    private func admitLocked(_ input: borrowing Secret, on file: RecordFile, hasher: CredentialHasher, deadline: Deadline) throws -> LockedStep {
         var record = try file.read()
         faultHook?(.lockHeld)
         let now = clock.reading()

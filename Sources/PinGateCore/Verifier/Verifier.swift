@@ -75,17 +75,17 @@ public struct Verifier: Sendable {
 
     /// Verifies typed `input` for `uid`. Counts the attempt unless it is refused
     /// (locked, disabled, malformed, not enrolled, store error).
-    public func verify(uid: UInt32, input: SecretBytes) -> VerifyOutcome {
+    public func verify(uid: UInt32, input: borrowing Secret) -> VerifyOutcome {
         attempt(uid: uid, input: input, replacement: nil)
     }
 
     /// Verifies `current` (a counted attempt) and, if it is right, replaces the
     /// credential with `replacement` in the same locked update.
-    public func change(uid: UInt32, current: SecretBytes, replacement: Credential) -> VerifyOutcome {
+    public func change(uid: UInt32, current: borrowing Secret, replacement: Credential) -> VerifyOutcome {
         attempt(uid: uid, input: current, replacement: replacement)
     }
 
-    private func attempt(uid: UInt32, input: SecretBytes, replacement: Credential?) -> VerifyOutcome {
+    private func attempt(uid: UInt32, input: borrowing Secret, replacement: Credential?) -> VerifyOutcome {
         do {
             // The key is loaded before anything is counted: a missing or unsafe
             // key fails closed without spending the user's attempts.
@@ -107,7 +107,7 @@ public struct Verifier: Sendable {
 
     /// Steps 1–5 on an open record. Returns nil if root replaced the record
     /// before it was counted (the caller reopens it).
-    private func attempt(on file: RecordFile, input: SecretBytes, hasher: CredentialHasher, replacement: Replacement?) throws -> VerifyOutcome? {
+    private func attempt(on file: RecordFile, input: borrowing Secret, hasher: CredentialHasher, replacement: Replacement?) throws -> VerifyOutcome? {
         let counted: CountedAttempt
         switch try admit(input, on: file, hasher: hasher) {
         case nil: return nil

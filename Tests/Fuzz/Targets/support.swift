@@ -19,6 +19,19 @@ extension SecretBytes {
     var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
 }
 
+extension Secret {
+    /// The bytes as an Array, for comparing (fuzzing only: a copy of the secret).
+    var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
+}
+
+/// A secret's bytes, or nil when there is none.
+func bytes(of secret: borrowing Secret?) -> [UInt8]? {
+    switch secret {
+    case let .some(secret): return secret.bytes
+    case .none: return nil
+    }
+}
+
 extension Pattern {
     /// The cells as integers, for comparing (fuzzing only: a copy of the secret).
     var cellNumbers: [Int] { cells.withUnsafeBytes { $0.map(Int.init) } }
