@@ -22,13 +22,13 @@ struct PINTests {
         ("", CredentialError.empty),
     ])
     func malformed(text: String, error: CredentialError) {
-        #expect(throws: error) { try pin(text) }
+        #expect(throws: error) { _ = try pin(text) }
     }
 
     @Test("an admin may allow longer PINs")
     func longerPolicy() throws {
         #expect(try pin("12345678", min: 4, max: 12).length == 8)
-        #expect(throws: CredentialError.pinLength(minimum: 6, maximum: 12, got: 4)) { try pin("1234", min: 6, max: 12) }
+        #expect(throws: CredentialError.pinLength(minimum: 6, maximum: 12, got: 4)) { _ = try pin("1234", min: 6, max: 12) }
     }
 
     @Test("weak PINs are recognised", arguments: [

@@ -87,7 +87,7 @@ struct ChangeCommand: Command {
         let credential = try dialog.askNew(kind: newKind, grid: grid, user: user.name, allowWeak: false)
         let change = HelperRequest(operation: .change, user: user.name, secret: proof,
                                    newKind: newKind, newGridSize: newKind == .pattern ? grid.size : nil,
-                                   newSecret: credential.canonicalBytes())
+                                   newSecret: credential.canonicalSecret())
         let outcome = try helperCall { () throws(HelperClientError) in try client.send(change).verifyOutcome }
         if let failure = outcome.failure(kind: current.kind, user: user.name) { throw failure }
         Output.line(newKind == .pin ? L("changed the PIN of %s", user.name) : L("changed the pattern of %s", user.name))

@@ -17,7 +17,7 @@ protocol SecretEntry {
     /// Says why an entry was refused, before asking again.
     func notice(_ text: String)
     /// Shows `pattern` as a picture and asks to keep it; false means no.
-    func confirm(_ pattern: Pattern) throws -> Bool
+    func confirm(_ pattern: borrowing Pattern) throws -> Bool
     /// How many times a refused entry may be tried in all (1 for --stdin).
     var tries: Int { get }
 }
@@ -47,7 +47,7 @@ struct LineEntry: SecretEntry {
     }
 
     func notice(_ text: String) {}
-    func confirm(_ pattern: Pattern) throws -> Bool { true }
+    func confirm(_ pattern: borrowing Pattern) throws -> Bool { true }
 }
 
 /// Plain prompts on stderr with echo turned off: for a terminal that cannot
@@ -67,7 +67,7 @@ struct EchoOffEntry: SecretEntry {
 
     func notice(_ text: String) { Output.prompt(text + "\n") }
 
-    func confirm(_ pattern: Pattern) throws -> Bool {
+    func confirm(_ pattern: borrowing Pattern) throws -> Bool {
         let picture = pattern.cells.withUnsafeBytes { PatternPicture(grid: pattern.grid).lines(of: $0) }
         Output.prompt(L("Your pattern:") + "\n" + picture.joined(separator: "\n") + "\n" + L("Save it? [y/N] "))
         let answer = readSecretLine(from: .standardInput)

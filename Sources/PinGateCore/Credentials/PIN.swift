@@ -1,7 +1,8 @@
 /// A well-formed PIN: ASCII digits, length within the policy's bounds.
-public struct PIN: Sendable {
+/// `~Copyable`, as the `Secret` that holds its digits.
+public struct PIN: ~Copyable, Sendable {
     /// The digits as ASCII bytes ("0"…"9").
-    public let digits: SecretBytes
+    public let digits: Secret
 
     public var length: Int { digits.count }
 
@@ -21,7 +22,7 @@ public struct PIN: Sendable {
         guard trimmed.count >= minimumLength, trimmed.count <= maximumLength else {
             throw CredentialError.pinLength(minimum: minimumLength, maximum: maximumLength, got: trimmed.count)
         }
-        digits = SecretBytes(sealing: trimmed)
+        digits = trimmed
     }
 
     public init(parsing input: borrowing Secret, policy: Policy) throws {

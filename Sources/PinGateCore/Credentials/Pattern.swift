@@ -1,10 +1,11 @@
 /// A well-formed pattern: a path through distinct cells of an R×R grid,
 /// already normalised by the gap rule, with at least the policy's minimum cells.
-public struct Pattern: Sendable {
+/// `~Copyable`, as the `Secret` that holds its cells.
+public struct Pattern: ~Copyable, Sendable {
     public let grid: PatternGrid
-    /// The cells in order, 1-based, each a byte; kept in `SecretBytes` so the
+    /// The cells in order, 1-based, each a byte; kept in a `Secret` so the
     /// path is wiped with the rest of the secret.
-    public let cells: SecretBytes
+    public let cells: Secret
 
     /// Normalises `typedCells` on `grid`: each step from a to b first adds the
     /// unvisited cells on the segment between them (visited ones are crossed),
@@ -20,7 +21,7 @@ public struct Pattern: Sendable {
             throw CredentialError.patternTooShort(minimum: minimumCells, got: path.count)
         }
         self.grid = grid
-        self.cells = SecretBytes(sealing: path)
+        self.cells = path
     }
 
     /// The same from cells kept one byte each (a path drawn on a terminal
