@@ -7,14 +7,16 @@ import CSodium
 /// The pre-hash binds a hash to one user and one kind (a record copied to
 /// another uid, or a PIN typed where a pattern is enrolled, never verifies) and
 /// to this machine's key (a stolen record is useless without it).
-public struct CredentialHasher: Sendable {
+///
+/// `~Copyable`: it holds the machine key.
+public struct CredentialHasher: ~Copyable, Sendable {
     public let key: MachineKey
     public let parameters: KDFParameters
 
     /// Longest hash string libsodium writes, including its NUL.
     public static let hashStringCapacity = Int(crypto_pwhash_STRBYTES)
 
-    public init(key: MachineKey, parameters: KDFParameters) {
+    public init(key: consuming MachineKey, parameters: KDFParameters) {
         requireSodium()
         self.key = key
         self.parameters = parameters

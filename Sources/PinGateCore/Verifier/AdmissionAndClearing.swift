@@ -27,7 +27,7 @@ struct Replacement {
     let pinLength: Int
     let hash: String
 
-    init(hashing credential: borrowing Credential, uid: UInt32, with hasher: CredentialHasher) throws {
+    init(hashing credential: borrowing Credential, uid: UInt32, with hasher: borrowing CredentialHasher) throws {
         (kind, gridSize, pinLength) = credential.recordShape
         hash = try hasher.hash(credential, uid: uid)
     }
@@ -57,7 +57,7 @@ extension Verifier {
     /// malformed, else count the attempt, fdatasync it and mark it in flight.
     /// Every lock wait shares one `LockWait` deadline. Returns nil if root
     /// replaced the record before it was counted (the caller reopens it).
-    func admit(_ input: borrowing Secret, on file: RecordFile, hasher: CredentialHasher) throws -> Admission? {
+    func admit(_ input: borrowing Secret, on file: RecordFile, hasher: borrowing CredentialHasher) throws -> Admission? {
         let deadline = LockWait.deadline()
         while true {
             guard let step = try file.withLock(until: deadline, { try admitLocked(input, on: file, hasher: hasher, deadline: deadline) }) else {
@@ -81,7 +81,7 @@ extension Verifier {
     }
 
     /// Steps 1–3 with the writer lock held.
-    private func admitLocked(_ input: borrowing Secret, on file: RecordFile, hasher: CredentialHasher, deadline: Deadline) throws -> LockedStep {
+    private func admitLocked(_ input: borrowing Secret, on file: RecordFile, hasher: borrowing CredentialHasher, deadline: Deadline) throws -> LockedStep {
         var record = try file.read()
         faultHook?(.lockHeld)
         let now = clock.reading()
@@ -137,7 +137,7 @@ extension Verifier {
 
     /// Step 5, after a match: clear the failures counted up to this attempt,
     /// set the replacement or upgrade the hash, on disk, under the lock.
-    func clear(_ attempt: borrowing CountedAttempt, on file: RecordFile, hasher: CredentialHasher, replacement: Replacement?) throws -> VerifyOutcome {
+    func clear(_ attempt: borrowing CountedAttempt, on file: RecordFile, hasher: borrowing CredentialHasher, replacement: Replacement?) throws -> VerifyOutcome {
         // Hashed before the lock is taken: the KDF is slow.
         let upgradedHash = replacement == nil && hasher.needsRehash(attempt.record.hash)
             ? try? hasher.hash(attempt.credential, uid: file.uid) : nil

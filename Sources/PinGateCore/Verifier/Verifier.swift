@@ -90,7 +90,7 @@ public struct Verifier: Sendable {
 
     /// The key is loaded before anything is counted: a missing or unsafe key
     /// fails closed without spending the user's attempts.
-    private func withHasher(_ body: (CredentialHasher) throws -> VerifyOutcome) -> VerifyOutcome {
+    private func withHasher(_ body: (borrowing CredentialHasher) throws -> VerifyOutcome) -> VerifyOutcome {
         do {
             return try body(CredentialHasher(key: try store.loadKey(), parameters: policy.kdf))
         } catch {
@@ -98,7 +98,7 @@ public struct Verifier: Sendable {
         }
     }
 
-    private func attempt(uid: UInt32, input: borrowing Secret, hasher: CredentialHasher, replacement: Replacement?) throws -> VerifyOutcome {
+    private func attempt(uid: UInt32, input: borrowing Secret, hasher: borrowing CredentialHasher, replacement: Replacement?) throws -> VerifyOutcome {
         for _ in 0..<3 {
             let outcome: VerifyOutcome? = try store.withRecord(uid: uid, writable: true) { file in
                 guard let file else { return .notEnrolled }
@@ -112,7 +112,7 @@ public struct Verifier: Sendable {
 
     /// Steps 1–5 on an open record. Returns nil if root replaced the record
     /// before it was counted (the caller reopens it).
-    private func attempt(on file: RecordFile, input: borrowing Secret, hasher: CredentialHasher, replacement: Replacement?) throws -> VerifyOutcome? {
+    private func attempt(on file: RecordFile, input: borrowing Secret, hasher: borrowing CredentialHasher, replacement: Replacement?) throws -> VerifyOutcome? {
         let counted: CountedAttempt
         switch try admit(input, on: file, hasher: hasher) {
         case nil: return nil

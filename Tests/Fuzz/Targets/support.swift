@@ -15,10 +15,6 @@ func withInput<Result>(_ data: UnsafePointer<UInt8>?, _ size: Int, _ body: (Unsa
     return body(UnsafeRawBufferPointer(start: data, count: size))
 }
 
-extension SecretBytes {
-    var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
-}
-
 extension Secret {
     /// The bytes as an Array, for comparing (fuzzing only: a copy of the secret).
     var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
