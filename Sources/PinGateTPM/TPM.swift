@@ -73,7 +73,7 @@ public final class TPMConnection {
     deinit { pingate_tpm_close(handle) }
 
     /// Seals `secret`; with `pcrs`, bound to what those SHA-256 PCRs read now.
-    public func seal(_ secret: SecretBytes, pcrs: [UInt8]) throws(TPMFailure) -> [UInt8] {
+    public func seal(_ secret: borrowing Secret, pcrs: [UInt8]) throws(TPMFailure) -> [UInt8] {
         var blob = [UInt8](repeating: 0, count: Int(PINGATE_TPM_BLOB_MAX))
         var length = 0
         var failure = pingate_tpm_failure()
@@ -88,18 +88,18 @@ public final class TPMConnection {
     }
 
     /// Unseals a blob `seal` made, through a PCR policy session when `pcrs` is not empty.
-    public func unseal(_ blob: [UInt8], pcrs: [UInt8]) throws(TPMFailure) -> SecretBytes {
+    public func unseal(_ blob: [UInt8], pcrs: [UInt8]) throws(TPMFailure) -> Secret {
         var length = 0
         var failure = pingate_tpm_failure()
         var result: Int32 = 0
-        let secret = SecretBytes(count: Int(PINGATE_TPM_SECRET_MAX)) { buffer in
+        let secret = Secret(count: Int(PINGATE_TPM_SECRET_MAX)) { buffer in
             result = pingate_tpm_unseal(handle, blob, blob.count, pcrs, pcrs.count,
                                         buffer.bindMemory(to: UInt8.self).baseAddress, &length, &failure)
         }
         guard result == 0, length <= secret.count else { throw TPMFailure(failure) }
         // The room was the largest a TPM returns; the key is its first
         // `length` bytes, copied into a secret of that size (both are wiped).
-        return SecretBytes(count: length) { key in
+        return Secret(count: length) { key in
             secret.withUnsafeBytes { unsealed in key.copyMemory(from: UnsafeRawBufferPointer(rebasing: unsealed[..<length])) }
         }
     }

@@ -42,7 +42,7 @@ enum HelperMain {
             return .failure(Refusal(answer: refuse("request larger than \(HelperRequest.maximumSize) bytes", detail: "uid \(callerUID)")))
         case let .complete(bytes):
             do {
-                return .success(try bytes.withUnsafeBytes { try HelperRequest(parsing: $0) })
+                return .success(try bytes.withUnsafeBytes { try HelperRequest.parsing($0) })
             } catch {
                 return .failure(Refusal(answer: refuse("bad request: \(error)", detail: "uid \(callerUID)")))
             }
@@ -51,7 +51,7 @@ enum HelperMain {
 
     /// The answer to one parsed request: pingate.conf, the caller rules, then
     /// the Verifier. A follow-up verify goes through all of it again.
-    static func answer(_ request: HelperRequest, options: RootOptions, callerUID: uid_t, seams: TestSeams) -> HelperAnswer {
+    static func answer(_ request: borrowing HelperRequest, options: RootOptions, callerUID: uid_t, seams: TestSeams) -> HelperAnswer {
         // Where a PIN is offered is pingate.conf's to say (services), and it
         // is said first: a service outside the list (sshd, through
         // common-auth) learns nothing, not even whether the user exists, and
@@ -137,15 +137,26 @@ enum HelperMain {
 /// caller's are logged as `claimed_…`, and a reader of the log can tell a
 /// fact from a claim.
 struct RequestContext {
-    let request: HelperRequest
+    /// The request's claims (its secrets stay with the request).
+    let service: String?
+    let tty: String?
+    let remoteHost: String?
     let target: SystemUser
     let callerUID: uid_t
 
+    init(request: borrowing HelperRequest, target: SystemUser, callerUID: uid_t) {
+        service = request.service
+        tty = request.tty
+        remoteHost = request.remoteHost
+        self.target = target
+        self.callerUID = callerUID
+    }
+
     var logFields: String {
         let prefix = RequestContext.fieldPrefix(callerUID: callerUID)
-        let service = request.service.map(RequestContext.value) ?? "?"
-        let tty = request.tty.map(RequestContext.value) ?? "?"
-        let rhost = request.remoteHost.map { " \(prefix)rhost=\(RequestContext.value($0))" } ?? ""
+        let service = service.map(RequestContext.value) ?? "?"
+        let tty = tty.map(RequestContext.value) ?? "?"
+        let rhost = remoteHost.map { " \(prefix)rhost=\(RequestContext.value($0))" } ?? ""
         return "user=\(target.name) uid=\(target.uid) \(prefix)service=\(service) \(prefix)tty=\(tty)\(rhost) caller_uid=\(callerUID)"
     }
 

@@ -8,7 +8,7 @@ struct HelperOperations {
     let policy: Policy
     let seams: TestSeams
 
-    func perform(_ request: HelperRequest, context: RequestContext) -> HelperAnswer {
+    func perform(_ request: borrowing HelperRequest, context: RequestContext) -> HelperAnswer {
         if let reason = FirstSignInRule().passwordRequired(service: request.service, uid: context.target.uid, policy: policy) {
             Self.log(.passwordFirst(reason), operation: request.operation.rawValue, context: context)
             return HelperAnswer(StatusOutcome.passwordFirst(reason))
@@ -28,24 +28,36 @@ struct HelperOperations {
             if case let .storeError(message) = outcome { SystemLog.write(.error, "store error: \(message) (\(context.logFields))") }
             return finished(HelperAnswer(outcome), request: request, verifier: verifier, uid: uid, context: context)
         case .verify:
-            guard let secret = request.secret else { return .refused("verify needs a secret") }
-            let outcome = verifier.verify(uid: uid, input: secret)
+            let outcome: VerifyOutcome
+            switch request.secret {
+            case let .some(secret): outcome = verifier.verify(uid: uid, input: secret)
+            case .none: return .refused("verify needs a secret")
+            }
             Self.log(outcome, operation: "verify", context: context)
             return finished(HelperAnswer(outcome), request: request, verifier: verifier, uid: uid, context: context)
         case .change:
-            guard let current = request.secret, let new = request.newSecret, let kind = request.newKind else {
+            guard let kind = request.newKind else {
                 return .refused("change needs the current and the new credential")
             }
-            let replacement: Credential
-            do {
-                replacement = try Credential(parsing: new, kind: kind, gridSize: request.newGridSize ?? policy.patternGrid, policy: policy)
-                if let weakness = replacement.weakness() {
-                    return HelperAnswer(.malformed, "the new PIN is too easy to guess: \(weakness)")
+            let outcome: VerifyOutcome
+            switch request.newSecret {
+            case let .some(new):
+                let replacement: Credential
+                do {
+                    replacement = try Credential(parsing: new, kind: kind, gridSize: request.newGridSize ?? policy.patternGrid, policy: policy)
+                    if let weakness = replacement.weakness() {
+                        return HelperAnswer(.malformed, "the new PIN is too easy to guess: \(weakness)")
+                    }
+                } catch {
+                    return HelperAnswer(.malformed, "the new \(kind): \(error)")
                 }
-            } catch {
-                return HelperAnswer(.malformed, "the new \(kind): \(error)")
+                switch request.secret {
+                case let .some(current): outcome = verifier.change(uid: uid, current: current, replacement: replacement)
+                case .none: return .refused("change needs the current and the new credential")
+                }
+            case .none:
+                return .refused("change needs the current and the new credential")
             }
-            let outcome = verifier.change(uid: uid, current: current, replacement: replacement)
             Self.log(outcome, operation: "change", context: context)
             return finished(HelperAnswer(outcome), request: request, verifier: verifier, uid: uid, context: context)
         }
@@ -53,7 +65,7 @@ struct HelperOperations {
 
     /// Every answer of the Verifier's ends here: a lockout names the
     /// credential's kind, and a success or status carries the owner's notice.
-    private func finished(_ answer: HelperAnswer, request: HelperRequest, verifier: Verifier, uid: UInt32,
+    private func finished(_ answer: HelperAnswer, request: borrowing HelperRequest, verifier: Verifier, uid: UInt32,
                           context: RequestContext) -> HelperAnswer {
         withCredentialKind(answer, verifier: verifier, uid: uid)
             .telling(notice(for: request, after: answer, verifier: verifier, uid: uid, context: context))
@@ -62,7 +74,7 @@ struct HelperOperations {
     /// The owner's notice of unseen failures, taken (so told once) when the
     /// request says it will be shown and the answer is a success or a usable
     /// status. A notice that cannot be taken waits for the next time.
-    private func notice(for request: HelperRequest, after answer: HelperAnswer, verifier: Verifier, uid: UInt32,
+    private func notice(for request: borrowing HelperRequest, after answer: HelperAnswer, verifier: Verifier, uid: UInt32,
                         context: RequestContext) -> FailureNotice? {
         guard request.wantsNotice, answer.exitCode == .ok, let notice = try? verifier.takeNotice(uid: uid) else { return nil }
         SystemLog.write(.notice, "\(request.operation.rawValue): the owner is told of \(notice.failures) earlier failed attempt(s), the first at \(localTimeText(notice.firstAt, format: "%Y-%m-%d %H:%M:%S %z") ?? String(notice.firstAt)) (\(context.logFields))")

@@ -7,7 +7,7 @@
 #   Tests/Fuzz/run.sh --build-only
 #
 # Targets (Tests/Fuzz/Targets/<name>.swift, seeds in Tests/Fuzz/corpus/<name>/):
-#   request  HelperRequest(parsing:)      the setgid helper's request parser
+#   request  HelperRequest.parsing(_:)    the setgid helper's request parser
 #   pin      PIN(parsing:…) + weakness()  typed PINs, any length bounds
 #   pattern  Pattern(parsing:…)           typed patterns on grids 3–6
 #   config   ConfigParser.parse           pingate.conf

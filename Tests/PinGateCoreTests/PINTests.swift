@@ -4,7 +4,7 @@ import Testing
 @Suite("PINs")
 struct PINTests {
     func pin(_ text: String, min: Int = 4, max: Int = 4) throws -> PIN {
-        try PIN(parsing: SecretBytes(Array(text.utf8)), minimumLength: min, maximumLength: max)
+        try PIN(parsing: secret(text), minimumLength: min, maximumLength: max)
     }
 
     @Test("a 4-digit PIN parses; surrounding whitespace is ignored")
@@ -22,13 +22,13 @@ struct PINTests {
         ("", CredentialError.empty),
     ])
     func malformed(text: String, error: CredentialError) {
-        #expect(throws: error) { try pin(text) }
+        #expect(throws: error) { _ = try pin(text) }
     }
 
     @Test("an admin may allow longer PINs")
     func longerPolicy() throws {
         #expect(try pin("12345678", min: 4, max: 12).length == 8)
-        #expect(throws: CredentialError.pinLength(minimum: 6, maximum: 12, got: 4)) { try pin("1234", min: 6, max: 12) }
+        #expect(throws: CredentialError.pinLength(minimum: 6, maximum: 12, got: 4)) { _ = try pin("1234", min: 6, max: 12) }
     }
 
     @Test("weak PINs are recognised", arguments: [

@@ -6,7 +6,7 @@ struct PatternTests {
     let grid3 = try! PatternGrid(size: 3)
 
     func normalised(_ text: String, grid: Int = 3, minimum: Int = 4) throws -> String {
-        let pattern = try Pattern(parsing: SecretBytes(Array(text.utf8)), expectedGrid: PatternGrid(size: grid), minimumCells: minimum)
+        let pattern = try Pattern(parsing: secret(text), expectedGrid: PatternGrid(size: grid), minimumCells: minimum)
         return pattern.canonicalText().withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
     }
 

@@ -51,7 +51,7 @@ private func readKeyBytes(_ path: String) throws -> [UInt8] {
     return Array(bytes[..<count])
 }
 
-private func bytes(_ key: MachineKey) -> [UInt8] { key.bytes.withUnsafeBytes { Array($0) } }
+private func bytes(_ key: borrowing MachineKey) -> [UInt8] { key.bytes.withUnsafeBytes { Array($0) } }
 
 @Suite("A sealed key is the key: read from memory, never from a stale file, never replaced")
 struct SealedKeyStateTests {
@@ -74,7 +74,7 @@ struct SealedKeyStateTests {
     @Test("a clear key file beside the sealed key is never read")
     func staleFileIsIgnored() throws {
         let sealed = try SealedTestStore(loaded: true)
-        _ = try sealed.store.writeKeyFile(try MachineKey(bytes: SecretBytes([UInt8](repeating: 0xAA, count: 32))))
+        _ = try sealed.store.writeKeyFile(try MachineKey(bytes: Secret(copying: [UInt8](repeating: 0xAA, count: 32))))
         #expect(bytes(try sealed.store.loadKey()) == sealed.key)
     }
 
@@ -82,12 +82,12 @@ struct SealedKeyStateTests {
     func notLoadedFailsClosed() throws {
         let sealed = try SealedTestStore(loaded: false)
         #expect(try sealed.store.keyState() == .sealedNotLoaded(failure: nil))
-        #expect(throws: StoreError.keyNotLoaded(sealedPath: sealed.store.location.sealedKeyPath, reason: nil)) { try sealed.store.loadKey() }
+        #expect(throws: StoreError.keyNotLoaded(sealedPath: sealed.store.location.sealedKeyPath, reason: nil)) { _ = try sealed.store.loadKey() }
         let failure = KeyLoadFailure(cause: "pcr-changed", detail: "tpm:session(1):a policy check failed")
         try sealed.store.recordLoadFailure(failure)
         #expect(try sealed.store.keyState() == .sealedNotLoaded(failure: failure))
         #expect(throws: StoreError.keyNotLoaded(sealedPath: sealed.store.location.sealedKeyPath, reason: "pcr-changed: tpm:session(1):a policy check failed")) {
-            try sealed.store.loadKey()
+            _ = try sealed.store.loadKey()
         }
     }
 
@@ -95,7 +95,7 @@ struct SealedKeyStateTests {
     func loadedKeyKeepsTheRule() throws {
         let sealed = try SealedTestStore(loaded: true)
         chmod(sealed.store.location.loadedKeyPath, 0o644)
-        #expect(throws: StoreError.self) { try sealed.store.loadKey() }
+        #expect(throws: StoreError.self) { _ = try sealed.store.loadKey() }
     }
 
     @Test("init on a sealed store makes no clear key and reports the sealed one unchanged")

@@ -33,7 +33,7 @@ struct StoreRulesTests {
         let store = try TestStore()
         chmod(store.directory, mode_t(mode))
         defer { chmod(store.directory, 0o750) }
-        #expect(throws: StoreError.unsafe(store.location.inspect(.directory)[0])) { try store.store.loadKey() }
+        #expect(throws: StoreError.unsafe(store.location.inspect(.directory)[0])) { _ = try store.store.loadKey() }
         #expect(store.location.inspect(.directory).map(\.violation) == [.mode(found: mode_t(mode))])
     }
 

@@ -46,7 +46,7 @@ final class TestStore {
     func path(_ uid: UInt32 = 1000) -> String { location.recordPath(forUID: uid) }
 }
 
-func secret(_ text: String) -> SecretBytes { SecretBytes(Array(text.utf8)) }
+func secret(_ text: String) -> Secret { Secret(copying: text.utf8) }
 
 /// The nth of distinct wrong PINs (1001, 1002, …): the verifier does not
 /// count the answer verified wrong last time again, so a count-down to a

@@ -22,7 +22,7 @@ func enroll(_ uids: StrideThrough<UInt32>) -> Int32 {
         let administration = Administration(store: Store(location: try StoreLocation.system()), policy: policy)
         let pin = Array("4821".utf8)
         for uid in uids {
-            let input = pin.withUnsafeBytes { SecretBytes(copying: $0) }
+            let input = Secret(copying: pin)
             let credential = try Credential(parsing: input, kind: .pin, gridSize: policy.patternGrid, policy: policy)
             try administration.enroll(uid: uid, credential: credential, replacing: true)
         }

@@ -87,7 +87,7 @@ struct ChangeCommand: Command {
         let credential = try dialog.askNew(kind: newKind, grid: grid, user: user.name, allowWeak: false)
         let change = HelperRequest(operation: .change, user: user.name, secret: proof,
                                    newKind: newKind, newGridSize: newKind == .pattern ? grid.size : nil,
-                                   newSecret: credential.canonicalBytes())
+                                   newSecret: credential.canonicalSecret())
         let outcome = try helperCall { () throws(HelperClientError) in try client.send(change).verifyOutcome }
         if let failure = outcome.failure(kind: current.kind, user: user.name) { throw failure }
         Output.line(newKind == .pin ? L("changed the PIN of %s", user.name) : L("changed the pattern of %s", user.name))
@@ -97,16 +97,16 @@ struct ChangeCommand: Command {
     /// counted attempt) so a typo is caught before the new one is typed; a
     /// wrong entry may be tried again while the policy allows free attempts.
     private func proveCurrent(_ user: String, credential: OwnCredential, client: HelperClient,
-                              dialog: CredentialDialog) throws -> SecretBytes {
+                              dialog: CredentialDialog) throws -> Secret {
         let kind = credential.kind
         for attempt in 1...dialog.entry.tries {
             let current = try dialog.askExisting(kind: kind, grid: credential.grid,
                                                  prompt: kind == .pin ? L("Current PIN for %s", user) : L("Current pattern for %s", user))
             guard dialog.entry.tries > 1 else { return current }
-            let outcome = try helperCall { () throws(HelperClientError) in
-                try client.send(.attempt(.verify, user: user, secret: current)).verifyOutcome
-            }
-            guard let failure = outcome.failure(kind: kind, user: user) else { return current }
+            // Lent to the request and taken back: the same pages are sent again with the change.
+            var check = HelperRequest.attempt(.verify, user: user, secret: current)
+            let outcome = try helperCall { () throws(HelperClientError) in try client.send(check).verifyOutcome }
+            guard let failure = outcome.failure(kind: kind, user: user) else { return check.secret.take()! }
             guard outcome.isWrongWithAttemptsLeft, attempt < dialog.entry.tries else { throw failure }
             dialog.entry.notice(L("%s — try again", failure.message))
         }

@@ -81,6 +81,6 @@ struct EnrollCommand: Command {
 }
 
 /// Runs a store operation, turning its errors into exit status 5.
-func storeCall<Result>(_ body: () throws -> Result) throws -> Result {
+func storeCall<Result: ~Copyable>(_ body: () throws -> Result) throws -> Result {
     do { return try body() } catch let error as CLIError { throw error } catch { throw CLIError.store(error) }
 }

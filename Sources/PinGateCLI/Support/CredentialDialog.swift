@@ -30,13 +30,15 @@ struct CredentialDialog {
                 continue
             }
             guard let repeated = try entry.read(again) else { throw CLIError.cancelled }
-            let confirmation = try? Credential(parsing: repeated, kind: kind, gridSize: grid.size, policy: policy)
-            guard let confirmation, confirmation.canonicalBytes().constantTimeEquals(credential.canonicalBytes()) else {
+            let matches = (try? Credential(parsing: repeated, kind: kind, gridSize: grid.size, policy: policy)
+                .constantTimeEquals(credential)) ?? false
+            guard matches else {
                 try refuse(isPIN ? L("the two PINs do not match") : L("the two patterns do not match"), last: last)
                 continue
             }
-            if case let .pattern(pattern) = credential, !(try entry.confirm(pattern)) {
-                throw CLIError.cancelled
+            switch credential {
+            case let .pattern(pattern): guard try entry.confirm(pattern) else { throw CLIError.cancelled }
+            case .pin: break
             }
             return credential
         }
@@ -44,7 +46,7 @@ struct CredentialDialog {
     }
 
     /// Asks once for an existing credential (the caller verifies it).
-    func askExisting(kind: CredentialKind, grid: PatternGrid, prompt: String) throws -> SecretBytes {
+    func askExisting(kind: CredentialKind, grid: PatternGrid, prompt: String) throws -> Secret {
         let request = SecretPrompt(text: prompt, kind: kind, grid: grid, policy: policy)
         guard let typed = try entry.read(request) else { throw CLIError.cancelled }
         return typed

@@ -27,19 +27,48 @@ struct KeySealing {
         throw failure(lastFailure ?? TPMFailure(cause: .unreachable, detail: ""))
     }
 
+    /// The key `seal` seals: the key file, or the loaded key when it is
+    /// sealed already (to new PCRs).
+    private func keyToSeal() throws -> MachineKey {
+        switch try storeCall({ try store.keyState() }) {
+        case .missing:
+            throw CLIError(status: .storeOrConfig, message: L("there is no machine key in %s to seal; run 'pingate init' first", store.location.directory))
+        case .file: return try storeCall { try store.loadKeyFile() }
+        case .sealedAndLoaded: return try storeCall { try store.loadKey() }
+        case .sealedNotLoaded:
+            throw CLIError(status: .storeOrConfig, message: L("the machine key is sealed and not loaded; run 'pingate key load' first, then seal it again"))
+        }
+    }
+
+    /// The key `unseal` writes back as a file: the loaded one, else the
+    /// TPM's; nil when it is a file already.
+    private func keyToUnseal() throws -> MachineKey? {
+        switch try storeCall({ try store.keyState() }) {
+        case .file:
+            return nil
+        case .missing:
+            throw CLIError(status: .storeOrConfig, message: L("there is no machine key in %s; run 'pingate init'", store.location.directory))
+        case .sealedAndLoaded:
+            return try storeCall { try store.loadKey() }
+        case .sealedNotLoaded:
+            return try unsealed(try storeCall { try store.readSealedKey() })
+        }
+    }
+
+    /// The key the TPM unseals from `sealed`.
+    private func unsealed(_ sealed: SealedKey, waitingSeconds: Int = 0) throws -> MachineKey {
+        do {
+            return try MachineKey(bytes: try connect(waitingSeconds: waitingSeconds).unseal(sealed.tpmBlob, pcrs: sealed.pcrs))
+        } catch let error as TPMFailure {
+            throw failure(error)
+        }
+    }
+
     /// Seals the key file (or, already sealed and loaded, the loaded key to
     /// new PCRs), proves the TPM gives it back, loads it, and only then
     /// overwrites and removes the key file.
     func seal(pcrs: [UInt8]) throws {
-        let key: MachineKey
-        switch try storeCall({ try store.keyState() }) {
-        case .missing:
-            throw CLIError(status: .storeOrConfig, message: L("there is no machine key in %s to seal; run 'pingate init' first", store.location.directory))
-        case .file: key = try storeCall { try store.loadKeyFile() }
-        case .sealedAndLoaded: key = try storeCall { try store.loadKey() }
-        case .sealedNotLoaded:
-            throw CLIError(status: .storeOrConfig, message: L("the machine key is sealed and not loaded; run 'pingate key load' first, then seal it again"))
-        }
+        let key = try keyToSeal()
         // The memory must be a ramfs before the only clear copy leaves the disk.
         _ = try storeCall { try store.prepareMemory() }
         let tpm = try connect()
@@ -79,12 +108,7 @@ struct KeySealing {
         try storeCall { try store.discardLoadedKey() }
         do {
             let sealed = try storeCall { try store.readSealedKey() }
-            let key: MachineKey
-            do {
-                key = try MachineKey(bytes: try connect(waitingSeconds: waitingSeconds).unseal(sealed.tpmBlob, pcrs: sealed.pcrs))
-            } catch let error as TPMFailure {
-                throw failure(error)
-            }
+            let key = try unsealed(sealed, waitingSeconds: waitingSeconds)
             try storeCall { try store.storeLoadedKey(key) }
             Output.line(L("loaded the machine key into memory: %s", store.location.loadedKeyPath))
             SystemLog.write(.info, "key load: the machine key is loaded")
@@ -97,20 +121,9 @@ struct KeySealing {
 
     /// Back to a key file: from memory if loaded, else from the TPM.
     func unseal() throws {
-        let key: MachineKey
-        switch try storeCall({ try store.keyState() }) {
-        case .file:
+        guard let key = try keyToUnseal() else {
             Output.line(L("the machine key is already a file: %s", store.location.keyPath))
             return
-        case .missing:
-            throw CLIError(status: .storeOrConfig, message: L("there is no machine key in %s; run 'pingate init'", store.location.directory))
-        case .sealedAndLoaded:
-            key = try storeCall { try store.loadKey() }
-        case .sealedNotLoaded:
-            let sealed = try storeCall { try store.readSealedKey() }
-            do { key = try MachineKey(bytes: try connect().unseal(sealed.tpmBlob, pcrs: sealed.pcrs)) } catch let error as TPMFailure {
-                throw failure(error)
-            }
         }
         if try !storeCall({ try store.writeKeyFile(key) }) {
             // A clear file beside the sealed key: keep it only if it is this key.

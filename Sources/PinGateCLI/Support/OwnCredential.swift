@@ -21,7 +21,7 @@ struct OwnCredential {
 
 extension HelperRequest {
     /// A counted attempt by the CLI, which names no PAM service.
-    static func attempt(_ operation: Operation, user: String, secret: SecretBytes) -> HelperRequest {
+    static func attempt(_ operation: Operation, user: String, secret: consuming Secret) -> HelperRequest {
         HelperRequest(operation: operation, user: user, secret: secret)
     }
 }

@@ -10,13 +10,13 @@ struct PolicyCalibration {
 
     func run() throws {
         let hasher = { (parameters: KDFParameters) in CredentialHasher(key: MachineKey.generate(), parameters: parameters) }
-        let sample = try PIN(parsing: SecretBytes(Array("4829".utf8)), minimumLength: 4, maximumLength: 4)
+        let sample = Credential.pin(try PIN(parsing: Secret(copying: "4829".utf8), minimumLength: 4, maximumLength: 4))
         let memoryLimit = min(1 << 30, physicalMemory() / 4)
         Output.line(L("# Argon2id on this machine, target %d ms per attempt", targetMilliseconds))
         var parameters = KDFParameters(operations: 2, memoryBytes: 8 << 20)
         var elapsed = 0.0
         while true {
-            elapsed = try measure { _ = try hasher(parameters).hash(.pin(sample), uid: 0) }
+            elapsed = try measure { _ = try hasher(parameters).hash(sample, uid: 0) }
             Output.line(L("#   %s, %d passes: %d ms", formatByteSize(parameters.memoryBytes), Int(parameters.operations), Int(elapsed.rounded())))
             if elapsed >= Double(targetMilliseconds) { break }
             if parameters.memoryBytes * 2 <= memoryLimit {

@@ -13,11 +13,11 @@ struct SecretPrompt {
 /// lines on stdin (`--stdin`). Chosen once per command by `SecretEntries.make`.
 protocol SecretEntry {
     /// One secret, or nil if the user cancelled (Esc, Ctrl-C, empty input).
-    func read(_ prompt: SecretPrompt) throws -> SecretBytes?
+    func read(_ prompt: SecretPrompt) throws -> Secret?
     /// Says why an entry was refused, before asking again.
     func notice(_ text: String)
     /// Shows `pattern` as a picture and asks to keep it; false means no.
-    func confirm(_ pattern: Pattern) throws -> Bool
+    func confirm(_ pattern: borrowing Pattern) throws -> Bool
     /// How many times a refused entry may be tried in all (1 for --stdin).
     var tries: Int { get }
 }
@@ -39,7 +39,7 @@ enum SecretEntries {
 struct LineEntry: SecretEntry {
     var tries: Int { 1 }
 
-    func read(_ prompt: SecretPrompt) throws -> SecretBytes? {
+    func read(_ prompt: SecretPrompt) throws -> Secret? {
         guard let line = readSecretLine(from: .standardInput) else {
             throw CLIError(status: .usage, message: L("standard input ended before the line for: %s (--stdin expects one secret per line)", prompt.text.lowercased()))
         }
@@ -47,7 +47,7 @@ struct LineEntry: SecretEntry {
     }
 
     func notice(_ text: String) {}
-    func confirm(_ pattern: Pattern) throws -> Bool { true }
+    func confirm(_ pattern: borrowing Pattern) throws -> Bool { true }
 }
 
 /// Plain prompts on stderr with echo turned off: for a terminal that cannot
@@ -55,7 +55,7 @@ struct LineEntry: SecretEntry {
 struct EchoOffEntry: SecretEntry {
     var tries: Int { 3 }
 
-    func read(_ prompt: SecretPrompt) throws -> SecretBytes? {
+    func read(_ prompt: SecretPrompt) throws -> Secret? {
         if prompt.kind == .pattern {
             Output.prompt(L("Cells are numbered:") + "\n" + prompt.grid.legend().map { "    " + $0 + "\n" }.joined())
         }
@@ -67,7 +67,7 @@ struct EchoOffEntry: SecretEntry {
 
     func notice(_ text: String) { Output.prompt(text + "\n") }
 
-    func confirm(_ pattern: Pattern) throws -> Bool {
+    func confirm(_ pattern: borrowing Pattern) throws -> Bool {
         let picture = pattern.cells.withUnsafeBytes { PatternPicture(grid: pattern.grid).lines(of: $0) }
         Output.prompt(L("Your pattern:") + "\n" + picture.joined(separator: "\n") + "\n" + L("Save it? [y/N] "))
         let answer = readSecretLine(from: .standardInput)
@@ -77,9 +77,9 @@ struct EchoOffEntry: SecretEntry {
 }
 
 /// Reads one line (without its newline) a byte at a time straight into a
-/// `Secret`, which is then sealed whole (no copy); nil at end of input with
+/// `Secret`, which is handed on whole (no copy); nil at end of input with
 /// nothing read. Longer lines than any secret are cut.
-func readSecretLine(from descriptor: FileDescriptor) -> SecretBytes? {
+func readSecretLine(from descriptor: FileDescriptor) -> Secret? {
     var line = Secret(capacity: 256)
     var sawAnything = false
     var byte: UInt8 = 0
@@ -92,5 +92,5 @@ func readSecretLine(from descriptor: FileDescriptor) -> SecretBytes? {
     }
     byte = 0
     guard sawAnything else { return nil }
-    return SecretBytes(sealing: line)
+    return line
 }

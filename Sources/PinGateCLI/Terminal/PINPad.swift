@@ -21,7 +21,7 @@ struct PINPad {
     }
 
     /// Reads one PIN after `prompt`; nil if the user cancelled.
-    func read(prompt: String) throws -> SecretBytes? {
+    func read(prompt: String) throws -> Secret? {
         try TerminalMode.raw.with(descriptor: terminal.input) {
             terminal.write(prompt)
             var digits = Secret(capacity: maximumLength)
@@ -33,7 +33,7 @@ struct PINPad {
                     terminal.write(Self.mask)
                     if minimumLength == maximumLength, digits.count == maximumLength {
                         terminal.write("\n")
-                        return SecretBytes(sealing: digits)
+                        return digits
                     }
                 case .backspace:
                     guard !digits.isEmpty else { terminal.bell(); continue }
@@ -46,7 +46,7 @@ struct PINPad {
                     if digits.isEmpty { terminal.write("\n"); return nil }
                     guard digits.count >= minimumLength else { terminal.bell(); continue }
                     terminal.write("\n")
-                    return SecretBytes(sealing: digits)
+                    return digits
                 case .escape, .interrupt, .endOfInput:
                     digits.removeAll()
                     terminal.write("\n")

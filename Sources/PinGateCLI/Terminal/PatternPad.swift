@@ -21,7 +21,7 @@ struct PatternPad {
 
     /// Reads one pattern; returns its text (`R:c1-c2-…` when drawn, the typed
     /// text when typed), or nil if the user cancelled.
-    func read(title: String) throws -> SecretBytes? {
+    func read(title: String) throws -> Secret? {
         try TerminalMode.raw.with(descriptor: terminal.input) {
             var state = State(grid: grid)
             defer { state.path.wipe(); state.typed.removeAll() }
@@ -49,7 +49,7 @@ struct PatternPad {
                     // A drawn path is already normalised: the core writes its canonical text.
                     let text = try state.typed.isEmpty
                         ? Pattern(grid: grid, drawnCells: state.path.cells, minimumCells: minimumCells).canonicalText()
-                        : SecretBytes(sealing: state.typed.extracting(0..<state.typed.count))
+                        : state.typed.extracting(0..<state.typed.count)
                     finish(replacing: shown, note: L("pattern entered"))
                     return text
                 case let key:

@@ -100,7 +100,7 @@ struct PatternPath: ~Copyable {
         var end = text.count
         while end > 0, [UInt8(ascii: "-"), UInt8(ascii: ",")].contains(text[end - 1]) { end -= 1 }
         guard end > 0 else { return path }
-        let complete = SecretBytes(sealing: text.extracting(0..<end))
+        let complete = text.extracting(0..<end)
         guard let cells = try? Pattern.typedCells(parsing: complete, expectedGrid: grid) else {
             path.isValid = false
             return path

@@ -5,7 +5,7 @@ struct TerminalEntry: SecretEntry {
     let terminal: TerminalIO
     var tries: Int { 3 }
 
-    func read(_ prompt: SecretPrompt) throws -> SecretBytes? {
+    func read(_ prompt: SecretPrompt) throws -> Secret? {
         switch prompt.kind {
         case .pin:
             let pad = PINPad(terminal: terminal, minimumLength: prompt.policy.pinMinLength, maximumLength: prompt.policy.pinMaxLength)
@@ -18,7 +18,7 @@ struct TerminalEntry: SecretEntry {
 
     func notice(_ text: String) { terminal.write(text + "\n") }
 
-    func confirm(_ pattern: Pattern) throws -> Bool {
+    func confirm(_ pattern: borrowing Pattern) throws -> Bool {
         let picture = pattern.cells.withUnsafeBytes { PatternPicture(grid: pattern.grid).lines(of: $0) }
         terminal.write(L("Your pattern:") + "\n" + picture.joined(separator: "\n") + "\n" + L("Save it? [y/n] "))
         return try TerminalMode.raw.with(descriptor: terminal.input) {

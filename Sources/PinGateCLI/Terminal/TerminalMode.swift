@@ -28,7 +28,7 @@ enum TerminalMode {
 
     static let handledSignals: [Signal] = [.interrupt, .terminate, .hangUp, .quit]
 
-    func with<Result>(descriptor: FileDescriptor, _ body: () throws -> Result) throws -> Result {
+    func with<Result: ~Copyable>(descriptor: FileDescriptor, _ body: () throws -> Result) throws -> Result {
         let original: TerminalAttributes
         do { original = try TerminalAttributes(of: descriptor) } catch {
             throw CLIError(status: .storeOrConfig, message: "cannot read the terminal settings: \(error)")

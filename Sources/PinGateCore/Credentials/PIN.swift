@@ -1,7 +1,8 @@
 /// A well-formed PIN: ASCII digits, length within the policy's bounds.
-public struct PIN: Sendable {
+/// `~Copyable`, as the `Secret` that holds its digits.
+public struct PIN: ~Copyable, Sendable {
     /// The digits as ASCII bytes ("0"…"9").
-    public let digits: SecretBytes
+    public let digits: Secret
 
     public var length: Int { digits.count }
 
@@ -12,7 +13,7 @@ public struct PIN: Sendable {
     /// Parses typed input. Surrounding whitespace is ignored; anything else
     /// that is not a digit, or a length outside `minimumLength...maximumLength`,
     /// is a `CredentialError`.
-    public init(parsing input: SecretBytes, minimumLength: Int, maximumLength: Int) throws {
+    public init(parsing input: borrowing Secret, minimumLength: Int, maximumLength: Int) throws {
         let trimmed = input.trimmingWhitespace()
         guard !trimmed.isEmpty else { throw CredentialError.empty }
         for index in 0..<trimmed.count where !(0x30...0x39).contains(trimmed[index]) {
@@ -24,7 +25,7 @@ public struct PIN: Sendable {
         digits = trimmed
     }
 
-    public init(parsing input: SecretBytes, policy: Policy) throws {
+    public init(parsing input: borrowing Secret, policy: Policy) throws {
         try self.init(parsing: input, minimumLength: policy.pinMinLength, maximumLength: policy.pinMaxLength)
     }
 }

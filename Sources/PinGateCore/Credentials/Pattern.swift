@@ -1,10 +1,11 @@
 /// A well-formed pattern: a path through distinct cells of an R×R grid,
 /// already normalised by the gap rule, with at least the policy's minimum cells.
-public struct Pattern: Sendable {
+/// `~Copyable`, as the `Secret` that holds its cells.
+public struct Pattern: ~Copyable, Sendable {
     public let grid: PatternGrid
-    /// The cells in order, 1-based, each a byte; kept in `SecretBytes` so the
+    /// The cells in order, 1-based, each a byte; kept in a `Secret` so the
     /// path is wiped with the rest of the secret.
-    public let cells: SecretBytes
+    public let cells: Secret
 
     /// Normalises `typedCells` on `grid`: each step from a to b first adds the
     /// unvisited cells on the segment between them (visited ones are crossed),
@@ -20,7 +21,7 @@ public struct Pattern: Sendable {
             throw CredentialError.patternTooShort(minimum: minimumCells, got: path.count)
         }
         self.grid = grid
-        self.cells = SecretBytes(sealing: path)
+        self.cells = path
     }
 
     /// The same from cells kept one byte each (a path drawn on a terminal
@@ -34,7 +35,7 @@ public struct Pattern: Sendable {
     /// Parses typed text on a grid of `expectedGrid` cells per side:
     /// `1-5-9-6`, `1 5 9 6`, `1,5,9,6`, `1596` (only when R² ≤ 9), or the
     /// canonical `R:1-5-9-6` (whose R must match).
-    public init(parsing input: SecretBytes, expectedGrid: PatternGrid, minimumCells: Int) throws {
+    public init(parsing input: borrowing Secret, expectedGrid: PatternGrid, minimumCells: Int) throws {
         let cells = try Pattern.typedCells(parsing: input, expectedGrid: expectedGrid)
         try self.init(grid: expectedGrid, drawnCells: cells, minimumCells: minimumCells)
     }
@@ -42,7 +43,7 @@ public struct Pattern: Sendable {
     /// The cell numbers of typed text, as written (before the gap rule), one
     /// byte each: the forms `init(parsing:)` takes. A terminal pad draws them
     /// as typed.
-    public static func typedCells(parsing input: SecretBytes, expectedGrid: PatternGrid) throws -> Secret {
+    public static func typedCells(parsing input: borrowing Secret, expectedGrid: PatternGrid) throws -> Secret {
         let text = input.trimmingWhitespace()
         guard !text.isEmpty else { throw CredentialError.empty }
         // Split into runs of digits; a run longer than 3 digits can only be the
@@ -129,12 +130,12 @@ public struct Pattern: Sendable {
     }
 
     /// The canonical text `R:c1-c2-…`, the form that is hashed. Written
-    /// straight into a `SecretBytes` of its exact length (R is one digit, a
+    /// straight into a `Secret` of its exact length (R is one digit, a
     /// cell one or two), so no growing buffer leaves a shorter copy behind.
-    public func canonicalText() -> SecretBytes {
+    public func canonicalText() -> Secret {
         var length = 2 + max(cells.count - 1, 0)
         for index in 0..<cells.count { length += cells[index] < 10 ? 1 : 2 }
-        return SecretBytes(count: length) { text in
+        return Secret(count: length) { text in
             text[0] = UInt8(ascii: "0") + UInt8(grid.size)
             text[1] = UInt8(ascii: ":")
             var offset = 2

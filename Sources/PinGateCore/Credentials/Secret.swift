@@ -53,6 +53,13 @@ public struct Secret: ~Copyable {
         for byte in bytes { append(byte) }
     }
 
+    /// A copy of bytes that are no secret of their own: a test's literal, a
+    /// sample PIN to time the KDF with.
+    public init(copying bytes: some Collection<UInt8>) {
+        self.init(capacity: bytes.count)
+        for byte in bytes { append(byte) }
+    }
+
     deinit {
         sodium_memzero(memory.address, memory.byteCount)
         #if DEBUG

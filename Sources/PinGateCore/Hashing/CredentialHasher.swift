@@ -7,20 +7,22 @@ import CSodium
 /// The pre-hash binds a hash to one user and one kind (a record copied to
 /// another uid, or a PIN typed where a pattern is enrolled, never verifies) and
 /// to this machine's key (a stolen record is useless without it).
-public struct CredentialHasher: Sendable {
+///
+/// `~Copyable`: it holds the machine key.
+public struct CredentialHasher: ~Copyable, Sendable {
     public let key: MachineKey
     public let parameters: KDFParameters
 
     /// Longest hash string libsodium writes, including its NUL.
     public static let hashStringCapacity = Int(crypto_pwhash_STRBYTES)
 
-    public init(key: MachineKey, parameters: KDFParameters) {
+    public init(key: consuming MachineKey, parameters: KDFParameters) {
         requireSodium()
         self.key = key
         self.parameters = parameters
     }
 
-    public func hash(_ credential: Credential, uid: UInt32) throws -> String {
+    public func hash(_ credential: borrowing Credential, uid: UInt32) throws -> String {
         let preHash = keyedPreHash(credential, uid: uid)
         var output = [CChar](repeating: 0, count: CredentialHasher.hashStringCapacity)
         let status = preHash.withUnsafeBytes { secret in
@@ -36,7 +38,7 @@ public struct CredentialHasher: Sendable {
     /// True when `credential` matches `hash`, false when it does not (or the
     /// hash is malformed). libsodium compares in constant time. Throws when
     /// the KDF could not run at all (no memory): that is not a wrong secret.
-    public func check(_ credential: Credential, uid: UInt32, against hash: String) throws -> Bool {
+    public func check(_ credential: borrowing Credential, uid: UInt32, against hash: String) throws -> Bool {
         let preHash = keyedPreHash(credential, uid: uid)
         let status = preHash.withUnsafeBytes { secret in
             crypto_pwhash_str_verify(hash, secret.baseAddress!.assumingMemoryBound(to: CChar.self), UInt64(secret.count))
@@ -52,7 +54,7 @@ public struct CredentialHasher: Sendable {
     }
 
     /// `check` with "could not run" counted as no match (for tests and tools).
-    public func verify(_ credential: Credential, uid: UInt32, against hash: String) -> Bool {
+    public func verify(_ credential: borrowing Credential, uid: UInt32, against hash: String) -> Bool {
         (try? check(credential, uid: uid, against: hash)) ?? false
     }
 
@@ -84,7 +86,7 @@ public struct CredentialHasher: Sendable {
         crypto_pwhash_str_needs_rehash(hash, parameters.operations, parameters.memoryBytes) != 0
     }
 
-    func keyedPreHash(_ credential: Credential, uid: UInt32) -> SecretBytes {
+    func keyedPreHash(_ credential: borrowing Credential, uid: UInt32) -> Secret {
         keyedDigest(domain: [], credential, uid: uid)
     }
 
@@ -95,13 +97,12 @@ public struct CredentialHasher: Sendable {
     /// canonical secret)`: how the record remembers the last credential
     /// verified wrong, so the same wrong answer again is not counted again.
     /// Microseconds, not the KDF; useless without the key, like the hash.
-    public func repeatTag(_ credential: Credential, uid: UInt32) -> [UInt8] {
+    public func repeatTag(_ credential: borrowing Credential, uid: UInt32) -> [UInt8] {
         let digest = keyedDigest(domain: CredentialHasher.repeatDomain, credential, uid: uid)
         return (0..<digest.count).map { digest[$0] }
     }
 
-    private func keyedDigest(domain: [UInt8], _ credential: Credential, uid: UInt32) -> SecretBytes {
-        let output = SecretBytes(count: Int(crypto_auth_hmacsha256_BYTES))
+    private func keyedDigest(domain: [UInt8], _ credential: borrowing Credential, uid: UInt32) -> Secret {
         var state = crypto_auth_hmacsha256_state()
         defer { sodium_memzero(&state, MemoryLayout.size(ofValue: state)) }
         key.bytes.withUnsafeBytes { keyBytes in
@@ -112,12 +113,13 @@ public struct CredentialHasher: Sendable {
         _ = crypto_auth_hmacsha256_update(&state, uidBytes, UInt64(uidBytes.count))
         var kind = credential.kind.rawValue
         _ = crypto_auth_hmacsha256_update(&state, &kind, 1)
-        credential.canonicalBytes().withUnsafeBytes { secret in
-            _ = crypto_auth_hmacsha256_update(&state, secret.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(secret.count))
+        credential.withCanonicalBytes { canonical in
+            canonical.withUnsafeBytes { secret in
+                _ = crypto_auth_hmacsha256_update(&state, secret.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(secret.count))
+            }
         }
-        output.withUnsafeMutableBytes { out in
+        return Secret(count: Int(crypto_auth_hmacsha256_BYTES)) { out in
             _ = crypto_auth_hmacsha256_final(&state, out.baseAddress!.assumingMemoryBound(to: UInt8.self))
         }
-        return output
     }
 }

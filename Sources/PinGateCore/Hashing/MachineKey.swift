@@ -3,11 +3,14 @@ import CSodium
 /// The 32-byte secret that keys every pre-hash. Without it a stolen record is
 /// useless offline; with it, 10⁴ PINs fall to brute force, so it lives in the
 /// store, readable only by root and the `pingate` group.
-public struct MachineKey: Sendable {
+///
+/// `~Copyable`, as the `Secret` that holds it: lent to the hasher that keys
+/// with it and to the file that keeps it, never copied.
+public struct MachineKey: ~Copyable, Sendable {
     public static let byteCount = 32
-    public let bytes: SecretBytes
+    public let bytes: Secret
 
-    public init(bytes: SecretBytes) throws {
+    public init(bytes: consuming Secret) throws {
         guard bytes.count == MachineKey.byteCount else { throw HashingError.badKeyLength(bytes.count) }
         self.bytes = bytes
     }
@@ -15,8 +18,7 @@ public struct MachineKey: Sendable {
     /// A fresh random key from libsodium's CSPRNG (getrandom).
     public static func generate() -> MachineKey {
         requireSodium()
-        let bytes = SecretBytes(count: byteCount)
-        bytes.withUnsafeMutableBytes { randombytes_buf($0.baseAddress!, $0.count) }
+        let bytes = Secret(count: byteCount) { randombytes_buf($0.baseAddress!, $0.count) }
         // Force-try is safe: the length is ours.
         return try! MachineKey(bytes: bytes)
     }

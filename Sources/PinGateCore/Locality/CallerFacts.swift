@@ -25,7 +25,7 @@ public struct CallerFacts: Equatable, Sendable {
     /// The facts of a helper request from a process whose real uid is
     /// `realUID`. Only root may speak for another process; what a non-root
     /// caller writes may make it look more remote, never less.
-    public init(request: HelperRequest, realUID: UserID) {
+    public init(request: borrowing HelperRequest, realUID: UserID) {
         if realUID == 0 {
             self.init(uid: request.callerUID ?? 0, pid: request.callerPID ?? 0,
                       remoteHost: request.remoteHost, allowRemote: request.allowRemote)

@@ -40,7 +40,7 @@ public struct HelperClient: Sendable {
     }
 
     /// Sends `request` and reads the answer.
-    public func send(_ request: HelperRequest) throws(HelperClientError) -> DecodedAnswer {
+    public func send(_ request: borrowing HelperRequest) throws(HelperClientError) -> DecodedAnswer {
         let (line, status) = try exchange(request.encoded())
         return try DecodedAnswer(line: line, exitCode: status)
     }
@@ -54,7 +54,7 @@ public struct HelperClient: Sendable {
         return try send(request)
     }
 
-    private func exchange(_ request: SecretBytes) throws(HelperClientError) -> (String, Int32) {
+    private func exchange(_ request: borrowing Secret) throws(HelperClientError) -> (String, Int32) {
         let deadline = Deadline.after(milliseconds: timeoutSeconds * 1000)
         // Every descriptor opened here is closed on every path: the lock
         // screen's UI asks again and again, and must not run out of them.

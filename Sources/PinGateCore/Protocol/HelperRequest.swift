@@ -2,7 +2,10 @@ import CPinGateContract
 
 /// A request to pingate-verify, parsed from its stdin. The wire format is
 /// documented in pam/pingate_protocol.h (the C side of the same contract).
-public struct HelperRequest: Sendable {
+///
+/// `~Copyable`, as the `Secret`s it carries: a request is lent to whoever
+/// reads it (`borrowing`) and handed on whole, never duplicated.
+public struct HelperRequest: ~Copyable, Sendable {
     public enum Operation: String, Sendable {
         case status, verify, change
     }
@@ -29,16 +32,16 @@ public struct HelperRequest: Sendable {
     /// A status's `then=verify`: the caller may send the verify that follows
     /// on PINGATE_FOLLOW_UP_FD, in the same run (pingate_protocol.h, FOLLOW-UP).
     public var followUp: Operation?
-    public var secret: SecretBytes?
+    public var secret: Secret?
     public var newKind: CredentialKind?
     public var newGridSize: Int?
-    public var newSecret: SecretBytes?
+    public var newSecret: Secret?
 
     /// A request to send. `service`, `tty` and `remoteHost` are for the
     /// helper's log; a non-root sender's are logged as claims.
     public init(operation: Operation, user: String, service: String? = nil, tty: String? = nil,
-                remoteHost: String? = nil, secret: SecretBytes? = nil, newKind: CredentialKind? = nil,
-                newGridSize: Int? = nil, newSecret: SecretBytes? = nil) {
+                remoteHost: String? = nil, secret: consuming Secret? = nil, newKind: CredentialKind? = nil,
+                newGridSize: Int? = nil, newSecret: consuming Secret? = nil) {
         self.operation = operation
         self.user = user
         self.service = service
@@ -55,8 +58,12 @@ public struct HelperRequest: Sendable {
     }
 
     /// Parses the request bytes. Values may hold any byte but NUL, CR, LF and
-    /// other controls; secrets are copied straight into `SecretBytes`.
-    public init(parsing bytes: UnsafeRawBufferPointer) throws {
+    /// other controls; secrets are copied straight into a `Secret` each.
+    ///
+    /// A function, not an init: a throwing init may not leave a noncopyable
+    /// value half made, so the request is made whole at once and filled in
+    /// as it is checked.
+    public static func parsing(_ bytes: UnsafeRawBufferPointer) throws -> HelperRequest {
         guard bytes.count <= HelperRequest.maximumSize else { throw ParseError(description: "request larger than \(HelperRequest.maximumSize) bytes") }
         var lines: [Range<Int>] = []
         var start = 0
@@ -70,7 +77,8 @@ public struct HelperRequest: Sendable {
         else { throw ParseError(description: "the first line must be \(HelperRequest.versionLine)") }
 
         var fields: [String: String] = [:]
-        var secrets: [String: SecretBytes] = [:]
+        var secret: Secret? = nil
+        var newSecret: Secret? = nil
         for line in lines.dropFirst() {
             let content = UnsafeRawBufferPointer(rebasing: bytes[line])
             guard let equals = content.firstIndex(of: UInt8(ascii: "=")) else {
@@ -81,10 +89,14 @@ public struct HelperRequest: Sendable {
             guard value.allSatisfy({ $0 >= 0x20 && $0 != 0x7F }) else {
                 throw ParseError(description: "the value of '\(key.prefix(20))' holds control characters")
             }
-            guard fields[key] == nil, secrets[key] == nil else { throw ParseError(description: "'\(key.prefix(20))' appears twice") }
+            guard fields[key] == nil, !(key == "secret" && secret.isPresent), !(key == "new" && newSecret.isPresent) else {
+                throw ParseError(description: "'\(key.prefix(20))' appears twice")
+            }
             switch key {
-            case "secret", "new":
-                secrets[key] = SecretBytes(copying: value)
+            case "secret":
+                secret = Secret(copying: value)
+            case "new":
+                newSecret = Secret(copying: value)
             case "op", "user", "service", "tty", "rhost", "new_kind", "new_grid", "caller_uid", "caller_pid", "allow_remote", "notice", "then":
                 guard let text = String(validating: value, as: UTF8.self) else {
                     throw ParseError(description: "the value of '\(key)' is not UTF-8")
@@ -98,61 +110,61 @@ public struct HelperRequest: Sendable {
             throw ParseError(description: "op must be status, verify or change")
         }
         guard let user = fields["user"], !user.isEmpty, user.count <= 256 else { throw ParseError(description: "user is missing") }
-        self.operation = operation
-        self.user = user
-        service = fields["service"]
-        tty = fields["tty"]
-        remoteHost = fields["rhost"]
+        var request = HelperRequest(operation: operation, user: user)
+        request.service = fields["service"]
+        request.tty = fields["tty"]
+        request.remoteHost = fields["rhost"]
         if let text = fields["caller_uid"] {
             guard let uid = UInt32(text), uid != UInt32.max else { throw ParseError(description: "caller_uid must be a uid") }
-            callerUID = uid
+            request.callerUID = uid
         }
         if let text = fields["caller_pid"] {
             guard let pid = Int32(text), pid > 0 else { throw ParseError(description: "caller_pid must be a process id") }
-            callerPID = pid
+            request.callerPID = pid
         }
         if let text = fields["allow_remote"] {
             guard text == "1" else { throw ParseError(description: "allow_remote must be 1") }
-            allowRemote = true
+            request.allowRemote = true
         }
         if let text = fields["notice"] {
             guard text == "1" else { throw ParseError(description: "notice must be 1") }
-            wantsNotice = true
+            request.wantsNotice = true
         }
         if let text = fields["then"] {
             guard operation == .status, text == Operation.verify.rawValue else {
                 throw ParseError(description: "then=verify is for a status only")
             }
-            followUp = .verify
+            request.followUp = .verify
         }
-        secret = secrets["secret"]
-        newSecret = secrets["new"]
         switch operation {
         case .status:
-            guard secret == nil, newSecret == nil else { throw ParseError(description: "status takes no secret") }
+            guard !secret.isPresent, !newSecret.isPresent else { throw ParseError(description: "status takes no secret") }
         case .verify:
-            guard secret != nil, newSecret == nil else { throw ParseError(description: "verify needs secret= and nothing new") }
+            guard secret.isPresent, !newSecret.isPresent else { throw ParseError(description: "verify needs secret= and nothing new") }
         case .change:
-            guard secret != nil, newSecret != nil, let kindName = fields["new_kind"], let kind = CredentialKind(name: kindName) else {
+            guard secret.isPresent, newSecret.isPresent, let kindName = fields["new_kind"], let kind = CredentialKind(name: kindName) else {
                 throw ParseError(description: "change needs secret=, new= and new_kind=pin|pattern")
             }
-            newKind = kind
+            request.newKind = kind
             if let grid = fields["new_grid"] {
                 guard let size = Int(grid), PatternGrid.supportedSizes.contains(size) else {
                     throw ParseError(description: "new_grid must be 3 to 6")
                 }
-                newGridSize = size
+                request.newGridSize = size
             }
         }
+        request.secret = secret
+        request.newSecret = newSecret
+        return request
     }
 }
 
 extension HelperRequest {
     /// The request as the helper reads it: the version line, then one
     /// `key=value` line per field, in the order pam/pingate_protocol.h lists
-    /// them. The secrets go straight from `SecretBytes` to `SecretBytes`, so
-    /// no String ever holds them. `init(parsing:)` reads this back.
-    public func encoded() -> SecretBytes {
+    /// them. The secrets go straight from their `Secret` into this one, so
+    /// no String ever holds them. `parsing(_:)` reads this back.
+    public func encoded() -> Secret {
         var text: [(String, String)] = [("op", operation.rawValue), ("user", user)]
         if let service { text.append(("service", service)) }
         if let tty { text.append(("tty", tty)) }
@@ -164,24 +176,52 @@ extension HelperRequest {
         if let followUp { text.append(("then", followUp.rawValue)) }
         if let newKind { text.append(("new_kind", newKind.description)) }
         if let newGridSize { text.append(("new_grid", String(newGridSize))) }
-        let secrets = [("secret", secret), ("new", newSecret)].compactMap { key, value in value.map { (key, $0) } }
         var size = HelperRequest.versionLine.utf8.count + 1
         for (key, value) in text { size += key.utf8.count + value.utf8.count + 2 }
-        for (key, value) in secrets { size += key.utf8.count + value.count + 2 }
-        let encoded = SecretBytes(count: size)
-        encoded.withUnsafeMutableBytes { bytes in
-            var offset = 0
-            func put<Bytes: Sequence>(_ part: Bytes) where Bytes.Element == UInt8 {
-                for byte in part { bytes[offset] = byte; offset += 1 }
-            }
-            put(HelperRequest.versionLine.utf8); put([0x0A])
-            for (key, value) in text { put(key.utf8); put([0x3D]); put(value.utf8); put([0x0A]) }
-            for (key, value) in secrets {
-                put(key.utf8); put([0x3D])
-                for index in 0..<value.count { bytes[offset] = value[index]; offset += 1 }
-                put([0x0A])
-            }
+        size += Self.encodedSize("secret", secret) + Self.encodedSize("new", newSecret)
+        var encoded = Secret(capacity: size)
+        Self.put(HelperRequest.versionLine.utf8, into: &encoded); Self.put([0x0A], into: &encoded)
+        for (key, value) in text {
+            Self.put(key.utf8, into: &encoded); Self.put([0x3D], into: &encoded)
+            Self.put(value.utf8, into: &encoded); Self.put([0x0A], into: &encoded)
         }
+        Self.put("secret", secret, into: &encoded)
+        Self.put("new", newSecret, into: &encoded)
         return encoded
+    }
+
+    private static func put<Bytes: Sequence>(_ part: Bytes, into encoded: inout Secret) where Bytes.Element == UInt8 {
+        for byte in part { encoded.append(byte) }
+    }
+
+    /// The length of a secret's `key=value` line, 0 when there is none.
+    private static func encodedSize(_ key: String, _ value: borrowing Secret?) -> Int {
+        switch value {
+        case let .some(value): return key.utf8.count + value.count + 2
+        case .none: return 0
+        }
+    }
+
+    /// A secret's `key=value` line, read from its `Secret` a byte at a time.
+    private static func put(_ key: String, _ value: borrowing Secret?, into encoded: inout Secret) {
+        switch value {
+        case let .some(value):
+            put(key.utf8, into: &encoded); put([0x3D], into: &encoded)
+            for index in 0..<value.count { encoded.append(value[index]) }
+            put([0x0A], into: &encoded)
+        case .none:
+            break
+        }
+    }
+}
+
+extension Optional where Wrapped: ~Copyable {
+    /// Whether a value is held, asked without taking or copying it (`!= nil`
+    /// needs a copyable value).
+    public var isPresent: Bool {
+        switch self {
+        case .some: return true
+        case .none: return false
+        }
     }
 }

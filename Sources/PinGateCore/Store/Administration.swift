@@ -13,24 +13,25 @@ public struct Administration: Sendable {
 
     /// Creates `uid`'s record with a fresh hash of `credential`. Without
     /// `replacing`, an existing record is an error (`StoreError.recordExists`).
-    public func enroll(uid: UInt32, credential: Credential, replacing: Bool) throws {
+    public func enroll(uid: UInt32, credential: borrowing Credential, replacing: Bool) throws {
         let hasher = CredentialHasher(key: try store.loadKey(), parameters: policy.kdf)
+        let (kind, gridSize, pinLength) = credential.recordShape
         let hash = try hasher.hash(credential, uid: uid)
-        let record = UserRecord(uid: uid, kind: credential.kind, gridSize: credential.gridSize,
-                                pinLength: credential.pinLength, hash: hash, now: clock.now())
+        let record = UserRecord(uid: uid, kind: kind, gridSize: gridSize, pinLength: pinLength, hash: hash, now: clock.now())
         try store.createRecord(record, replacing: replacing)
     }
 
     /// Sets a new credential in place (root's `change`), clearing failures.
     /// Returns false if the user is not enrolled.
-    public func replaceCredential(uid: UInt32, with credential: Credential) throws -> Bool {
+    public func replaceCredential(uid: UInt32, with credential: borrowing Credential) throws -> Bool {
         let hasher = CredentialHasher(key: try store.loadKey(), parameters: policy.kdf)
+        let (kind, gridSize, pinLength) = credential.recordShape
         let hash = try hasher.hash(credential, uid: uid)
         let now = clock.now()
         return try store.updateRecord(uid: uid) { record in
-            record.kind = credential.kind
-            record.gridSize = credential.gridSize
-            record.pinLength = credential.pinLength
+            record.kind = kind
+            record.gridSize = gridSize
+            record.pinLength = pinLength
             record.hash = hash
             record.changedAt = now
             record.clearLockout()

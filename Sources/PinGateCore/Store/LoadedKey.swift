@@ -43,7 +43,7 @@ extension Store {
 
     /// Puts `key` in memory as the loaded key (root:pingate 0640), replacing
     /// what was loaded, and drops the note of a failed load.
-    public func storeLoadedKey(_ key: MachineKey) throws {
+    public func storeLoadedKey(_ key: borrowing MachineKey) throws {
         _ = try prepareMemory()
         try withMemoryDirectory { directory in
             try? directory.removeEntry(StoreLocation.loadFailureFileName)

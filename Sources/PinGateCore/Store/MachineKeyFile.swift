@@ -66,8 +66,8 @@ extension Store {
         defer { file.close() }
         do {
             if let problem = location.problems(of: object, status: try file.status()).first { throw StoreError.unsafe(problem) }
-            let bytes = SecretBytes(count: MachineKey.byteCount)
-            let count = try bytes.withUnsafeMutableBytes { try file.read(fromAbsoluteOffset: 0, into: $0) }
+            var bytes = Secret(capacity: MachineKey.byteCount)
+            let count = try bytes.appendWritten { try file.read(fromAbsoluteOffset: 0, into: $0) }
             guard count == MachineKey.byteCount else { throw StoreError.unsafe(problem(.size(found: count))) }
             return try MachineKey(bytes: bytes)
         } catch let error as Errno {

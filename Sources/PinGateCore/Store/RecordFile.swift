@@ -116,7 +116,7 @@ public final class RecordFile {
     /// Runs `body` holding the writer lock, and releases it on every way out.
     /// Returns nil, without running `body`, if root replaced or removed the
     /// record meanwhile (see `lock(until:)`).
-    public func withLock<Result>(until deadline: Deadline = LockWait.deadline(), _ body: () throws -> Result) throws -> Result? {
+    public func withLock<Result: ~Copyable>(until deadline: Deadline = LockWait.deadline(), _ body: () throws -> Result) throws -> Result? {
         guard try lock(until: deadline) else { return nil }
         defer { unlock() }
         return try body()

@@ -105,7 +105,7 @@ extension Store {
 
     /// Writes `key` as the key file again (`pingate key unseal`); never
     /// replaces one. Returns false if a key file was there already.
-    public func writeKeyFile(_ key: MachineKey) throws -> Bool {
+    public func writeKeyFile(_ key: borrowing MachineKey) throws -> Bool {
         let directory = try openDirectory()
         defer { directory.close() }
         return try publish(StoreLocation.keyFileName, in: directory, mode: StoreLocation.keyMode, placement: .neverReplacing) { file in

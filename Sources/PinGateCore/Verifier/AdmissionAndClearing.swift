@@ -6,7 +6,8 @@
 
 /// An attempt that is counted and on disk (steps 1–3 of the verifier's order),
 /// with its verification marked in flight: what step 4 checks and step 5 clears.
-struct CountedAttempt {
+/// `~Copyable`: it holds the typed credential.
+struct CountedAttempt: ~Copyable {
     /// The well-formed credential that was typed.
     let credential: Credential
     /// The record as counted: failures include this attempt.
@@ -18,14 +19,22 @@ struct CountedAttempt {
     let repeatTag: [UInt8]
 }
 
-/// A credential replacing the verified one (`change`), hashed before anything is counted.
+/// A credential replacing the verified one (`change`), hashed before anything
+/// is counted: what its record keeps, and no longer the credential itself.
 struct Replacement {
-    let credential: Credential
+    let kind: CredentialKind
+    let gridSize: Int
+    let pinLength: Int
     let hash: String
+
+    init(hashing credential: borrowing Credential, uid: UInt32, with hasher: borrowing CredentialHasher) throws {
+        (kind, gridSize, pinLength) = credential.recordShape
+        hash = try hasher.hash(credential, uid: uid)
+    }
 }
 
 /// What steps 1–3 make of an attempt.
-enum Admission {
+enum Admission: ~Copyable {
     /// Counted and in flight: run the KDF, then `endVerification()`.
     case counted(CountedAttempt)
     /// Refused under the lock, nothing verified and nothing counted.
@@ -33,6 +42,14 @@ enum Admission {
     /// The credential verified wrong last time, typed again: not counted,
     /// not verified, answered wrong (with the failures standing).
     case repeated(failures: Int)
+
+    var isCounted: Bool {
+        switch self {
+        case .counted: return true
+        case .refused: return false
+        case .repeated: return false
+        }
+    }
 }
 
 extension Verifier {
@@ -40,15 +57,15 @@ extension Verifier {
     /// malformed, else count the attempt, fdatasync it and mark it in flight.
     /// Every lock wait shares one `LockWait` deadline. Returns nil if root
     /// replaced the record before it was counted (the caller reopens it).
-    func admit(_ input: SecretBytes, on file: RecordFile, hasher: CredentialHasher) throws -> Admission? {
+    func admit(_ input: borrowing Secret, on file: RecordFile, hasher: borrowing CredentialHasher) throws -> Admission? {
         let deadline = LockWait.deadline()
         while true {
             guard let step = try file.withLock(until: deadline, { try admitLocked(input, on: file, hasher: hasher, deadline: deadline) }) else {
                 return nil
             }
-            switch step {
+            switch consume step {
             case let .decided(admission):
-                if case .counted = admission { faultHook?(.released) }
+                if admission.isCounted { faultHook?(.released) }
                 return admission
             case .waitForVerificationsInFlight:
                 _ = file.waitForVerificationsInFlight(until: deadline)
@@ -56,7 +73,7 @@ extension Verifier {
         }
     }
 
-    private enum LockedStep {
+    private enum LockedStep: ~Copyable {
         case decided(Admission)
         /// A lockout is in force but verifications still in flight may clear
         /// it (one may be the right PIN): wait for them, unlocked, and look again.
@@ -64,7 +81,7 @@ extension Verifier {
     }
 
     /// Steps 1–3 with the writer lock held.
-    private func admitLocked(_ input: SecretBytes, on file: RecordFile, hasher: CredentialHasher, deadline: Deadline) throws -> LockedStep {
+    private func admitLocked(_ input: borrowing Secret, on file: RecordFile, hasher: borrowing CredentialHasher, deadline: Deadline) throws -> LockedStep {
         var record = try file.read()
         faultHook?(.lockHeld)
         let now = clock.reading()
@@ -120,7 +137,7 @@ extension Verifier {
 
     /// Step 5, after a match: clear the failures counted up to this attempt,
     /// set the replacement or upgrade the hash, on disk, under the lock.
-    func clear(_ attempt: CountedAttempt, on file: RecordFile, hasher: CredentialHasher, replacement: Replacement?) throws -> VerifyOutcome {
+    func clear(_ attempt: borrowing CountedAttempt, on file: RecordFile, hasher: borrowing CredentialHasher, replacement: Replacement?) throws -> VerifyOutcome {
         // Hashed before the lock is taken: the KDF is slow.
         let upgradedHash = replacement == nil && hasher.needsRehash(attempt.record.hash)
             ? try? hasher.hash(attempt.credential, uid: file.uid) : nil
@@ -138,9 +155,9 @@ extension Verifier {
             record.disabled = policy.lockout.isDisabled(afterFailures: record.failures)
             record.lastSuccess = clock.now()
             if let replacement {
-                record.kind = replacement.credential.kind
-                record.gridSize = replacement.credential.gridSize
-                record.pinLength = replacement.credential.pinLength
+                record.kind = replacement.kind
+                record.gridSize = replacement.gridSize
+                record.pinLength = replacement.pinLength
                 record.hash = replacement.hash
                 record.changedAt = record.lastSuccess
             } else if let upgradedHash {

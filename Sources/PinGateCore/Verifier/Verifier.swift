@@ -75,39 +75,44 @@ public struct Verifier: Sendable {
 
     /// Verifies typed `input` for `uid`. Counts the attempt unless it is refused
     /// (locked, disabled, malformed, not enrolled, store error).
-    public func verify(uid: UInt32, input: SecretBytes) -> VerifyOutcome {
-        attempt(uid: uid, input: input, replacement: nil)
+    public func verify(uid: UInt32, input: borrowing Secret) -> VerifyOutcome {
+        withHasher { hasher in try attempt(uid: uid, input: input, hasher: hasher, replacement: nil) }
     }
 
     /// Verifies `current` (a counted attempt) and, if it is right, replaces the
     /// credential with `replacement` in the same locked update.
-    public func change(uid: UInt32, current: SecretBytes, replacement: Credential) -> VerifyOutcome {
-        attempt(uid: uid, input: current, replacement: replacement)
+    public func change(uid: UInt32, current: borrowing Secret, replacement: borrowing Credential) -> VerifyOutcome {
+        withHasher { hasher in
+            let hashed = try Replacement(hashing: replacement, uid: uid, with: hasher)
+            return try attempt(uid: uid, input: current, hasher: hasher, replacement: hashed)
+        }
     }
 
-    private func attempt(uid: UInt32, input: SecretBytes, replacement: Credential?) -> VerifyOutcome {
+    /// The key is loaded before anything is counted: a missing or unsafe key
+    /// fails closed without spending the user's attempts.
+    private func withHasher(_ body: (borrowing CredentialHasher) throws -> VerifyOutcome) -> VerifyOutcome {
         do {
-            // The key is loaded before anything is counted: a missing or unsafe
-            // key fails closed without spending the user's attempts.
-            let hasher = CredentialHasher(key: try store.loadKey(), parameters: policy.kdf)
-            let replacement = try replacement.map { Replacement(credential: $0, hash: try hasher.hash($0, uid: uid)) }
-            for _ in 0..<3 {
-                let outcome: VerifyOutcome? = try store.withRecord(uid: uid, writable: true) { file in
-                    guard let file else { return .notEnrolled }
-                    faultHook?(.opened)
-                    return try attempt(on: file, input: input, hasher: hasher, replacement: replacement)
-                }
-                if let outcome { return outcome }
-            }
-            throw StoreError.recordReplaced(path: store.location.recordPath(forUID: uid), duringVerification: false)
+            return try body(CredentialHasher(key: try store.loadKey(), parameters: policy.kdf))
         } catch {
             return .storeError(FailClosedError(error))
         }
     }
 
+    private func attempt(uid: UInt32, input: borrowing Secret, hasher: borrowing CredentialHasher, replacement: Replacement?) throws -> VerifyOutcome {
+        for _ in 0..<3 {
+            let outcome: VerifyOutcome? = try store.withRecord(uid: uid, writable: true) { file in
+                guard let file else { return .notEnrolled }
+                faultHook?(.opened)
+                return try attempt(on: file, input: input, hasher: hasher, replacement: replacement)
+            }
+            if let outcome { return outcome }
+        }
+        throw StoreError.recordReplaced(path: store.location.recordPath(forUID: uid), duringVerification: false)
+    }
+
     /// Steps 1–5 on an open record. Returns nil if root replaced the record
     /// before it was counted (the caller reopens it).
-    private func attempt(on file: RecordFile, input: SecretBytes, hasher: CredentialHasher, replacement: Replacement?) throws -> VerifyOutcome? {
+    private func attempt(on file: RecordFile, input: borrowing Secret, hasher: borrowing CredentialHasher, replacement: Replacement?) throws -> VerifyOutcome? {
         let counted: CountedAttempt
         switch try admit(input, on: file, hasher: hasher) {
         case nil: return nil
@@ -137,7 +142,7 @@ public struct Verifier: Sendable {
     /// Keeps the repeat tag of a credential just verified wrong, unless root
     /// replaced the credential meanwhile. Only now, after the verification:
     /// identical guesses made in parallel before it are all counted.
-    private func rememberWrong(_ attempt: CountedAttempt, on file: RecordFile) throws {
+    private func rememberWrong(_ attempt: borrowing CountedAttempt, on file: RecordFile) throws {
         _ = try file.withLock {
             var record = try file.read()
             guard record.hash == attempt.record.hash, record.lastWrongTag != attempt.repeatTag else { return }

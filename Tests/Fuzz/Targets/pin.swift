@@ -10,14 +10,15 @@ public func fuzzPINParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         guard let selector = input.first else { return }
         let minimum = Int(selector & 0x0F) + 1
         let maximum = max(minimum, Int(selector >> 4) + 1)
-        let typed = SecretBytes(copying: UnsafeRawBufferPointer(rebasing: input.dropFirst()))
+        let typed = Secret(copying: UnsafeRawBufferPointer(rebasing: input.dropFirst()))
         guard let pin = try? PIN(parsing: typed, minimumLength: minimum, maximumLength: maximum) else { return }
         let digits = pin.digits.bytes
         invariant(digits.allSatisfy { (0x30...0x39).contains($0) }, "non-digit in an accepted PIN")
         invariant((minimum...maximum).contains(digits.count), "length \(digits.count) outside \(minimum)...\(maximum)")
         _ = pin.weakness()
-        let again = try? PIN(parsing: pin.digits, minimumLength: minimum, maximumLength: maximum)
-        invariant(again?.digits.bytes == digits, "an accepted PIN does not re-parse to itself")
+        let again = try? PIN(parsing: Secret(copying: digits), minimumLength: minimum, maximumLength: maximum)
+        let againDigits = digitBytes(of: again)
+        invariant(againDigits == digits, "an accepted PIN does not re-parse to itself")
     }
     return 0
 }

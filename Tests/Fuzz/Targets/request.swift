@@ -1,4 +1,4 @@
-// Fuzz target: HelperRequest(parsing:), the first thing the setgid helper does
+// Fuzz target: HelperRequest.parsing(_:), the first thing the setgid helper does
 // with bytes its caller chose. Beyond not crashing: an accepted request obeys
 // the protocol's rules, and the client's encoding of it (HelperRequest.encoded,
 // what the CLI and the lock screen send) parses to the same request.
@@ -7,7 +7,7 @@
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzRequestParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     withInput(data, size) { input in
-        guard let request = try? HelperRequest(parsing: input) else { return }
+        guard let request = try? HelperRequest.parsing(input) else { return }
         invariant(input.count <= HelperRequest.maximumSize, "accepted \(input.count) bytes")
         invariant(!request.user.isEmpty && request.user.count <= 256, "user length \(request.user.count)")
         for text in [request.user, request.service, request.tty, request.remoteHost].compactMap({ $0 }) {
@@ -15,15 +15,16 @@ public func fuzzRequestParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CIn
         }
         switch request.operation {
         case .status:
-            invariant(request.secret == nil && request.newSecret == nil, "status with a secret")
+            invariant(!request.secret.isPresent && !request.newSecret.isPresent, "status with a secret")
         case .verify:
-            invariant(request.secret != nil && request.newSecret == nil, "verify without exactly one secret")
+            invariant(request.secret.isPresent && !request.newSecret.isPresent, "verify without exactly one secret")
         case .change:
-            invariant(request.secret != nil && request.newSecret != nil && request.newKind != nil, "incomplete change")
+            invariant(request.secret.isPresent && request.newSecret.isPresent && request.newKind != nil, "incomplete change")
             if let grid = request.newGridSize { invariant(PatternGrid.supportedSizes.contains(grid), "grid \(grid)") }
         }
         let again = request.encoded()
-        guard let reparsed = try? again.withUnsafeBytes({ try HelperRequest(parsing: $0) }) else {
+        let reparsedOrNil = try? again.withUnsafeBytes({ try HelperRequest.parsing($0) })
+        guard let reparsed = reparsedOrNil else {
             invariant(again.count > HelperRequest.maximumSize, "a request's own serialisation is refused")
             return
         }
@@ -31,8 +32,8 @@ public func fuzzRequestParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CIn
                   && reparsed.service == request.service && reparsed.tty == request.tty
                   && reparsed.remoteHost == request.remoteHost && reparsed.newKind == request.newKind
                   && reparsed.newGridSize == request.newGridSize
-                  && reparsed.secret?.bytes == request.secret?.bytes
-                  && reparsed.newSecret?.bytes == request.newSecret?.bytes, "round trip changed the request")
+                  && bytes(of: reparsed.secret) == bytes(of: request.secret)
+                  && bytes(of: reparsed.newSecret) == bytes(of: request.newSecret), "round trip changed the request")
     }
     return 0
 }
