@@ -4,11 +4,15 @@
  */
 #ifndef CPINGATESYSTEM_SHIM_H
 #define CPINGATESYSTEM_SHIM_H
+#include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/mount.h>
 #include <sys/vfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 /* Linux's values; defining _GNU_SOURCE here would make the glibc headers
  * differ from the ones Swift's Glibc module was built with. */
@@ -46,5 +50,29 @@ static inline int cpingate_filesystem_type(int fd, long *type) {
 /* mount(2) for a ramfs: its pages are never swapped out (tmpfs's may be). */
 static inline int cpingate_mount_ramfs(const char *target, const char *options) {
     return mount("ramfs", target, "ramfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, options);
+}
+/* pidfd_open(2) (Linux 5.3): a descriptor that polls readable when the
+ * process exits; syscall(2) is variadic. -1 with errno set where the kernel
+ * or a seccomp filter refuses it. */
+static inline int cpingate_pidfd_open(pid_t pid) {
+#ifdef SYS_pidfd_open
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+/* The setgid helper's dispositions: every signal back to the default (an
+ * ignored one is inherited across exec), then SIGPIPE, the job-control stops
+ * and SIGXFSZ ignored. In C because the Glibc overlay's SIG_DFL and SIG_IGN
+ * cost the helper's start a Swift metadata lookup each. */
+static inline void cpingate_reset_signals_for_helper(void) {
+    for (int number = 1; number < 65; number++)
+        if (number != SIGKILL && number != SIGSTOP) signal(number, SIG_DFL);
+    signal(SIGPIPE, SIG_IGN);
+    signal(SIGTSTP, SIG_IGN);
+    signal(SIGTTIN, SIG_IGN);
+    signal(SIGTTOU, SIG_IGN);
+    signal(SIGXFSZ, SIG_IGN);
 }
 #endif

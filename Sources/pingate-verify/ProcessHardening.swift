@@ -18,21 +18,15 @@ enum ProcessHardening {
         setenv("PATH", "/usr/sbin:/usr/bin:/sbin:/bin", 1)
         umask(0o077)
         // Default dispositions (ignored signals are inherited across exec),
-        // except SIGPIPE: a caller that closes the pipe must not stop the log line.
-        for number in 1..<CInt(65) where number != SIGKILL && number != SIGSTOP {
-            signal(number, SIG_DFL)
-        }
-        signal(SIGPIPE, SIG_IGN)
-        // Job-control stops, for a helper run in a terminal's own process
-        // group (where setsid fails, below): a stopped helper would hold its
-        // record's locks. SIGSTOP itself cannot be ignored; the lock waits'
-        // deadlines are what bound that.
-        signal(SIGTSTP, SIG_IGN)
-        signal(SIGTTIN, SIG_IGN)
-        signal(SIGTTOU, SIG_IGN)
-        // A caller's RLIMIT_FSIZE (`ulimit -f 0`) must turn the in-place slot
-        // write into an EFBIG error answer, not a silent death by SIGXFSZ.
-        signal(SIGXFSZ, SIG_IGN)
+        // except SIGPIPE: a caller that closes the pipe must not stop the log
+        // line. Job-control stops (SIGTSTP, SIGTTIN, SIGTTOU) are ignored too,
+        // for a helper run in a terminal's own process group (where setsid
+        // fails, below): a stopped helper would hold its record's locks.
+        // SIGSTOP itself cannot be ignored; the lock waits' deadlines are what
+        // bound that. And SIGXFSZ: a caller's RLIMIT_FSIZE (`ulimit -f 0`)
+        // must turn the in-place slot write into an EFBIG error answer, not a
+        // silent death. (In C: cpingate_reset_signals_for_helper.)
+        cpingate_reset_signals_for_helper()
         var mask = sigset_t()
         sigemptyset(&mask)
         sigprocmask(SIG_SETMASK, &mask, nil)

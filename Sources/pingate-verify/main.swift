@@ -7,7 +7,7 @@ import PinGateCore
 
 let testSeams = TestSeams.captureBeforeHardening()
 ProcessHardening.apply()
-let served = HelperMain.run(arguments: Array(CommandLine.arguments.dropFirst()), seams: testSeams)
+let served = HelperMain.run(arguments: argumentsAfterTheName(), seams: testSeams)
 send(served.answer)
 // A status asked with then=verify may be followed by its verify (FollowUp.swift).
 let followUpAnswer = served.followUp?.answer(seams: testSeams)
@@ -18,4 +18,17 @@ exit((followUpAnswer ?? served.answer).exitCode.rawValue)
 /// the pipe costs only this answer (SIGPIPE is ignored).
 func send(_ answer: HelperAnswer) {
     try? FileDescriptor.standardOutput.writeAll(Array((answer.line + "\n").utf8))
+}
+
+/// argv after the program name. Read from argv itself: `CommandLine.arguments`
+/// is built by the standard library's unspecialised `map`, which costs every
+/// start of the helper a round of Swift metadata lookups.
+func argumentsAfterTheName() -> [String] {
+    var arguments: [String] = []
+    var index = 1
+    while index < Int(CommandLine.argc), let argument = CommandLine.unsafeArgv[index] {
+        arguments.append(String(cString: argument))
+        index += 1
+    }
+    return arguments
 }

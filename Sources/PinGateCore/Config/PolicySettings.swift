@@ -22,23 +22,26 @@ public struct PolicySetting: Sendable {
     let text: @Sendable (Policy) -> String
     public let typed: @Sendable (Policy) -> PolicyValue
 
-    /// A whole number in `range`.
-    static func integer(_ key: String, in range: ClosedRange<Int>, _ field: WritableKeyPath<Policy, Int> & Sendable) -> PolicySetting {
+    /// A whole number in `range`. The field is reached through two closures
+    /// rather than a key path: key paths are built from metadata at run
+    /// time, and this table is built at every helper start.
+    static func integer(_ key: String, in range: ClosedRange<Int>, get: @escaping @Sendable (Policy) -> Int,
+                        set: @escaping @Sendable (inout Policy, Int) -> Void) -> PolicySetting {
         PolicySetting(key: key,
-                      read: { policy, value in policy[keyPath: field] = try wholeNumber(value, key, in: range) },
-                      text: { String($0[keyPath: field]) },
-                      typed: { .number(Int64($0[keyPath: field])) })
+                      read: { policy, value in set(&policy, try wholeNumber(value, key, in: range)) },
+                      text: { String(get($0)) },
+                      typed: { .number(Int64(get($0))) })
     }
 }
 
 extension Policy {
     /// Every key pingate.conf accepts, in the order `pingate policy` prints them.
     public static let settings: [PolicySetting] = [
-        .integer("pin_min_length", in: PIN.lengthLimits, \.pinMinLength),
-        .integer("pin_max_length", in: PIN.lengthLimits, \.pinMaxLength),
-        .integer("pattern_min_cells", in: 4...36, \.patternMinCells),
-        .integer("pattern_grid", in: PatternGrid.supportedSizes, \.patternGrid),
-        .integer("free_failures", in: 0...20, \.lockout.freeFailures),
+        .integer("pin_min_length", in: PIN.lengthLimits, get: { $0.pinMinLength }, set: { $0.pinMinLength = $1 }),
+        .integer("pin_max_length", in: PIN.lengthLimits, get: { $0.pinMaxLength }, set: { $0.pinMaxLength = $1 }),
+        .integer("pattern_min_cells", in: 4...36, get: { $0.patternMinCells }, set: { $0.patternMinCells = $1 }),
+        .integer("pattern_grid", in: PatternGrid.supportedSizes, get: { $0.patternGrid }, set: { $0.patternGrid = $1 }),
+        .integer("free_failures", in: 0...20, get: { $0.lockout.freeFailures }, set: { $0.lockout.freeFailures = $1 }),
         PolicySetting(key: "lockout_timeouts",
                       read: { policy, value in
                           let items = value.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" })
@@ -49,7 +52,7 @@ extension Policy {
                       },
                       text: { $0.lockout.timeouts.map(formatDuration).joined(separator: " ") },
                       typed: { .numbers($0.lockout.timeouts) }),
-        .integer("max_failures", in: 1...100, \.lockout.maxFailures),
+        .integer("max_failures", in: 1...100, get: { $0.lockout.maxFailures }, set: { $0.lockout.maxFailures = $1 }),
         PolicySetting(key: "kdf_operations",
                       read: { policy, value in
                           let range = KDFParameters.operationsRange
@@ -130,10 +133,17 @@ private func serviceNames(_ value: String, _ key: String) throws -> [String] {
 
 /// "90", "90s", "5m", "2h" → seconds.
 private func duration(_ text: String, _ key: String) throws -> Int64 {
-    let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3_600, "d": 86_400]
     var digits = Substring(text)
     var unit: Int64 = 1
-    if let last = text.last, let factor = units[last] { unit = factor; digits = text.dropLast() }
+    // A switch, not a dictionary: no generic metadata on the helper's start.
+    let factor: Int64? = switch text.last {
+    case "s": 1
+    case "m": 60
+    case "h": 3_600
+    case "d": 86_400
+    default: nil
+    }
+    if let factor { unit = factor; digits = text.dropLast() }
     guard let value = Int64(digits), value > 0, value <= 366 * 86_400 / unit else {
         throw PolicySettingError(message: "\(key): '\(text.prefix(20))' is not a duration like 30s, 5m or 2h")
     }
@@ -148,10 +158,16 @@ func formatDuration(_ seconds: Int64) -> String {
 
 /// "65536K", "64M", "1G", "67108864" → bytes.
 private func byteSize(_ text: String, _ key: String) throws -> Int {
-    let units: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
     var digits = Substring(text)
     var unit = 1
-    if let last = text.last?.uppercased().first, let factor = units[last] { unit = factor; digits = text.dropLast() }
+    // A switch, not a dictionary: no generic metadata on the helper's start.
+    let factor: Int? = switch text.last {
+    case "K", "k": 1 << 10
+    case "M", "m": 1 << 20
+    case "G", "g": 1 << 30
+    default: nil
+    }
+    if let factor { unit = factor; digits = text.dropLast() }
     guard let value = Int(digits), value > 0, value <= KDFParameters.memoryRange.upperBound / unit,
           KDFParameters.memoryRange.contains(value * unit) else {
         throw PolicySettingError(message: "\(key) must be a size from 8K to 4G, like 64M, got '\(text.prefix(20))'")

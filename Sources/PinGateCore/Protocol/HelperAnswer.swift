@@ -28,7 +28,9 @@ public struct HelperAnswer: Equatable, Sendable {
 
     public init(line: String, exitCode: ExitCode) {
         // One line, always: a message can never smuggle a second answer.
-        var oneLine = String(line.map { $0.isNewline ? " " : $0 })
+        // (Rebuilt only when there is a line break: the standard library's
+        // unspecialised String(Sequence) costs a Swift metadata lookup.)
+        var oneLine = line.contains(where: { $0.isNewline }) ? String(line.map { $0.isNewline ? " " : $0 }) : line
         // A long message (a deep store path) is cut, not sent whole: the
         // module refuses an over-long answer as no answer at all.
         while oneLine.utf8.count >= HelperAnswer.maximumSize { oneLine.removeLast() }

@@ -19,11 +19,11 @@ struct RecordLayout {
     let sequence             = RecordField("sequence",                at: 8,   .u64,         "the reader takes the valid slot with the higher one")
     let uid                  = RecordField("uid",                     at: 16,  .u32,         "must match the record's file name")
     let kind                 = RecordField("kind",                    at: 20,  .u8,          "1 PIN, 2 pattern")
-    let grid                 = RecordField("grid",                    at: 21,  .u8,          "a pattern's grid size, \(PatternGrid.supportedSizes); 0 for a PIN")
+    let grid                 = RecordField("grid",                    at: 21,  .u8,          "a pattern's grid size, \(rangeText(PatternGrid.supportedSizes)); 0 for a PIN")
     let disabled             = RecordField("disabled",                at: 22,  .u8,          "1: disabled until `pingate unlock`; else 0")
     let hashLength           = RecordField("hash_length",             at: 23,  .u8,          "bytes of `hash` in use; less than its size")
     let failures             = RecordField("failures",                at: 24,  .u32,         "failures counted since the last clearing")
-    let pinLength            = RecordField("pin_length",              at: 28,  .u8,          "a PIN's digits, \(PIN.lengthLimits); 0: a pattern, or not kept")
+    let pinLength            = RecordField("pin_length",              at: 28,  .u8,          "a PIN's digits, \(rangeText(PIN.lengthLimits)); 0: a pattern, or not kept")
     let lastFailure          = RecordField("last_failure",            at: 32,  .i64,         "wall clock (Unix s) of the last failure, for display; 0: none")
     let created              = RecordField("created",                 at: 40,  .i64,         "wall clock (Unix s) of the enrolment")
     let changed              = RecordField("changed",                 at: 48,  .i64,         "wall clock (Unix s) of the last new credential")
@@ -59,6 +59,12 @@ struct RecordLayout {
         if end < Self.slotSize { rows.append(.reserved(end..<Self.slotSize)) }
         return rows
     }
+}
+
+/// "3...6", as a `ClosedRange<Int>` prints itself, without the runtime's
+/// generic printing: the layout is built at every helper start.
+private func rangeText(_ range: ClosedRange<Int>) -> String {
+    String(range.lowerBound) + "..." + String(range.upperBound)
 }
 
 /// One field of a record slot: its name (record_tool.py's key), where it is,

@@ -2,27 +2,57 @@
 /// boot-clock reading means something only next to another with the same id.
 public struct BootID: Equatable, Sendable, CustomStringConvertible {
     public static let byteCount = 16
+    /// The 16 bytes, big-endian in two words: a plain value with no array,
+    /// so a `BootInstant` is copied and dropped without the Swift runtime
+    /// (whose metadata lookups cost every helper start).
+    private let high: UInt64
+    private let low: UInt64
+
     /// The 16 bytes of the UUID, in the order the text shows them.
-    public let bytes: [UInt8]
+    public var bytes: [UInt8] {
+        (0..<8).map { UInt8(truncatingIfNeeded: high >> (56 - 8 * $0)) } + (0..<8).map { UInt8(truncatingIfNeeded: low >> (56 - 8 * $0)) }
+    }
 
     /// Nil unless 16 bytes, not all zero (a record stores "no stamp" as zeros).
     public init?(bytes: [UInt8]) {
-        guard bytes.count == BootID.byteCount, bytes.contains(where: { $0 != 0 }) else { return nil }
-        self.bytes = bytes
+        guard bytes.count == BootID.byteCount else { return nil }
+        var high: UInt64 = 0, low: UInt64 = 0
+        for index in 0..<8 {
+            high = high << 8 | UInt64(bytes[index])
+            low = low << 8 | UInt64(bytes[index + 8])
+        }
+        self.init(high: high, low: low)
     }
 
-    /// Parses the kernel's text form, e.g. "b9b8d56f-1535-46aa-bf9c-8a1a10498584\n".
+    private init?(high: UInt64, low: UInt64) {
+        guard high != 0 || low != 0 else { return nil }
+        (self.high, self.low) = (high, low)
+    }
+
+    /// Parses the kernel's text form, e.g. "b9b8d56f-1535-46aa-bf9c-8a1a10498584\n":
+    /// the first line, 8-4-4-4-12 hex digits. Byte by byte, with no generic
+    /// containers: it runs at every helper start.
     public init?(parsing text: String) {
-        let line = text.prefix { $0 != "\n" }
-        let groups = line.split(separator: "-", omittingEmptySubsequences: false)
-        guard groups.map(\.count) == [8, 4, 4, 4, 12] else { return nil }
-        let digits = Array(groups.joined().utf8)
-        var bytes: [UInt8] = []
-        for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let high = hexValue(digits[index]), let low = hexValue(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
+        var words: (high: UInt64, low: UInt64) = (0, 0)
+        var digits = 0
+        var position = 0
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: "\n") { break }
+            defer { position += 1 }
+            if position == 8 || position == 13 || position == 18 || position == 23 {
+                guard byte == UInt8(ascii: "-") else { return nil }
+                continue
+            }
+            guard position < 36, let value = hexValue(byte) else { return nil }
+            if digits < 16 {
+                words.high = words.high << 4 | UInt64(value)
+            } else {
+                words.low = words.low << 4 | UInt64(value)
+            }
+            digits += 1
         }
-        self.init(bytes: bytes)
+        guard position == 36 else { return nil }
+        self.init(high: words.high, low: words.low)
     }
 
     public var description: String {

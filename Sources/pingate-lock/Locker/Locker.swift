@@ -108,11 +108,14 @@ final class Locker {
             if !grabs.both { retakeGrabs() }
             if raisePending { raiseCover() }
             var descriptors = [pollfd(fd: connection, events: Int16(POLLIN), revents: 0)]
+            // The UI's exit wakes the poll through its pidfd, so an unlock is
+            // reaped (and the screen opened) as soon as the UI has exited.
+            if let child, child.exitFD >= 0 { descriptors.append(pollfd(fd: child.exitFD, events: Int16(POLLIN), revents: 0)) }
+            let statusAt = descriptors.count
             if let child, !child.statusClosed { descriptors.append(pollfd(fd: child.statusFD, events: Int16(POLLIN), revents: 0)) }
-            // A UI that closed its status pipe is exiting: reap it promptly.
             // Lost grabs and a raise held back are tried again soon.
             _ = poll(&descriptors, nfds_t(descriptors.count), pollTimeout())
-            if let current = child, descriptors.count > 1, descriptors[1].revents != 0 {
+            if let current = child, descriptors.count > statusAt, descriptors[statusAt].revents != 0 {
                 current.readStatus()
             }
             if let current = child, let ending = current.ending() {
@@ -241,10 +244,10 @@ final class Locker {
     }
 
     /// How long the loop may sleep: briefly while an exiting UI waits to be
-    /// reaped, grabs are missing (5 ms for a second, then 100 ms) or a raise
-    /// is held back; else a quarter second.
+    /// reaped without a pidfd to wake the poll, grabs are missing (5 ms for
+    /// a second, then 100 ms) or a raise is held back; else a quarter second.
     private func pollTimeout() -> Int32 {
-        if child?.statusClosed == true { return 5 }
+        if let child, child.statusClosed, child.exitFD < 0 { return 5 }
         if !grabs.both { return monotonicSeconds() - grabsLostAt < 1 ? 5 : 100 }
         if raisePending { return Int32(Locker.raiseInterval * 1000) }
         return 250

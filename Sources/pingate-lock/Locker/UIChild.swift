@@ -1,3 +1,4 @@
+import CPinGateSystem
 import Glibc
 import PinGateCore
 import PinGateLock
@@ -18,12 +19,19 @@ final class UIChild {
 
     let pid: pid_t
     let statusFD: Int32
+    /// Readable the moment the UI exits (pidfd_open), so the locker's poll
+    /// wakes for the reap at once; -1 without one (a kernel older than 5.3,
+    /// a seccomp filter), and the locker then looks every 5 ms.
+    let exitFD: Int32
     private let inputFD: Int32
     private var statusText: [UInt8] = []
     private(set) var statusClosed = false
 
     private init(pid: pid_t, inputFD: Int32, statusFD: Int32) {
         (self.pid, self.inputFD, self.statusFD) = (pid, inputFD, statusFD)
+        // Opened before anything reaps the child, so it names this process;
+        // close-on-exec (pidfd_open always sets it).
+        exitFD = cpingate_pidfd_open(pid)
     }
 
     static func start(coverWindow: UInt) -> UIChild? {
@@ -145,6 +153,7 @@ final class UIChild {
     private func finish(_ ending: Ending) -> Ending {
         close(inputFD)
         close(statusFD)
+        if exitFD >= 0 { close(exitFD) }
         return ending
     }
 }

@@ -190,8 +190,9 @@ final class UIProcess {
         let secret = submission.secret()
         if mode == .pattern { PatternEntry.cells(ofText: secret, into: &refusedPath) }
         feedback = .checking
+        // Sent (show flushes), not waited for: the X server draws "checking"
+        // while PAM runs, instead of PAM waiting for the drawing.
         show(Texts.checking(), alert: false)
-        XSync(display, 0)
         let started = monotonicSeconds()
         // The secret is handed on, not copied: PAM's conversation consumes it.
         let result = Authenticator.authenticate(user: userName, secret: secret,
