@@ -646,6 +646,22 @@ test_doctor_and_init_refuse_a_pingate_group_with_members() {
     assert_not_contains "$out" "has members" "doctor without members"
 }
 
+# A group entry larger than any fixed buffer (8,000 members, about 72 KB)
+# is still found: the lookup grows its buffer on ERANGE instead of saying the
+# group does not exist.
+test_doctor_finds_a_pingate_group_too_large_for_a_fixed_buffer() {
+    store_reset
+    install_fake_module
+    cp /etc/group "$SANDBOX/group.saved"
+    trap 'cat "$SANDBOX/group.saved" > /etc/group' EXIT
+    local members
+    members=$(seq -f 'member%04g' 1 8000 | paste -sd,)
+    sed "s/^pingate:x:61000:\$/pingate:x:61000:$members/" "$SANDBOX/group.saved" > /etc/group
+    run "$PINGATE" doctor
+    assert_not_contains "$out" "does not exist" "doctor with a 72 KB group entry"
+    assert_contains "$out" "group pingate has members (member0001" "doctor with a 72 KB group entry"
+}
+
 test_doctor_finds_a_damaged_record_and_a_missing_module() {
     store_reset
     enroll_pin pgalice "$PIN"

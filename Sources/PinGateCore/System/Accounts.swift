@@ -46,12 +46,12 @@ public struct SystemUser: Sendable, Equatable {
     ) -> SystemUser? {
         var entry = passwd()
         var result: UnsafeMutablePointer<passwd>? = nil
-        var buffer = [CChar](repeating: 0, count: 16 * 1024)
-        let status = buffer.withUnsafeMutableBufferPointer { call(&entry, $0.baseAddress!, $0.count, &result) }
-        guard status == 0, result != nil, let name = entry.pw_name else { return nil }
-        return SystemUser(
-            name: String(cString: name), uid: entry.pw_uid, gid: entry.pw_gid,
-            home: entry.pw_dir.map { String(cString: $0) } ?? "/")
+        return withNSSBuffer({ call(&entry, $0, $1, &result) }) {
+            guard result != nil, let name = entry.pw_name else { return nil }
+            return SystemUser(
+                name: String(cString: name), uid: entry.pw_uid, gid: entry.pw_gid,
+                home: entry.pw_dir.map { String(cString: $0) } ?? "/")
+        }
     }
 }
 
@@ -63,26 +63,25 @@ public struct SystemGroup: Sendable, Equatable {
     public static func lookup(name: String) -> SystemGroup? {
         var entry = group()
         var result: UnsafeMutablePointer<group>? = nil
-        var buffer = [CChar](repeating: 0, count: 64 * 1024)
-        let status = buffer.withUnsafeMutableBufferPointer { getgrnam_r(name, &entry, $0.baseAddress!, $0.count, &result) }
-        guard status == 0, result != nil else { return nil }
-        return SystemGroup(name: name, gid: entry.gr_gid)
+        return withNSSBuffer({ getgrnam_r(name, &entry, $0, $1, &result) }) {
+            result != nil ? SystemGroup(name: name, gid: entry.gr_gid) : nil
+        }
     }
 
     /// Every user in the group: those the group database lists, and those
     /// whose primary group it is (passwd's gid, which /etc/group never shows).
     public var members: [String] {
-        var names: [String] = []
         var entry = group()
         var result: UnsafeMutablePointer<group>? = nil
-        var buffer = [CChar](repeating: 0, count: 64 * 1024)
-        let status = buffer.withUnsafeMutableBufferPointer { getgrgid_r(gid, &entry, $0.baseAddress!, $0.count, &result) }
-        if status == 0, result != nil, var member = entry.gr_mem {
+        var names: [String] = withNSSBuffer({ getgrgid_r(gid, &entry, $0, $1, &result) }) {
+            guard result != nil, var member = entry.gr_mem else { return nil }
+            var listed: [String] = []
             while let name = member.pointee {
-                names.append(String(cString: name))
+                listed.append(String(cString: name))
                 member += 1
             }
-        }
+            return listed
+        } ?? []
         setpwent()
         while let user = getpwent() {
             if user.pointee.pw_gid == gid, let name = user.pointee.pw_name { names.append(String(cString: name)) }
@@ -95,9 +94,30 @@ public struct SystemGroup: Sendable, Equatable {
     public static func lookup(gid: GroupID) -> SystemGroup? {
         var entry = group()
         var result: UnsafeMutablePointer<group>? = nil
-        var buffer = [CChar](repeating: 0, count: 64 * 1024)
-        let status = buffer.withUnsafeMutableBufferPointer { getgrgid_r(gid, &entry, $0.baseAddress!, $0.count, &result) }
-        guard status == 0, result != nil, let name = entry.gr_name else { return nil }
-        return SystemGroup(name: String(cString: name), gid: gid)
+        return withNSSBuffer({ getgrgid_r(gid, &entry, $0, $1, &result) }) {
+            guard result != nil, let name = entry.gr_name else { return nil }
+            return SystemGroup(name: String(cString: name), gid: gid)
+        }
     }
+}
+
+/// Runs a reentrant passwd or group lookup (getpwnam_r and the like) with a
+/// scratch buffer for the entry's strings, then `read`s the entry while the
+/// buffer lives. The buffer starts at 4 KiB and doubles while the call says
+/// ERANGE (a group with many members), up to 16 MiB; it is not zero-filled:
+/// the call writes all it returns, and zeroing a fixed 64 KiB cost a quarter
+/// of a helper run's instructions (and still failed a group larger than it).
+func withNSSBuffer<Result>(_ lookup: (UnsafeMutablePointer<CChar>, Int) -> CInt, read: () -> Result?) -> Result? {
+    var size = 4096
+    while size <= 16 << 20 {
+        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: size)
+        defer { buffer.deallocate() }
+        let status = lookup(buffer, size)
+        if status == ERANGE {
+            size *= 2
+            continue
+        }
+        return status == 0 ? read() : nil
+    }
+    return nil
 }
