@@ -82,10 +82,7 @@ test_cinnamon_asks_for_the_pin_and_the_right_pin_unlocks() {
     need_cli; fresh_screensaver
     lock_and_wake
     assert_eq "PIN or password" "$(questions)" "the question (the placeholder)"
-    local start; start=$(date +%s%N)
-    type_and_enter "$TEST_PIN"
-    local ms; ms=$(wait_unlocked "$start")
-    echo "    unlocked ${ms} ms after Return"
+    unlock_with "$TEST_PIN"
     assert_eq 0 "$(record_failures pgalice)" "failures"
     assert_never_followed "$TEST_PIN"
 }
@@ -104,10 +101,7 @@ test_cinnamon_after_a_wrong_pin_the_right_pin_unlocks() {
     assert_eq 1 "$(seen CS_PAM_AUTH_FAILURE)" "failures the helper reported"
     shot cinnamon-wrong-pin
     assert_eq 1 "$(record_failures pgalice)" "failures after the wrong PIN"
-    local start; start=$(date +%s%N)
-    type_and_enter "$TEST_PIN"
-    local ms; ms=$(wait_unlocked "$start")
-    echo "    unlocked ${ms} ms after Return (the right PIN at the next \"PIN or password\")"
+    unlock_with "$TEST_PIN" "the right PIN at the next \"PIN or password\""
     assert_eq 0 "$(record_failures pgalice)" "failures after the right PIN"
     assert_never_followed 1397
     assert_never_followed "$TEST_PIN"
@@ -147,12 +141,7 @@ test_cinnamon_after_two_wrong_pins_the_right_pin_unlocks() {
 test_cinnamon_when_the_pin_locks_the_password_unlocks() {
     need_cli; fresh_screensaver
     lock_and_wake
-    local pin n=1
-    for pin in 1397 2468 3579 1470 2581; do
-        type_and_enter "$pin"
-        n=$((n + 1))
-        [ "$n" -le 5 ] && { wait_question "" "$n" || fail "no question $n: $(questions | tr '\n' '|')"; }
-    done
+    lock_with_wrong_pins
     wait_for "CS_PAM_AUTH_CANCELLED" || wait_question "Password:" || fail "neither a new question nor the end of the dialog: $(questions | tr '\n' '|')"
     if [ "$(seen "${PROMPT_TRACE}Password:")" = 0 ]; then
         echo "    the dialog closed after five failed tries; a click brings the password question"
@@ -163,19 +152,11 @@ test_cinnamon_when_the_pin_locks_the_password_unlocks() {
     assert_contains "$(infos)" "PIN locked for 1 minute after 5 failed attempts — use your password" "the info lines"
     type_and_enter "$TEST_PASSWORD"
     wait_unlocked "$(date +%s%N)" > /dev/null
-    for pin in 1397 2468 3579 1470 2581; do assert_never_followed "$pin"; done
+    local pin
+    for pin in "${WRONG_PINS[@]}"; do assert_never_followed "$pin"; done
 }
 
-test_cinnamon_the_password_unlocks_and_is_not_counted() {
-    need_cli; fresh_screensaver
-    lock_and_wake
-    local start; start=$(date +%s%N)
-    type_and_enter "$TEST_PASSWORD"
-    local ms; ms=$(wait_unlocked "$start")
-    echo "    unlocked ${ms} ms after Return (password)"
-    assert_eq 0 "$(record_failures pgalice)" "failures"
-    grep -qxF "$TEST_PASSWORD" "$AUTHTOK_LOG" || fail "the password did not reach pam_unix: [$(cat "$AUTHTOK_LOG")]"
-}
+test_cinnamon_the_password_unlocks_and_is_not_counted() { check_the_password_unlocks_uncounted; }
 
 test_cinnamon_wrong_pin_then_the_password_unlocks() {
     need_cli; fresh_screensaver

@@ -185,14 +185,20 @@ test_dpkg_reinstall_keeps_the_key_and_the_override() {
     expect "$HELPER" root:pingate 2755
 }
 
-# An upgrade's postinst (`pingate init --upgrade`) keeps a key sealed by the
-# TPM as the key: no clear key appears beside it, and every PIN still works.
-test_dpkg_reinstall_keeps_a_sealed_key_and_every_pin() {
+# with_a_tpm: the package and swtpm are there (else skip), and a private
+# /run for /run/pingate, stopped and unmounted when the test ends.
+with_a_tpm() {
     need_deb
     tpm_available || skip "swtpm or tpm2-tools is not installed"
     TPM_DIR="$OVERLAY/tpm"; mkdir -p "$TPM_DIR"
-    tpm_setup                              # a private /run for /run/pingate
+    tpm_setup
     trap 'tpm_stop; umount -l /run' EXIT
+}
+
+# An upgrade's postinst (`pingate init --upgrade`) keeps a key sealed by the
+# TPM as the key: no clear key appears beside it, and every PIN still works.
+test_dpkg_reinstall_keeps_a_sealed_key_and_every_pin() {
+    with_a_tpm
     dpkg_do -i "$DEB"
     printf 'kdf_operations = 1\nkdf_memory = 8K\ntpm_tcti = %s\n' "$TCTI" >> /etc/pingate/pingate.conf
     tpm_start
@@ -210,11 +216,7 @@ test_dpkg_reinstall_keeps_a_sealed_key_and_every_pin() {
 # The package offers sealing where there is a TPM (debconf's
 # pingate/seal-with-tpm, default no): answered yes, postinst seals the key.
 test_dpkg_seals_the_key_when_the_question_is_answered_yes() {
-    need_deb
-    tpm_available || skip "swtpm or tpm2-tools is not installed"
-    TPM_DIR="$OVERLAY/tpm"; mkdir -p "$TPM_DIR"
-    tpm_setup                              # a private /run for /run/pingate
-    trap 'tpm_stop; umount -l /run' EXIT
+    with_a_tpm
     dpkg_do -i "$DEB"
     [ -f /var/lib/pingate/machine.key ] || fail "the default (no) sealed the key"
     printf 'kdf_operations = 1\nkdf_memory = 8K\ntpm_tcti = %s\n' "$TCTI" >> /etc/pingate/pingate.conf

@@ -54,10 +54,7 @@ test_mate_asks_for_the_pin_and_the_right_pin_unlocks() {
     need_cli; fresh_screensaver
     lock_and_wake
     assert_eq "PIN or password" "$(questions)" "the dialog's label"
-    local start; start=$(date +%s%N)
-    type_and_enter "$TEST_PIN"
-    local ms; ms=$(wait_unlocked "$start")
-    echo "    unlocked ${ms} ms after Return"
+    unlock_with "$TEST_PIN"
     assert_eq 0 "$(record_failures pgalice)" "failures"
     assert_never_followed "$TEST_PIN"
 }
@@ -73,10 +70,7 @@ test_mate_after_a_wrong_pin_the_right_pin_unlocks() {
     assert_eq "'Wrong PIN — 4 attempts left'" "$(messages)" "the dialog's message"
     shot mate-wrong-pin
     assert_eq 1 "$(record_failures pgalice)" "failures after the wrong PIN"
-    local start; start=$(date +%s%N)
-    type_and_enter "$TEST_PIN"
-    local ms; ms=$(wait_unlocked "$start")
-    echo "    unlocked ${ms} ms after Return (the right PIN at the second \"PIN or password\")"
+    unlock_with "$TEST_PIN" "the right PIN at the second \"PIN or password\""
     assert_eq 0 "$(record_failures pgalice)" "failures after the right PIN"
     assert_never_followed "$TEST_PIN"
     # The dialog closes as PAM succeeds: a notice of the wrong PIN shown then
@@ -85,19 +79,9 @@ test_mate_after_a_wrong_pin_the_right_pin_unlocks() {
     assert_eq 1 "$(unseen_failures pgalice)" "failed attempts not yet told"
 }
 
-# A password typed at "PIN:" goes on to pam_unix without a second question,
+# A password typed at the first question goes on to pam_unix without a second one,
 # and is no PIN attempt.
-test_mate_the_password_unlocks_and_is_not_counted() {
-    need_cli; fresh_screensaver
-    lock_and_wake
-    local start; start=$(date +%s%N)
-    type_and_enter "$TEST_PASSWORD"
-    local ms; ms=$(wait_unlocked "$start")
-    echo "    unlocked ${ms} ms after Return (password)"
-    assert_eq 0 "$(record_failures pgalice)" "failures"
-    # The logger saw it: the check that the PIN never goes on can fail.
-    grep -qxF "$TEST_PASSWORD" "$AUTHTOK_LOG" || fail "the password did not reach pam_unix: [$(cat "$AUTHTOK_LOG")]"
-}
+test_mate_the_password_unlocks_and_is_not_counted() { check_the_password_unlocks_uncounted; }
 
 # Someone who mistyped the PIN and gives up on it: the password still unlocks,
 # and only the wrong PIN is counted.
@@ -161,12 +145,7 @@ test_mate_after_two_wrong_pins_the_password_unlocks() {
 test_mate_when_the_pin_locks_the_password_unlocks() {
     need_cli; fresh_screensaver
     lock_and_wake
-    local pin n=1
-    for pin in 1397 2468 3579 1470 2581; do
-        type_and_enter "$pin"
-        n=$((n + 1))
-        [ "$n" -le 5 ] && { wait_question "" "$n" || fail "no question $n: $(questions | tr '\n' '|')"; }
-    done
+    lock_with_wrong_pins
     wait_question "Password:" || fail "no password question: $(questions | tr '\n' '|')"
     assert_eq "PIN or password|PIN or password|PIN or password|PIN or password|PIN or password|Password:|" \
         "$(questions | tr '\n' '|')" "the dialog's labels"
@@ -174,7 +153,8 @@ test_mate_when_the_pin_locks_the_password_unlocks() {
     assert_eq 5 "$(record_failures pgalice)" "failures"
     type_and_enter "$TEST_PASSWORD"
     wait_unlocked "$(date +%s%N)" > /dev/null
-    for pin in 1397 2468 3579 1470 2581; do assert_never_followed "$pin"; done
+    local pin
+    for pin in "${WRONG_PINS[@]}"; do assert_never_followed "$pin"; done
 }
 
 run_tests

@@ -134,6 +134,41 @@ wait_unlocked() {
     fail "still locked 10 s later; questions: $(questions | tr '\n' '|')"
 }
 
+# unlock_with ANSWER [WHAT]: typed and entered; once the screen is unlocked,
+# prints how long that took after Return ("(WHAT)" after it).
+unlock_with() {
+    local start ms
+    start=$(date +%s%N)
+    type_and_enter "$1"
+    ms=$(wait_unlocked "$start")
+    echo "    unlocked ${ms} ms after Return${2:+ ($2)}"
+}
+
+# lock_with_wrong_pins: five different wrong PINs (WRONG_PINS), each at the
+# question that follows the last, as someone who keeps guessing: the fifth
+# locks the PIN.
+WRONG_PINS=(1397 2468 3579 1470 2581)
+lock_with_wrong_pins() {
+    local pin n=1
+    for pin in "${WRONG_PINS[@]}"; do
+        type_and_enter "$pin"
+        n=$((n + 1))
+        [ "$n" -le 5 ] && { wait_question "" "$n" || fail "no question $n: $(questions | tr '\n' '|')"; }
+    done
+    return 0
+}
+
+# check_the_password_unlocks_uncounted: a password typed at the first
+# question goes on to pam_unix without a second one, and is no PIN attempt.
+# The logger saw it, so the checks that a PIN never goes on can fail.
+check_the_password_unlocks_uncounted() {
+    need_cli; fresh_screensaver
+    lock_and_wake
+    unlock_with "$TEST_PASSWORD" password
+    assert_eq 0 "$(record_failures pgalice)" "failures"
+    grep -qxF "$TEST_PASSWORD" "$AUTHTOK_LOG" || fail "the password did not reach pam_unix: [$(cat "$AUTHTOK_LOG")]"
+}
+
 # shot NAME: the middle of the screen, where the dialog is (into
 # $PINGATE_SCREENSHOTS too when set, with fewer colours: docs/screenshots).
 shot() {
