@@ -7,7 +7,7 @@ import PackageDescription
 // The executables bind every symbol at start and then make the relocation
 // table read-only (full RELRO, as the PAM module is built): a setgid helper
 // and a lock screen leave no writable GOT to aim at. They are PIE by default.
-let fullRELRO: [LinkerSetting] = [.unsafeFlags(["-Xlinker", "-z", "-Xlinker", "relro", "-Xlinker", "-z", "-Xlinker", "now"])]
+let fullRELRO: [LinkerSetting] = [.unsafeFlags(["-Xlinker", "-z", "-Xlinker", "relro", "-Xlinker", "-z", "-Xlinker", "now", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"])]
 
 // The helper runs twice per sign-in, so its start counts: libstdc++ and its
 // unwinder are linked in from the static archives instead of loaded and bound
@@ -52,9 +52,12 @@ let package = Package(
             name: "PinGateCore",
             dependencies: ["CSodium", "CPinGateSystem", "CPinGateContract"]
         ),
+        // argv for the helper, so the static runtime's /proc/self/maps scan
+        // is not linked in (argv.c says why).
+        .target(name: "CPinGateArgv"),
         .executableTarget(
             name: "pingate-verify",
-            dependencies: ["PinGateCore", "CPinGateSystem"],
+            dependencies: ["PinGateCore", "CPinGateSystem", "CPinGateArgv"],
             linkerSettings: fullRELRO + staticCXX
         ),
         // gettext for the words people read, and the printf subset that fills

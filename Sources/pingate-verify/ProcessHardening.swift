@@ -5,6 +5,17 @@ import CPinGateSystem
 /// its caller chose the environment, the umask, the signal dispositions, the
 /// open descriptors and the resource limits.
 enum ProcessHardening {
+    /// A caller with effective uid 0 is root, whatever its real uid: sudo,
+    /// su and pkexec run PAM so, for the user who ran them. The helper judges
+    /// its caller by the real uid, so it takes all of root's ids first. (The
+    /// PAM module starts it with posix_spawn, which cannot change ids; for
+    /// unix_chkpwd, pam_unix's forked child does this.) Only a root caller
+    /// can give the helper euid 0: it is setgid, never setuid. From here on,
+    /// the user who ran sudo can no longer send it signals.
+    static func takeRootsRealUID() {
+        if geteuid() == 0, getuid() != 0 { _ = setuid(0) }
+    }
+
     static func apply() {
         leaveCallersJobControl()
         // Descriptors 0–2 must exist, or a later open would land on them and

@@ -5,6 +5,7 @@
 import Glibc
 import PinGateCore
 
+ProcessHardening.takeRootsRealUID()
 let testSeams = TestSeams.captureBeforeHardening()
 ProcessHardening.apply()
 let served = HelperMain.run(arguments: argumentsAfterTheName(), seams: testSeams)

@@ -89,6 +89,26 @@ test_setuid_client_run_by_another_user_never_runs_the_helper() {
     assert_eq 2 "$(ls "$fake" | grep -c '^request\.' || true)" "helper requests for the owner (status, verify)"
 }
 
+# The module starts the helper with posix_spawn, which cannot change ids, so a
+# setuid client's helper (euid 0, the user's real uid) takes root's real uid
+# itself: the caller is judged root, and the user cannot signal the run. Read
+# while the run waits for the PIN.
+test_setuid_clients_helper_takes_roots_real_uid() {
+    need_cli; fresh
+    local fifo="$SANDBOX/pin-fifo" pid uids
+    rm -f "$fifo"; mkfifo -m 666 "$fifo"
+    at_seat pgalice "$SUID_HARNESS" --confdir "$CONF" --service sudo --user pgalice < "$fifo" > "$SANDBOX/suid.out" &
+    local client=$!
+    exec 7> "$fifo"
+    for _ in $(seq 100); do pid=$(pgrep -x pingate-verify | head -n 1); [ -n "$pid" ] && break; sleep 0.05; done
+    [ -n "$pid" ] || { exec 7>&-; wait "$client"; fail "no helper run waited for the PIN"; }
+    uids=$(awk '/^Uid:/ { print $2, $3, $4, $5 }' "/proc/$pid/status")
+    printf '%s\n' "$TEST_PIN" >&7; exec 7>&-
+    wait "$client" || true
+    assert_eq "0 0 0 0" "$uids" "the helper's real, effective, saved and file-system uids"
+    assert_contains "$(cat "$SANDBOX/suid.out")" "PAM_SUCCESS" "the sign-in"
+}
+
 test_setuid_client_run_by_the_owner_offers_the_pin() {
     need_cli; fresh
     suid_run pgalice sudo pgalice "$TEST_PIN"$'\n'

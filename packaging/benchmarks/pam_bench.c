@@ -20,9 +20,13 @@
  * authentication, warm-up included — steadier than wall time on a busy host)
  * and with --raw FILE every latency, one a line.
  *
+ * --ballast MB: each worker first fills MB of memory of its own, as a lock
+ * screen inside a desktop shell holds hundreds of MB, so the sign-in is
+ * timed from a host whose fork would copy page tables for all of it.
+ *
  * usage: pam_bench --confdir DIR --service NAME --user U[,U...] --secret S
  *                  [--iterations N] [--warmup W] [--parallel P] [--as-user]
- *                  [--raw FILE]
+ *                  [--raw FILE] [--ballast MB]
  *        pam_bench --exec PATH --stdin FILE [--follow-up FILE2] [--iterations N] [--warmup W]
  */
 #define _GNU_SOURCE
@@ -137,11 +141,13 @@ int main(int argc, char **argv)
 		{ "stdin", required_argument, NULL, 'i' },
 		{ "follow-up", required_argument, NULL, 'f' },
 		{ "raw", required_argument, NULL, 'r' },
+		{ "ballast", required_argument, NULL, 'b' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *confdir = NULL, *service = NULL, *exec_path = NULL, *input = NULL, *raw = NULL;
 	char *users[1024];
 	int user_count = 0, iterations = 100, warmup = 3, parallel = 1, as_user = 0, option;
+	size_t ballast_mb = 0;
 
 	while ((option = getopt_long(argc, argv, "", options, NULL)) != -1) {
 		switch (option) {
@@ -161,6 +167,7 @@ int main(int argc, char **argv)
 		case 'i': input = optarg; break;
 		case 'f': follow_up = optarg; break;
 		case 'r': raw = optarg; break;
+		case 'b': ballast_mb = (size_t)atol(optarg); break;
 		default: return 2;
 		}
 	}
@@ -193,6 +200,13 @@ int main(int argc, char **argv)
 		close(ready[0]);
 		if (as_user && exec_path == NULL)
 			drop_to(user);
+		if (ballast_mb > 0) {
+			char *ballast = malloc(ballast_mb << 20);
+
+			if (ballast == NULL)
+				_exit(2);
+			memset(ballast, 1, ballast_mb << 20);
+		}
 		for (int i = 0; i < warmup; i++)
 			exec_path ? exec_once(exec_path, input) : authenticate_once(confdir, service, user);
 		if (write(ready[1], "r", 1) != 1 || read(go[0], &byte, 1) < 0)

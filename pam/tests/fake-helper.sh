@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/sh -p
 # fake-helper.sh — a scripted stand-in for pingate-verify, used ONLY to test
 # pam_pingate.so's own logic (options, prompts, answer parsing, retries,
 # forward_pass, exit status checks). It knows nothing of PINs.
@@ -18,6 +18,9 @@
 #                    anyway (as a helper that stopped waiting does); else an
 #                    exit-0 answer to it is followed by the verify read from
 #                    descriptor 3 (pingate_protocol.h, FOLLOW-UP)
+#
+# -p: started by a setuid client (sudo; euid 0, the user's real uid), it
+# keeps euid 0, as the real helper does by taking root's real uid too.
 PATH=/usr/bin:/bin
 dir=$(dirname "$0")
 

@@ -21,7 +21,11 @@ public enum ConfigParser {
 
     public static func parse(_ text: String, path: String = Policy.defaultPath) throws -> Policy {
         var policy = Policy()
-        var seen: [String: Int] = [:]
+        // The line each setting was set on, by its place in `Policy.settings`
+        // (an array of Int, not a [String: Int]: the helper reads this file
+        // at every start, and a run's first String-keyed dictionary costs a
+        // Swift metadata and conformance search).
+        var setOnLine = [Int](repeating: 0, count: Policy.settings.count)
         for (offset, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let lineNumber = offset + 1
             let content = rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
@@ -32,10 +36,12 @@ public enum ConfigParser {
             }
             let key = line[..<equals].trimmingASCIIWhitespace()
             let value = line[line.index(after: equals)...].trimmingASCIIWhitespace()
-            if let first = seen[key] {
-                throw ConfigError(path: path, line: lineNumber, message: "'\(key)' is already set on line \(first)")
+            if let index = Policy.settings.firstIndex(where: { $0.key == key }) {
+                guard setOnLine[index] == 0 else {
+                    throw ConfigError(path: path, line: lineNumber, message: "'\(key)' is already set on line \(setOnLine[index])")
+                }
+                setOnLine[index] = lineNumber
             }
-            seen[key] = lineNumber
             do {
                 try policy.set(key, to: value)
             } catch let problem as PolicySettingError {
