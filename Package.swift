@@ -7,7 +7,11 @@ import PackageDescription
 // The executables bind every symbol at start and then make the relocation
 // table read-only (full RELRO, as the PAM module is built): a setgid helper
 // and a lock screen leave no writable GOT to aim at. They are PIE by default.
-let fullRELRO: [LinkerSetting] = [.unsafeFlags(["-Xlinker", "-z", "-Xlinker", "relro", "-Xlinker", "-z", "-Xlinker", "now", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"])]
+// Linked by the toolchain's lld, which packs their ~16,600 relative
+// relocations into a 3 KB DT_RELR table (glibc 2.36 reads it) instead of a
+// 400 KB RELA one that ld.so would read at every start; gold cannot.
+let fullRELRO: [LinkerSetting] = [.unsafeFlags(["-Xlinker", "-z", "-Xlinker", "relro", "-Xlinker", "-z", "-Xlinker", "now",
+                                                "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"])]
 
 // The helper runs twice per sign-in, so its start counts: libstdc++ and its
 // unwinder are linked in from the static archives instead of loaded and bound
@@ -58,7 +62,7 @@ let package = Package(
         .executableTarget(
             name: "pingate-verify",
             dependencies: ["PinGateCore", "CPinGateSystem", "CPinGateArgv"],
-            linkerSettings: fullRELRO + staticCXX
+            linkerSettings: fullRELRO + staticCXX + [.unsafeFlags(["-Xlinker", "--no-export-dynamic"])]
         ),
         // gettext for the words people read, and the printf subset that fills
         // them: shared by the CLI and the lock screen.
