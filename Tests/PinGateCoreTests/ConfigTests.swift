@@ -42,6 +42,13 @@ struct ConfigTests {
         }
     }
 
+    @Test("a key set twice names both lines")
+    func keySetTwice() {
+        #expect(throws: ConfigError(path: "/etc/pingate/pingate.conf", line: 4, message: "'max_failures' is already set on line 2")) {
+            try ConfigParser.parse("# x\nmax_failures = 3\nfree_failures = 1\n  max_failures=4\n")
+        }
+    }
+
     @Test("bad values are errors naming the line", arguments: [
         ("pin_min_length = 3", 1), ("pin_max_length = four", 1), ("\nlockout_timeouts = 5x", 2),
         ("kdf_memory = 1K", 1), ("pattern_grid = 7", 1), ("max_failures", 1), ("services = sudo;rm", 1),
