@@ -105,6 +105,11 @@ test_control_fields_name_only_the_runtime_libraries() {
     done
     assert_contains "$depends" "libsodium23 (>= "
     assert_contains "$depends" "libpam-runtime (>= 1.0.1-6)"
+    # The helper carries libsodium, libstdc++ and its unwinder from their
+    # static archives: a security update of their sources needs a rebuild.
+    local built_using; built_using="$(dpkg-deb -f "$DEB" Built-Using)"
+    assert_contains "$built_using" "libsodium (= $(dpkg-query -W -f='${source:Version}' libsodium-dev))" "pingate's Built-Using"
+    assert_contains "$built_using" "gcc-12 (= " "pingate's Built-Using"
     assert_eq "pingate-lock" "$(dpkg-deb -f "$DEB" Suggests)" "pingate's Suggests"
     assert_eq "/etc/pingate/pingate.conf" "$(dpkg-deb --ctrl-tarfile "$DEB" | tar -xO ./conffiles)" "pingate's conffiles"
     depends="$(dpkg-deb -f "$LOCK_DEB" Depends)"

@@ -109,6 +109,18 @@ test_installed_binaries_are_pie_with_full_relro() {
     done
 }
 
+# The helper starts once per sign-in, so it loads only libc and libm: it
+# carries libsodium and libstdc++ from their archives (Package.swift), its
+# relative relocations are packed (DT_RELR), and it exports no symbols.
+test_the_installed_helper_loads_only_libc_and_libm() {
+    install_pingate > /dev/null
+    local helper=/usr/libexec/pingate/pingate-verify
+    assert_eq "ld-linux-x86-64.so.2 libc.so.6 libm.so.6" \
+        "$(readelf -d "$helper" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort | tr '\n' ' ' | sed 's/ $//')" "the helper's NEEDED"
+    assert_contains "$(readelf -dW "$helper")" "(RELR)" "the helper's dynamic section"
+    assert_eq 0 "$(nm -D --defined-only "$helper" | wc -l)" "symbols the helper exports"
+}
+
 test_the_default_config_is_valid_with_every_line_uncommented() {
     install_pingate > /dev/null
     sed 's/^#\([a-z_]* =\)/\1/' /etc/pingate/pingate.conf > "$OVERLAY/uncommented.conf"
