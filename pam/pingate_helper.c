@@ -1,7 +1,7 @@
 /*
  * pingate_helper.c — the module's requests to pingate-verify and what their
  * answers must look like before they count. Running the helper (pipes,
- * fork and exec, deadlines, the run kept open from a status to its verify)
+ * posix_spawn, deadlines, the run kept open from a status to its verify)
  * is pingate_run.c's; pingate_answer.c reads an answer's fields. See
  * pingate_protocol.h for the format.
  */

@@ -1,9 +1,9 @@
 /*
  * pingate_protocol.h — the contract between pam_pingate.so and pingate-verify.
  *
- * The module runs the helper the pam_unix → unix_chkpwd way: fork, stdin and
- * stdout on pipes, every other descriptor closed, exec of an absolute path with
- * an empty environment. This header is the contract's one copy: the module
+ * The module runs the helper much as pam_unix runs unix_chkpwd: stdin and
+ * stdout on pipes, every other descriptor closed, an absolute path and an
+ * empty environment (started with posix_spawn, pingate_run.c). This header is the contract's one copy: the module
  * includes it, and Swift imports it (Sources/CPinGateContract), so the words,
  * exit statuses, limits, prompts and default services below are written
  * nowhere else.

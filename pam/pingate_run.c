@@ -3,8 +3,9 @@
  *
  * Runs the helper the way pam_unix runs unix_chkpwd: pipes for the child's
  * stdin and stdout, every other descriptor closed, an absolute path and an
- * empty environment, and the exit status read as part of the answer. Two
- * differences: SIGCHLD is blocked while the module waits for the child and
+ * empty environment, and the exit status read as part of the answer. Three
+ * differences: posix_spawn instead of fork (spawn_helper says why), SIGCHLD
+ * is blocked while the module waits for the child and
  * its handler kept (only a host that ignores it gets the default for that
  * time, so that the kernel does not reap the helper before its exit status
  * is read), and every wait has a deadline (timeout=), after which the helper

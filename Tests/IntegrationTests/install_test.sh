@@ -119,6 +119,12 @@ test_the_installed_helper_loads_only_libc_and_libm() {
         "$(readelf -d "$helper" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort | tr '\n' ' ' | sed 's/ $//')" "the helper's NEEDED"
     assert_contains "$(readelf -dW "$helper")" "(RELR)" "the helper's dynamic section"
     assert_eq 0 "$(nm -D --defined-only "$helper" | wc -l)" "symbols the helper exports"
+    # Its argv comes from glibc's constructor call (Sources/CPinGateArgv), not
+    # the runtime's /proc/self/maps scan: an option must still be read.
+    local answer
+    answer="$(printf 'pingate-verify/1\nop=status\nuser=root\n' | "$helper" --store relative/dir 2>&1 || true)"
+    assert_contains "$answer" "--store needs an absolute path" "the helper's answer to a relative --store"
+    assert_eq 0 "$(strace -f -e trace=openat "$helper" < /dev/null 2>&1 | grep -c /proc/self/maps || true)" "opens of /proc/self/maps"
 }
 
 test_the_default_config_is_valid_with_every_line_uncommented() {
