@@ -194,10 +194,11 @@ final class UIProcess {
         // while PAM runs, instead of PAM waiting for the drawing.
         show(Texts.checking(), alert: false)
         let started = monotonicSeconds()
+        Diagnostics.trace("PAM started \(traceTime())")
         // The secret is handed on, not copied: PAM's conversation consumes it.
         let result = Authenticator.authenticate(user: userName, secret: secret,
                                                 mode: mode == .password ? .password : .credential)
-        Diagnostics.trace("PAM answered in \(Int((monotonicSeconds() - started) * 1000)) ms: \(result.succeeded ? "success" : "failure")")
+        Diagnostics.trace("PAM answered in \(Int((monotonicSeconds() - started) * 1000)) ms: \(result.succeeded ? "success" : "failure") \(traceTime())")
         if result.succeeded {
             // The owner sees every guess: after a success the module tells of
             // the failed attempts before it (and the helper marks them seen),
