@@ -16,13 +16,14 @@
 #   with xdotool        the shell's clock from before xdotool to the locker's
 #                       reaped exit (what lock_test.sh prints)
 #
-#   packaging/benchmarks/lock_latency.sh DIR [DIR2] [ROUNDS]
+#   packaging/benchmarks/lock_latency.sh DIR [DIR...] [ROUNDS]
 #
 # Each DIR holds a pingate-lock and may hold pingate-lock.pam, its PAM service
-# file (default: this tree's pam/pam.d/pingate-lock). With two, they alternate
-# ABBA, one unlock each per round, so a busy host skews both alike. The helper
-# and module are this tree's release build and pam/build. Root only. On a
-# shared host run it at real-time priority: chrt -f 50 lock_latency.sh ...
+# file (default: this tree's pam/pam.d/pingate-lock). With more than one,
+# they alternate, one unlock each per round and the order reversed every
+# other round (ABBA), so a busy host skews them alike. The helper and module
+# are this tree's release build and pam/build. Root only. On a shared host
+# run it at real-time priority: chrt -f 50 lock_latency.sh ...
 set -u
 BENCH_SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=../../Tests/IntegrationTests/sandbox.sh
@@ -32,11 +33,11 @@ source "$BENCH_SRC/../../Tests/IntegrationTests/x_lib.sh"
 if [ "${PINGATE_IN_SANDBOX:-}" != 1 ]; then
     usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
     [ $# -ge 1 ] && [ -x "$1/pingate-lock" ] || usage
-    dirs=("$(realpath "$1")"); shift
-    if [ $# -ge 1 ] && [ -d "$1" ]; then
+    dirs=()
+    while [ $# -ge 1 ] && [ -d "$1" ]; do
         [ -x "$1/pingate-lock" ] || usage
         dirs+=("$(realpath "$1")"); shift
-    fi
+    done
     for tool in Xvfb xdotool xdpyinfo xset; do
         command -v "$tool" >/dev/null || { echo "missing $tool (apt: xvfb xdotool x11-utils x11-xserver-utils)" >&2; exit 1; }
     done

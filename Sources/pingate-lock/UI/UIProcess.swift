@@ -41,6 +41,7 @@ final class UIProcess {
     func run() -> Int32 {
         setCloseOnExec(UIProcess.statusFD)  // the helper and PAM's helpers must not hold it
         signal(SIGPIPE, SIG_IGN)
+        DescriptorLimit.lower()
         guard let opened = XOpenDisplay(nil) else { Diagnostics.fail("cannot open the X display") }
         display = opened
         setCloseOnExec(XConnectionNumber(display))
