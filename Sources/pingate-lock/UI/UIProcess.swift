@@ -48,6 +48,7 @@ final class UIProcess {
         XErrorLog.install()
         offer = HelperQuery.offer(user: userName)
         traceOffer()
+        ModuleKeeper.start(service: Authenticator.service, user: userName)
         createWindow()
         lock = LockScreen(offer: offer, layout: currentLayout())
         explainFallback()
