@@ -7,7 +7,7 @@ import Glibc
 /// the exec libpam's pam_modutil_sanitize_helper_fds (Linux-PAM 1.5, Debian
 /// 12) closes every descriptor number below the hard RLIMIT_NOFILE, capped at
 /// 65,535, one close(2) at a time. Under systemd the hard limit is 524,288,
-/// so that is 65,535 system calls (~7 ms here with 20,000) between the right
+/// so that is 65,535 system calls (~4 ms here with 20,000) between the right
 /// PIN and the unlock. The UI holds a handful of descriptors (X, its two
 /// pipes, stderr, what a module opens while it runs); 1,024, the kernel's
 /// default soft limit and select(2)'s FD_SETSIZE, leaves it room. The limit

@@ -6,7 +6,7 @@ import Glibc
 /// handle of its own (`Authenticator`), which reads the service file afresh,
 /// so a changed stack counts at the next try; but libpam's dlopen of a module
 /// this handle already holds is a reference count, not a load and relocation
-/// of pam_unix.so and its libraries (~1 ms of the unlock). No module function
+/// of pam_unix.so and its libraries (~1.5 ms of the unlock). No module function
 /// runs for this handle: pam_start only reads the stack and loads it.
 enum ModuleKeeper {
     /// Refuses every question; nothing is ever asked of this handle.
