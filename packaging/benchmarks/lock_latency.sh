@@ -1,6 +1,6 @@
 #!/bin/bash
 # packaging/benchmarks/lock_latency.sh — the lock screen's last digit →
-# unlocked, split where the time goes, for one build or two in one run.
+# unlocked, split where the time goes, for one build or several in one run.
 # pingate-lock runs as pgalice under a private Xvfb in the tests' sandbox
 # (Tests/IntegrationTests/sandbox.sh, x_lib.sh) with the minimal KDF; the PIN's
 # first digits are typed and taken in, then the last one is timed. The clock
@@ -16,7 +16,7 @@
 #   with xdotool        the shell's clock from before xdotool to the locker's
 #                       reaped exit (what lock_test.sh prints)
 #
-#   packaging/benchmarks/lock_latency.sh DIR [DIR...] [ROUNDS]
+#   packaging/benchmarks/lock_latency.sh DIR [DIR...] [ROUNDS]    (ROUNDS: 20)
 #
 # Each DIR holds a pingate-lock and may hold pingate-lock.pam, its PAM service
 # file (default: this tree's pam/pam.d/pingate-lock). With more than one,
@@ -31,7 +31,7 @@ source "$BENCH_SRC/../../Tests/IntegrationTests/sandbox.sh"
 # shellcheck source=../../Tests/IntegrationTests/x_lib.sh
 source "$BENCH_SRC/../../Tests/IntegrationTests/x_lib.sh"
 if [ "${PINGATE_IN_SANDBOX:-}" != 1 ]; then
-    usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+    usage() { sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
     [ $# -ge 1 ] && [ -x "$1/pingate-lock" ] || usage
     dirs=()
     while [ $# -ge 1 ] && [ -d "$1" ]; do
