@@ -29,6 +29,22 @@ enum Diagnostics {
     }
 }
 
+/// The trace's timestamp: CLOCK_MONOTONIC in milliseconds, the same clock in
+/// both processes, so a benchmark can subtract one line's time from another's
+/// (packaging/benchmarks/lock_latency.sh).
+func traceTime() -> String {
+    "t=" + String(format3: monotonicSeconds() * 1000) + " ms"
+}
+
+private extension String {
+    /// `value` with three decimals, without Foundation.
+    init(format3 value: Double) {
+        let thousandths = Int((value * 1000).rounded())
+        let fraction = String(thousandths % 1000)
+        self = "\(thousandths / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+    }
+}
+
 /// Monotonic seconds, for animations and timeouts (a clock change moves none).
 func monotonicSeconds() -> Double {
     var now = timespec()

@@ -149,7 +149,12 @@ test_pin_unlocks_on_the_last_digit_without_enter() {
     kill "$guard" 2>/dev/null || true
     assert_eq 0 "$lock_rc" "locker exit status"
     assert_contains "$(cat "$LOG")" "unlocked by the UI"
-    echo "    last digit to unlock: ${ms} ms ($(grep -o 'PAM answered in [0-9]* ms' "$LOG" | tail -n 1), xdotool included)"
+    # Printed, not asserted: the key press to the unlock by the trace's
+    # monotonic stamps (packaging/benchmarks/lock_latency.sh times it properly).
+    local key unlocked
+    key=$(grep -F "key press" "$LOG" | tail -n 1 | grep -oE 't=[0-9.]+' | cut -d= -f2)
+    unlocked=$(grep -F "unlocked by the UI" "$LOG" | grep -oE 't=[0-9.]+' | cut -d= -f2)
+    echo "    last digit to unlock: $(awk -v a="$key" -v b="$unlocked" 'BEGIN { printf "%.1f", b - a }') ms from the key press ($(grep -o 'PAM answered in [0-9]* ms' "$LOG" | tail -n 1)); ${ms} ms with xdotool"
     assert_eq 0 "$(record_failures pgalice)" "failures"
 }
 

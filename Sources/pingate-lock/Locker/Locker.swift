@@ -121,11 +121,12 @@ final class Locker {
             if let current = child, let ending = current.ending() {
                 child = nil
                 if ending == .unlocked {
-                    Diagnostics.trace("unlocked by the UI")
                     XUngrabKeyboard(display, UInt(CurrentTime))
                     XUngrabPointer(display, UInt(CurrentTime))
                     XDestroyWindow(display, cover)
                     XCloseDisplay(display)
+                    // After the display is closed: the screen is open.
+                    Diagnostics.trace("unlocked by the UI \(traceTime())")
                     return ExitStatus.unlocked
                 }
                 Diagnostics.error(L("the lock screen's UI stopped (%s); starting it again — the screen stays locked", ending.description))
@@ -146,6 +147,8 @@ final class Locker {
         if keyboard.consumes(&event) { return }
         switch event.type {
         case KeyPress:
+            // When, never which: the start of the benchmark's "key → unlocked".
+            Diagnostics.trace("key press \(traceTime())")
             let (keysym, typed) = keyboard.lookUp(&event.xkey)
             InputEvent.keyPress(keysym: keysym, typed: typed).forEach(forward)
         case ButtonPress:

@@ -41,12 +41,14 @@ final class UIProcess {
     func run() -> Int32 {
         setCloseOnExec(UIProcess.statusFD)  // the helper and PAM's helpers must not hold it
         signal(SIGPIPE, SIG_IGN)
+        DescriptorLimit.lower()
         guard let opened = XOpenDisplay(nil) else { Diagnostics.fail("cannot open the X display") }
         display = opened
         setCloseOnExec(XConnectionNumber(display))
         XErrorLog.install()
         offer = HelperQuery.offer(user: userName)
         traceOffer()
+        ModuleKeeper.start(service: Authenticator.service, user: userName)
         createWindow()
         lock = LockScreen(offer: offer, layout: currentLayout())
         explainFallback()
@@ -194,10 +196,11 @@ final class UIProcess {
         // while PAM runs, instead of PAM waiting for the drawing.
         show(Texts.checking(), alert: false)
         let started = monotonicSeconds()
+        Diagnostics.trace("PAM started \(traceTime())")
         // The secret is handed on, not copied: PAM's conversation consumes it.
         let result = Authenticator.authenticate(user: userName, secret: secret,
                                                 mode: mode == .password ? .password : .credential)
-        Diagnostics.trace("PAM answered in \(Int((monotonicSeconds() - started) * 1000)) ms: \(result.succeeded ? "success" : "failure")")
+        Diagnostics.trace("PAM answered in \(Int((monotonicSeconds() - started) * 1000)) ms: \(result.succeeded ? "success" : "failure") \(traceTime())")
         if result.succeeded {
             // The owner sees every guess: after a success the module tells of
             // the failed attempts before it (and the helper marks them seen),
@@ -247,11 +250,15 @@ final class UIProcess {
     /// How long a notice of failed attempts stays up after a success.
     static let noticeSeconds = 3.0
 
+    /// The locker opens the screen once this process has said so and is
+    /// reaped, so it ends at once: _exit, not XCloseDisplay (a round trip to
+    /// the server, ~1 ms) and exit's handlers. The kernel closes the X
+    /// connection, and the server destroys this window with it; the secrets
+    /// go with the process's memory.
     private func unlock() -> Never {
         try? FileDescriptor(rawValue: UIProcess.statusFD).writeAll(Array("unlocked\n".utf8))
         close(UIProcess.statusFD)
-        XCloseDisplay(display)
-        exit(0)
+        _exit(0)
     }
 
     /// A PIN or pattern that cannot be used: say why, with the time left.
