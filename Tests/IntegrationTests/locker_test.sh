@@ -256,14 +256,16 @@ __attribute__((constructor)) static void hijack(void)
 }
 EOF
     cc -shared -fPIC -o "$EVIL/hijack.so" "$EVIL/hijack.c" || fail "cannot build hijack.so"
-    # The helper binds every symbol at start (full RELRO), so the fake library
-    # must define what it takes from libsodium, or the loader stops before
-    # any constructor runs and the control below would prove nothing.
-    cp "$EVIL/hijack.c" "$EVIL/fake-sodium.c"
-    nm -D --undefined-only "$HELPER" | awk '{ sub(/@.*/, "", $2); print $2 }' | grep -E '^(sodium|crypto|randombytes)_' |
-        sed 's/.*/void &(void) {}/' >> "$EVIL/fake-sodium.c"
-    cc -shared -fPIC -Wl,-soname,libsodium.so.23 -o "$EVIL/lib/libsodium.so.23" "$EVIL/fake-sodium.c" \
-        || fail "cannot build the fake libsodium"
+    # The fake library is libm, the one the helper loads besides libc (it
+    # carries libsodium). The helper binds every symbol at start (full RELRO),
+    # so the fake must define what it takes from libm, or the loader stops
+    # before any constructor runs and the control below would prove nothing.
+    cp "$EVIL/hijack.c" "$EVIL/fake-libm.c"
+    nm -D --defined-only /lib/x86_64-linux-gnu/libm.so.6 | awk '{ sub(/@.*/, "", $3); print $3 }' | sort -u > "$EVIL/libm.names"
+    nm -D --undefined-only "$HELPER" | awk '{ sub(/@.*/, "", $2); print $2 }' | sort -u | comm -12 - "$EVIL/libm.names" |
+        sed 's/.*/void &(void) {}/' >> "$EVIL/fake-libm.c"
+    cc -shared -fPIC -fno-builtin -w -Wl,-soname,libm.so.6 -o "$EVIL/lib/libm.so.6" "$EVIL/fake-libm.c" \
+        || fail "cannot build the fake libm"
     # A store and a config the user controls: honouring either changes the answer.
     head -c 32 /dev/urandom > "$EVIL/store/machine.key"
     echo garbage > "$EVIL/store/61001.record"
