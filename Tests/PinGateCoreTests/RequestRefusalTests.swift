@@ -13,7 +13,7 @@ struct RequestRefusalTests {
 
     func reason(_ bytes: [UInt8]) -> String? {
         do {
-            _ = try bytes.withUnsafeBytes { try HelperRequest.parsing($0) }
+            try bytes.withUnsafeBytes { raw -> Void in _ = try HelperRequest.parsing(raw) }
             return nil
         } catch {
             return "\(error)"
