@@ -85,7 +85,7 @@
  *              (bad request: a terminal on stdin, oversized or malformed
  *               request, another user's record, unknown operation)
  *
- * Any other exit (a signal, 127 for a failed exec) means "no answer" and the
+ * Any other exit (a signal, 127 for a loader that failed after the exec) means "no answer" and the
  * module must treat it as an error, never as success.
  *
  * FOLLOW-UP (one helper run per sign-in)

@@ -10,7 +10,9 @@
 // points of that part of the runtime; the linker then takes them from here
 // and never pulls the runtime's copy (and its constructor) out of
 // libswiftCore.a. Only pingate-verify links this target: its start is paid
-// twice per sign-in (docs/design.md, section 2).
+// at every sign-in (docs/design.md, section 2). It matters only with
+// --static-swift-stdlib (the release build): a debug helper loads
+// libswiftCore.so, which keeps its own argv finder and uses it.
 #include "pingate_argv.h"
 static int saved_argc;
 static char **saved_argv;

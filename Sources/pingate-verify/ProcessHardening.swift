@@ -11,9 +11,12 @@ enum ProcessHardening {
     /// PAM module starts it with posix_spawn, which cannot change ids; for
     /// unix_chkpwd, pam_unix's forked child does this.) Only a root caller
     /// can give the helper euid 0: it is setgid, never setuid. From here on,
-    /// the user who ran sudo can no longer send it signals.
+    /// the user who ran sudo can no longer send it signals. If the change is
+    /// refused (a seccomp filter, an LSM), the run ends unanswered, which the
+    /// module takes as no answer, as it did the forked child's exit 127.
     static func takeRootsRealUID() {
-        if geteuid() == 0, getuid() != 0 { _ = setuid(0) }
+        guard geteuid() == 0, getuid() != 0 else { return }
+        if setuid(0) != 0 || getuid() != 0 { _exit(127) }
     }
 
     static func apply() {

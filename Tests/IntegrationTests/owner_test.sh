@@ -102,7 +102,11 @@ test_setuid_clients_helper_takes_roots_real_uid() {
     exec 7> "$fifo"
     for _ in $(seq 100); do pid=$(pgrep -x pingate-verify | head -n 1); [ -n "$pid" ] && break; sleep 0.05; done
     [ -n "$pid" ] || { exec 7>&-; wait "$client"; fail "no helper run waited for the PIN"; }
-    uids=$(awk '/^Uid:/ { print $2, $3, $4, $5 }' "/proc/$pid/status")
+    # Found as soon as it is exec'd: give it the moment before main's first step.
+    for _ in $(seq 40); do
+        uids=$(awk '/^Uid:/ { print $2, $3, $4, $5 }' "/proc/$pid/status")
+        [ "$uids" = "0 0 0 0" ] && break; sleep 0.05
+    done
     printf '%s\n' "$TEST_PIN" >&7; exec 7>&-
     wait "$client" || true
     assert_eq "0 0 0 0" "$uids" "the helper's real, effective, saved and file-system uids"

@@ -20,7 +20,8 @@
 #                    descriptor 3 (pingate_protocol.h, FOLLOW-UP)
 #
 # -p: started by a setuid client (sudo; euid 0, the user's real uid), it
-# keeps euid 0, as the real helper does by taking root's real uid too.
+# keeps euid 0 instead of dropping to the user, as the real helper keeps root
+# (which then takes root's real uid too).
 PATH=/usr/bin:/bin
 dir=$(dirname "$0")
 

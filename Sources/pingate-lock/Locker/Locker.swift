@@ -148,6 +148,8 @@ final class Locker {
         switch event.type {
         case KeyPress:
             // When, never which: the start of the benchmark's "key → unlocked".
+            // (The stamps still show a secret's length and rhythm: the trace
+            // is for tests only, as pingate-lock(1) says.)
             Diagnostics.trace("key press \(traceTime())")
             let (keysym, typed) = keyboard.lookUp(&event.xkey)
             InputEvent.keyPress(keysym: keysym, typed: typed).forEach(forward)

@@ -8,6 +8,9 @@ import Glibc
 /// this handle already holds is a reference count, not a load and relocation
 /// of pam_unix.so and its libraries (~1.5 ms of the unlock). No module function
 /// runs for this handle: pam_start only reads the stack and loads it.
+/// One cost: dlopen reuses a module already loaded from the same path, so
+/// an upgraded pam_unix.so or pam_pingate.so is taken up when the lock
+/// screen next starts, not at the next try (as any long-running PAM client).
 enum ModuleKeeper {
     /// Refuses every question; nothing is ever asked of this handle.
     private static let refuse: @convention(c) (Int32, UnsafeMutablePointer<UnsafePointer<pam_message>?>?,
