@@ -36,14 +36,17 @@ public enum ConfigParser {
             }
             let key = line[..<equals].trimmingASCIIWhitespace()
             let value = line[line.index(after: equals)...].trimmingASCIIWhitespace()
-            if let index = Policy.settings.firstIndex(where: { $0.key == key }) {
+            // The setting is found once: its row reads the value, and an
+            // unknown key goes to `Policy.set` for its error and suggestion.
+            let index = Policy.settings.firstIndex(where: { $0.key == key })
+            if let index {
                 guard setOnLine[index] == 0 else {
                     throw ConfigError(path: path, line: lineNumber, message: "'\(key)' is already set on line \(setOnLine[index])")
                 }
                 setOnLine[index] = lineNumber
             }
             do {
-                try policy.set(key, to: value)
+                if let index { try Policy.settings[index].read(&policy, value) } else { try policy.set(key, to: value) }
             } catch let problem as PolicySettingError {
                 throw ConfigError(path: path, line: lineNumber, message: problem.message)
             }
