@@ -75,6 +75,64 @@ test_kill_at_every_step_never_loses_a_count() {
     done
 }
 
+# sync_trace OP-LINES...: runs one request through the installed helper under
+# strace and prints, in order, "count" for a record slot written, "sync" for an
+# fdatasync and "answer" for the answer line.
+sync_trace() {
+    local request="pingate-verify/1" line
+    for line in "$@"; do request+=$'\n'"$line"; done
+    printf '%s\n' "$request" > "$SANDBOX/request"
+    strace -qq -e trace=pwrite64,fdatasync,write -e signal=none -o "$SANDBOX/trace" \
+        "$HELPER" < "$SANDBOX/request" > /dev/null || true
+    awk '/^pwrite64\(/ { print "slot" } /^fdatasync\(/ { print "sync" } /^write\(1,/ { print "answer" }' "$SANDBOX/trace" | tr '\n' ' '
+}
+
+test_only_a_count_or_a_new_credential_waits_for_the_disk() {
+    # A count is on the disk before the KDF and the answer; a clear, which a
+    # crash may undo only towards more counted failures, is not waited for
+    # (RecordFile.Durability). A new credential is.
+    enroll_pin pgalice 0427
+    assert_eq "slot sync slot answer " "$(sync_trace op=verify user=pgalice secret=0427)" "right PIN: count synced, clear not"
+    assert_eq "slot sync slot answer " "$(sync_trace op=verify user=pgalice secret=1111)" "wrong PIN: count synced, repeat tag not"
+    assert_eq 1 "$(failures pgalice)" "the wrong PIN is counted"
+    assert_eq "slot sync slot sync answer " \
+        "$(sync_trace op=change user=pgalice secret=0427 new_kind=pin new=5820)" "change: the new PIN synced"
+    assert_eq ok "$(verify_as_root pgalice 5820)" "the new PIN works"
+}
+
+test_a_clear_lost_in_a_crash_leaves_the_attempt_counted() {
+    [ -x "$DEBUG_HELPER" ] || fail "no debug helper at $DEBUG_HELPER (swift build)"
+    enroll_pin pgalice 0427
+    verify_as_root pgalice 1111 >/dev/null || true
+    local record=/var/lib/pingate/61001.record
+    # Stopped after its count's fdatasync, before the clear: the disk holds at
+    # least this much, whatever the page cache holds later.
+    ( verify_as_root pgalice 0427 verified:stop > "$SANDBOX/answer" ) &
+    local waiter=$! pid="" i
+    for i in $(seq 100); do
+        pid="$(pgrep -f "^$DEBUG_HELPER" | head -1)"
+        [ -n "$pid" ] && [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" = T ] && break
+        sleep 0.05
+    done
+    [ -n "$pid" ] || fail "the helper did not stop after its count"
+    cp "$record" "$SANDBOX/synced"
+    kill -CONT "$pid"; wait "$waiter"
+    assert_eq ok "$(cat "$SANDBOX/answer")" "the right PIN"
+    assert_eq 0 "$(failures pgalice)" "cleared in the page cache"
+    cp "$record" "$SANDBOX/cleared"
+    # The crash lost the clear: the record is what was synced.
+    cat "$SANDBOX/synced" > "$record"
+    assert_eq 2 "$(failures pgalice)" "the right PIN stays counted, with the wrong one before it"
+    # The crash tore the clear: half its slot reached the disk.
+    local slot; slot="$(cmp -l "$SANDBOX/synced" "$SANDBOX/cleared" | awk 'NR == 1 { print int(($1 - 1) / 512) }')"
+    cp "$SANDBOX/cleared" "$SANDBOX/torn"
+    dd if="$SANDBOX/synced" of="$SANDBOX/torn" bs=256 skip=$((slot * 2 + 1)) seek=$((slot * 2 + 1)) count=1 conv=notrunc status=none
+    cat "$SANDBOX/torn" > "$record"
+    assert_eq 2 "$(failures pgalice)" "a torn clear fails its checksum; the counted slot is read"
+    assert_eq ok "$(verify_as_root pgalice 0427)" "the right PIN still works after either"
+    assert_eq 0 "$(failures pgalice)" "and clears"
+}
+
 test_random_sigkill_never_shows_an_uncounted_answer() {
     enroll_pin pgalice 0427
     printf 'kdf_operations = 1\nkdf_memory = 4M\nfree_failures = 20\nmax_failures = 100\n' > /etc/pingate/pingate.conf

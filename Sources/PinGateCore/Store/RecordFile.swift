@@ -72,16 +72,32 @@ public final class RecordFile {
         return decoded.record
     }
 
-    /// Writes `record` over the older slot with the next sequence number and
-    /// waits for it to reach the disk (fdatasync). Call `read()` first, under
-    /// the lock. On error the previous state is still the readable one.
-    public func write(_ record: UserRecord) throws {
+    /// How far a write must get before `write` returns.
+    public enum Durability: Sendable {
+        /// On the disk (fdatasync): anything a crash must not undo, a counted
+        /// attempt above all, and a new credential.
+        case onDisk
+        /// In the page cache, which the kernel writes out within seconds. Only
+        /// for a write that makes the record stricter to lose: a cleared
+        /// count, a notice taken, a repeat tag. A crash before the write-out
+        /// leaves the slot before it, the newer valid one on the disk, so the
+        /// attempt stays counted (one right PIN counted as a failure) and the
+        /// notice is told again; it can never give a guess back. Each slot
+        /// is one 512-byte sector, and a torn slot fails its checksum.
+        case pageCache
+    }
+
+    /// Writes `record` over the older slot with the next sequence number and,
+    /// unless told otherwise, waits for it to reach the disk (fdatasync). Call
+    /// `read()` first, under the lock. On error the previous state is still
+    /// the readable one.
+    public func write(_ record: UserRecord, durability: Durability = .onDisk) throws {
         precondition(record.uid == uid, "a record is written only for its own uid")
         let slot = 1 - currentSlot
         let bytes = RecordCodec.encode(record, sequence: currentSequence + 1)
         do {
             try bytes.withUnsafeBytes { try descriptor.write(toAbsoluteOffset: slot * RecordCodec.slotSize, $0) }
-            try descriptor.dataSync()
+            if durability == .onDisk { try descriptor.dataSync() }
         } catch let error as Errno {
             throw StoreError.systemError(path: path, operation: "write", errno: error)
         }

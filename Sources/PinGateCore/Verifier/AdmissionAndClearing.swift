@@ -163,7 +163,9 @@ extension Verifier {
             } else if let upgradedHash {
                 record.hash = upgradedHash
             }
-            try file.write(record)
+            // A clear that only lowers the count may be lost in a crash
+            // (RecordFile.Durability); a new credential may not.
+            try file.write(record, durability: replacement == nil && upgradedHash == nil ? .pageCache : .onDisk)
             faultHook?(.cleared)
         }
         guard cleared != nil else { throw StoreError.recordReplaced(path: file.path, duringVerification: true) }

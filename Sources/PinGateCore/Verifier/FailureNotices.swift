@@ -9,7 +9,8 @@ extension Verifier {
             let taken: FailureNotice?? = try file.withLock {
                 var record = try file.read()
                 guard let notice = record.takeNotice() else { return nil }
-                try file.write(record)
+                // Lost in a crash, the notice is told again.
+                try file.write(record, durability: .pageCache)
                 return notice
             }
             // nil: root replaced the record meanwhile; its notice stays for next time.

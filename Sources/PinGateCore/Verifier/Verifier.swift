@@ -147,7 +147,8 @@ public struct Verifier: Sendable {
             var record = try file.read()
             guard record.hash == attempt.record.hash, record.lastWrongTag != attempt.repeatTag else { return }
             record.lastWrongTag = attempt.repeatTag
-            try file.write(record)
+            // Lost in a crash, the same wrong guess is counted again: stricter.
+            try file.write(record, durability: .pageCache)
         }
     }
 
