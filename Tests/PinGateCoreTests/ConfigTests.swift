@@ -35,6 +35,16 @@ struct ConfigTests {
         #expect(policy.services == ["sudo", "i3lock"])
     }
 
+    @Test("lines ending in CR LF read as the same lines; text beyond ASCII in a comment or an error is kept whole")
+    func lineEndingsAndNonASCII() throws {
+        let policy = try ConfigParser.parse("# café, 密碼\r\nmax_failures = 8\r\nservices = sudo # 鎖屏\r\n")
+        #expect(policy.lockout.maxFailures == 8)
+        #expect(policy.services == ["sudo"])
+        #expect(throws: ConfigError(path: "/etc/pingate/pingate.conf", line: 2, message: "expected 'key = value', got 'pin_длина'")) {
+            try ConfigParser.parse("\npin_длина\n")
+        }
+    }
+
     @Test("an unknown key is an error naming the line, with a suggestion")
     func unknownKey() {
         #expect(throws: ConfigError(path: "/etc/pingate/pingate.conf", line: 3, message: "unknown key 'max_failure' (did you mean 'max_failures'?)")) {
