@@ -27,6 +27,24 @@ struct SecretTests {
         #expect(pages.allSatisfy { $0 == 0 }, "left in memory: \(pages.prefix(16))")
     }
 
+    @Test("pages kept for the next secret come back wiped, and the next secret of their size gets them")
+    func keptPagesComeBackWiped() {
+        // A size no other test uses, so a parallel test cannot take these pages.
+        let capacity = 5 * memoryPageSize - 7
+        var first: Secret? = Secret(capacity: capacity)
+        let address = first!.withUnsafeBytes { UInt(bitPattern: $0.baseAddress) }
+        for byte in "739146285013".utf8 { first!.append(byte) }
+        first = nil
+        let second = Secret(capacity: capacity)
+        let reusedAddress = second.withUnsafeBytes { UInt(bitPattern: $0.baseAddress) }
+        let isEmpty = second.isEmpty
+        #expect(isEmpty)
+        // Read only if they are the same pages: others may be unmapped.
+        guard reusedAddress == address else { Issue.record("the kept pages were not reused"); return }
+        let room = UnsafeRawBufferPointer(start: UnsafeRawPointer(bitPattern: address), count: 5 * memoryPageSize)
+        #expect(room.allSatisfy { $0 == 0 }, "a kept page still holds: \(room.prefix(16))")
+    }
+
     @Test("a secret handed on keeps its pages, and is wiped when its new holder lets go")
     func handedOnThenWiped() throws {
         let secret = Secret(copying: [UInt8](repeating: 0x5A, count: MachineKey.byteCount))

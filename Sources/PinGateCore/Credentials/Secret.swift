@@ -1,7 +1,5 @@
 import CSodium
-#if DEBUG
 import Synchronization
-#endif
 
 /// The bytes of a secret — a typed PIN, pattern or password, a request that
 /// carries one, a pre-hash, the machine key — in memory of its own.
@@ -18,7 +16,8 @@ import Synchronization
 /// allows (out of swap), and where it does not — a user may set it to 0 — the
 /// secret works the same, unlocked; they are left out of core dumps
 /// (MADV_DONTDUMP). `deinit` wipes them with `sodium_memzero`, which the
-/// optimiser may not drop as a dead store, before they are unmapped.
+/// optimiser may not drop as a dead store, before they go back to
+/// `SecretPages` for the next secret, or are unmapped.
 public struct Secret: ~Copyable {
     private let memory: MappedMemory
     /// The most bytes it will ever hold.
@@ -29,16 +28,10 @@ public struct Secret: ~Copyable {
 
     /// An empty secret with room for `capacity` bytes.
     public init(capacity: Int) {
-        let pages = max(1, (capacity + memoryPageSize - 1) / memoryPageSize)
-        // No page to be had: nothing else would work either, and a secret
-        // must not fall back to the heap, where no wipe reaches its copies.
-        guard let memory = try? MappedMemory.anonymous(byteCount: pages * memoryPageSize) else {
-            preconditionFailure("no memory for a secret of \(capacity) bytes")
-        }
-        self.memory = memory
+        let pages = SecretPages.take(byteCount: max(1, (capacity + memoryPageSize - 1) / memoryPageSize) * memoryPageSize)
+        memory = pages.memory
+        isLockedInRAM = pages.isLockedInRAM
         self.capacity = capacity
-        isLockedInRAM = (try? memory.lockInRAM()) != nil
-        _ = try? memory.excludeFromCoreDumps()  // a kernel without it still has the helper's RLIMIT_CORE 0
     }
 
     /// `count` bytes written by `body` (read(2) straight in, an HMAC's output).
@@ -65,8 +58,7 @@ public struct Secret: ~Copyable {
         #if DEBUG
         Secret.releaseObserver.withLock { $0 }?(UnsafeRawBufferPointer(start: memory.address, count: memory.byteCount))
         #endif
-        if isLockedInRAM { memory.unlockFromRAM() }
-        memory.unmap()
+        SecretPages.give(SecretPages.Pages(memory: memory, isLockedInRAM: isLockedInRAM))
     }
 
     #if DEBUG
@@ -153,3 +145,50 @@ public struct Secret: ~Copyable {
 /// owner's exclusive access: handing it to another thread hands it over.
 /// Unchecked only because the pages are a raw pointer.
 extension Secret: @unchecked Sendable {}
+
+/// Wiped pages kept for the next `Secret`, mapped, locked where allowed and
+/// left out of core dumps already. Making a secret's pages costs five system
+/// calls (mmap, mlock, madvise, then munlock, munmap), ~11 µs here, and a
+/// helper run makes eight secrets, most of them one after another: kept, a
+/// run maps three. Only wiped pages are kept, so what they hold is zeros, and
+/// no more than `kept` of them.
+enum SecretPages {
+    /// Unchecked only because the pages are a raw pointer: whoever holds a
+    /// `Pages` is their one user, as with `Secret`.
+    struct Pages: @unchecked Sendable {
+        let memory: MappedMemory
+        let isLockedInRAM: Bool
+    }
+
+    private static let kept = 8
+    private static let free = Mutex<[Pages]>([])
+
+    /// Pages of exactly `byteCount` bytes: kept ones, or freshly mapped.
+    static func take(byteCount: Int) -> Pages {
+        let reused = free.withLock { free -> Pages? in
+            guard let index = free.firstIndex(where: { $0.memory.byteCount == byteCount }) else { return nil }
+            return free.remove(at: index)
+        }
+        if let reused { return reused }
+        // No page to be had: nothing else would work either, and a secret
+        // must not fall back to the heap, where no wipe reaches its copies.
+        guard let memory = try? MappedMemory.anonymous(byteCount: byteCount) else {
+            preconditionFailure("no memory for a secret of \(byteCount) bytes")
+        }
+        let locked = (try? memory.lockInRAM()) != nil
+        _ = try? memory.excludeFromCoreDumps()  // a kernel without it still has the helper's RLIMIT_CORE 0
+        return Pages(memory: memory, isLockedInRAM: locked)
+    }
+
+    /// Takes back pages already wiped; unmaps them when enough are kept.
+    static func give(_ pages: Pages) {
+        let keptThem = free.withLock { free -> Bool in
+            guard free.count < kept else { return false }
+            free.append(pages)
+            return true
+        }
+        guard !keptThem else { return }
+        if pages.isLockedInRAM { pages.memory.unlockFromRAM() }
+        pages.memory.unmap()
+    }
+}
