@@ -20,6 +20,15 @@
  * authentication, warm-up included — steadier than wall time on a busy host)
  * and with --raw FILE every latency, one a line.
  *
+ * The floor (--fdatasync FILE, with or without --exec): each sample is the
+ * exec, if any, then two 512-byte pwrites into FILE's two slots, each followed
+ * by fdatasync — a helper that does nothing but write a record's two states
+ * to the disk, as a sign-in's count and clear once did. With --exec /bin/true
+ * this is the floor of run.sh section 5 and compare.sh, timed as a sign-in
+ * is: no tracer (strace -T doubled an fdatasync here), and each sync after an
+ * exec rather than back to back. FILE should be on the store's file system;
+ * it is created if missing.
+ *
  * --ballast MB: each worker first fills MB of memory of its own, as a lock
  * screen inside a desktop shell holds hundreds of MB, so the sign-in is
  * timed from a host whose fork would copy page tables for all of it.
@@ -28,6 +37,7 @@
  *                  [--iterations N] [--warmup W] [--parallel P] [--as-user]
  *                  [--raw FILE] [--ballast MB]
  *        pam_bench --exec PATH --stdin FILE [--follow-up FILE2] [--iterations N] [--warmup W]
+ *        pam_bench [--exec PATH --stdin FILE] --fdatasync FILE [--iterations N] [--warmup W]
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -108,6 +118,29 @@ static int exec_once(const char *path, const char *input)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+static int sync_fd = -1;
+
+static int write_both_slots(int i)
+{
+	char slot[512];
+
+	for (int half = 0; half < 2; half++) {
+		memset(slot, (2 * i + half) & 0xff, sizeof(slot));
+		if (pwrite(sync_fd, slot, sizeof(slot), (off_t)half * (off_t)sizeof(slot)) != (ssize_t)sizeof(slot) ||
+		    fdatasync(sync_fd) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* One timed sample: an exec, two synced slot writes, or both (the floor). */
+static int sample_once(int i, const char *exec_path, const char *input)
+{
+	int rc = exec_path != NULL ? exec_once(exec_path, input) : 0;
+
+	return sync_fd >= 0 && rc == 0 ? write_both_slots(i) : rc;
+}
+
 static int compare(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -142,9 +175,10 @@ int main(int argc, char **argv)
 		{ "follow-up", required_argument, NULL, 'f' },
 		{ "raw", required_argument, NULL, 'r' },
 		{ "ballast", required_argument, NULL, 'b' },
+		{ "fdatasync", required_argument, NULL, 'd' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *confdir = NULL, *service = NULL, *exec_path = NULL, *input = NULL, *raw = NULL;
+	const char *confdir = NULL, *service = NULL, *exec_path = NULL, *input = NULL, *raw = NULL, *sync_path = NULL;
 	char *users[1024];
 	int user_count = 0, iterations = 100, warmup = 3, parallel = 1, as_user = 0, option;
 	size_t ballast_mb = 0;
@@ -168,11 +202,14 @@ int main(int argc, char **argv)
 		case 'f': follow_up = optarg; break;
 		case 'r': raw = optarg; break;
 		case 'b': ballast_mb = (size_t)atol(optarg); break;
+		case 'd': sync_path = optarg; break;
 		default: return 2;
 		}
 	}
-	if (exec_path != NULL ? input == NULL :
-	    (confdir == NULL || service == NULL || user_count == 0 || secret == NULL))
+	if (sync_path != NULL && (sync_fd = open(sync_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) < 0)
+		return perror(sync_path), 1;
+	if (sync_path == NULL && (exec_path != NULL ? input == NULL :
+	    (confdir == NULL || service == NULL || user_count == 0 || secret == NULL)))
 		return fprintf(stderr, "pam_bench: see the usage at the top of pam_bench.c\n"), 2;
 	if (iterations < 1 || parallel < 1 || warmup < 0)
 		return 2;
@@ -208,12 +245,12 @@ int main(int argc, char **argv)
 			memset(ballast, 1, ballast_mb << 20);
 		}
 		for (int i = 0; i < warmup; i++)
-			exec_path ? exec_once(exec_path, input) : authenticate_once(confdir, service, user);
+			sync_path || exec_path ? sample_once(i, exec_path, input) : authenticate_once(confdir, service, user);
 		if (write(ready[1], "r", 1) != 1 || read(go[0], &byte, 1) < 0)
 			_exit(2);
 		for (int i = 0; i < iterations; i++) {
 			uint64_t start = now_ns();
-			int rc = exec_path ? exec_once(exec_path, input) :
+			int rc = sync_path || exec_path ? sample_once(i, exec_path, input) :
 				authenticate_once(confdir, service, user);
 
 			lat[(size_t)w * iterations + i] = now_ns() - start;
