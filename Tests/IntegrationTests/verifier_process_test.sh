@@ -18,6 +18,17 @@ verify_as_root() {
         PINGATE_TEST_FAULT="${3:-}" "$DEBUG_HELPER"
 }
 
+# stopped_helper: the pid of the debug helper once its fault point has
+# stopped it (SIGSTOP), or nothing after 5 s.
+stopped_helper() {
+    local pid i
+    for i in $(seq 100); do
+        pid="$(pgrep -f "^$DEBUG_HELPER" | head -1)"
+        [ -n "$pid" ] && [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" = T ] && { echo "$pid"; return; }
+        sleep 0.05
+    done
+}
+
 # parallel_verify N USER SECRET: N concurrent verifications as USER through the
 # setgid helper; prints the answers' first words, counted. SECRET "distinct"
 # makes N different wrong PINs (the same wrong PIN again is not counted again).
@@ -108,12 +119,7 @@ test_a_clear_lost_in_a_crash_leaves_the_attempt_counted() {
     # Stopped after its count's fdatasync, before the clear: the disk holds at
     # least this much, whatever the page cache holds later.
     ( verify_as_root pgalice 0427 verified:stop > "$SANDBOX/answer" ) &
-    local waiter=$! pid="" i
-    for i in $(seq 100); do
-        pid="$(pgrep -f "^$DEBUG_HELPER" | head -1)"
-        [ -n "$pid" ] && [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" = T ] && break
-        sleep 0.05
-    done
+    local waiter=$! pid; pid="$(stopped_helper)"
     [ -n "$pid" ] || fail "the helper did not stop after its count"
     cp "$record" "$SANDBOX/synced"
     kill -CONT "$pid"; wait "$waiter"
@@ -166,13 +172,7 @@ test_two_users_proceed_in_parallel() {
     enroll_pin pgbob 3859
     # Park alice's verification right after it released the lock (SIGSTOP).
     ( verify_as_root pgalice 0427 released:stop > "$SANDBOX/alice" ) &
-    local waiter=$!
-    local pid="" i
-    for i in $(seq 100); do
-        pid="$(pgrep -f "^$DEBUG_HELPER" | head -1)"
-        [ -n "$pid" ] && [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" = T ] && break
-        sleep 0.05
-    done
+    local waiter=$! pid; pid="$(stopped_helper)"
     [ -n "$pid" ] || fail "alice's helper did not stop"
     local bob; bob="$(verify_as_root pgbob 3859)"
     assert_eq ok "$bob" "bob verified while alice's verification is in flight"
