@@ -8,8 +8,8 @@ import CSodium
 /// (packaging/benchmarks/run.sh), a little more time (Argon2id t=2 m=16M
 /// ≈ 27 ms, yescrypt ≈ 24 ms), so an offline guess costs an attacker at least
 /// as much as a guess at the password hash; yet a whole PinGate
-/// authentication through libpam (two helper runs, two fdatasyncs) stays
-/// below pam_unix's (about 0.7×), where libsodium's "interactive" t=2 m=64M
+/// authentication through libpam (one helper run, one fdatasync) stays
+/// below pam_unix's (about 0.45× in run.sh section 1), where libsodium's "interactive" t=2 m=64M
 /// (≈ 120 ms) made it 2.8× slower. A 4-digit space is protected by the
 /// lockout and the machine key, not by the KDF; a higher cost only slows
 /// every sign-in. `pingate policy calibrate` picks other values per machine.
