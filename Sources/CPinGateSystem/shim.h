@@ -33,6 +33,12 @@ static inline int cpingate_ofd_query(int fd, struct flock *request) {
     return fcntl(fd, F_OFD_GETLK, request);
 }
 
+/* sync_file_range(2) is declared only under _GNU_SOURCE: start writing a
+ * file's dirty pages out, without waiting (Linux's SYNC_FILE_RANGE_WRITE, 2). */
+static inline int cpingate_start_write_out(int fd) {
+    return (int)syscall(SYS_sync_file_range, fd, (off_t)0, (off_t)0, 2U);
+}
+
 /* prctl(2) is variadic: forbid core dumps (they would hold secrets). */
 static inline int cpingate_disable_core_dumps(void) {
     return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);

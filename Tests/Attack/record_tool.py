@@ -5,8 +5,9 @@ The slot layout is the record table in docs/design.md (section 4), read at
 start-up; RecordLayoutTests keeps that table equal to Store/RecordLayout.swift.
 A record is two slots, each sealed by the checksum field over the bytes before
 it. A reader takes the valid slot with the higher sequence; this tool writes
-like the verifier does: the other slot, with sequence + 1 and a correct
-checksum, in place (so owner and mode are kept).
+like the verifier's synced writes do: the other slot, with sequence + 1,
+unsynced=0 unless it is set, and a correct checksum, in place (so owner and
+mode are kept).
 
   record_tool.py show FILE                     the current slot as key=value
   record_tool.py set FILE KEY=VALUE...         write the next slot with changes
@@ -237,6 +238,7 @@ def main(argv, layout):
             if found is None:
                 sys.exit(f"{path}: no valid slot")
             record, index = found
+            record["unsynced"] = 0
             for assignment in argv[3:]:
                 key, _, text = assignment.partition("=")
                 record[key] = layout.parse_value(key, text)

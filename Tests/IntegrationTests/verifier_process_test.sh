@@ -87,7 +87,7 @@ test_kill_at_every_step_never_loses_a_count() {
 }
 
 # sync_trace OP-LINES...: runs one request through the installed helper under
-# strace and prints, in order, "count" for a record slot written, "sync" for an
+# strace and prints, in order, "slot" for a record slot written, "sync" for an
 # fdatasync and "answer" for the answer line.
 sync_trace() {
     local request="pingate-verify/1" line

@@ -114,7 +114,7 @@ struct RecordLayoutTests {
         pattern.kind = .pattern
         pattern.gridSize = 4
         pattern.pinLength = 0
-        let slots = [RecordCodec.encode(pin, sequence: 8), RecordCodec.encode(pattern, sequence: 8)]
+        let slots = [RecordCodec.encode(pin, sequence: 8), RecordCodec.encode(pattern, sequence: 8, unsynced: true)]
         for row in Self.layout.rows {
             let written = slots.contains { slot in slot[row.range].contains { $0 != 0 } }
             #expect(written == !row.isReserved, "\(row.name) at \(row.offset)")

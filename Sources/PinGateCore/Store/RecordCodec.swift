@@ -13,7 +13,10 @@ import CSodium
 /// as serial 0 and no boot stamp (an all-zero boot id).
 ///
 /// A reader takes the valid slot with the higher sequence number; a writer
-/// overwrites the other one with sequence + 1.
+/// overwrites the other one with sequence + 1, unless the newer one says it
+/// was written without waiting for the disk (`unsynced`): then the writer
+/// overwrites that one, so that the other, synced slot is never the one a
+/// torn write destroys (`RecordFile.write`).
 enum RecordCodec {
     static let slotSize = RecordLayout.slotSize
     static let slotCount = 2
@@ -22,7 +25,7 @@ enum RecordCodec {
     private static let magic = Array(RecordLayout.magic.utf8)
 
     /// Encodes `record` as the bytes of one slot.
-    static func encode(_ record: UserRecord, sequence: UInt64) -> [UInt8] {
+    static func encode(_ record: UserRecord, sequence: UInt64, unsynced: Bool = false) -> [UInt8] {
         requireSodium()
         var slot = [UInt8](repeating: 0, count: slotSize)
         put(magic, at: layout.magic, in: &slot)
@@ -37,6 +40,7 @@ enum RecordCodec {
         put(hashBytes, at: layout.hash, in: &slot)
         put(UInt32(clamping: record.failures), at: layout.failures, in: &slot)
         put(UInt8(clamping: record.pinLength), at: layout.pinLength, in: &slot)
+        put(UInt8(unsynced ? 1 : 0), at: layout.unsynced, in: &slot)
         put(record.lastFailure, at: layout.lastFailure, in: &slot)
         put(record.createdAt, at: layout.created, in: &slot)
         put(record.changedAt, at: layout.changed, in: &slot)
@@ -60,13 +64,13 @@ enum RecordCodec {
     }
 
     /// Decodes one slot; nil when it is torn, blank or not this format.
-    static func decode(_ slot: ArraySlice<UInt8>) -> (record: UserRecord, sequence: UInt64)? {
+    static func decode(_ slot: ArraySlice<UInt8>) -> (record: UserRecord, sequence: UInt64, unsynced: Bool)? {
         let slot = Array(slot)
         guard slot.count == slotSize, Array(slot[layout.magic.range]) == magic,
               get(UInt16.self, at: layout.formatVersion, in: slot) == RecordLayout.formatVersion,
               Array(slot[layout.checksum.range]) == checksum(of: slot),
               let kind = CredentialKind(rawValue: get(UInt8.self, at: layout.kind, in: slot)),
-              get(UInt8.self, at: layout.disabled, in: slot) <= 1,
+              get(UInt8.self, at: layout.disabled, in: slot) <= 1, get(UInt8.self, at: layout.unsynced, in: slot) <= 1,
               Int(get(UInt8.self, at: layout.hashLength, in: slot)) < layout.hash.size
         else { return nil }
         let hashLength = Int(get(UInt8.self, at: layout.hashLength, in: slot))
@@ -94,21 +98,35 @@ enum RecordCodec {
         record.lastFailureBoot = BootID(bytes: Array(slot[layout.lastFailureBootID.range])).map {
             BootInstant(bootID: $0, seconds: get(Int64.self, at: layout.lastFailureBootClock, in: slot))
         }
-        return (record, get(UInt64.self, at: layout.sequence, in: slot))
+        return (record, get(UInt64.self, at: layout.sequence, in: slot), get(UInt8.self, at: layout.unsynced, in: slot) == 1)
     }
 
     /// The state a reader sees in a whole file: the valid slot with the higher
-    /// sequence, and which slot that was (the writer overwrites the other).
-    static func decodeFile(_ bytes: [UInt8]) -> (record: UserRecord, sequence: UInt64, slot: Int)? {
+    /// sequence, which slot that was, whether it was written unsynced, and
+    /// whether the other slot is valid too (the writer's choice of slot).
+    static func decodeFile(_ bytes: [UInt8]) -> DecodedFile? {
         guard bytes.count == fileSize else { return nil }
-        var best: (record: UserRecord, sequence: UInt64, slot: Int)? = nil
+        var best: DecodedFile? = nil
+        var valid = 0
         for index in 0..<slotCount {
             let range = (index * slotSize)..<((index + 1) * slotSize)
-            if let decoded = decode(bytes[range]), decoded.sequence >= (best?.sequence ?? 0) {
-                best = (decoded.record, decoded.sequence, index)
+            guard let decoded = decode(bytes[range]) else { continue }
+            valid += 1
+            if decoded.sequence >= (best?.sequence ?? 0) {
+                best = DecodedFile(record: decoded.record, sequence: decoded.sequence, slot: index,
+                                   unsynced: decoded.unsynced, otherSlotValid: false)
             }
         }
+        best?.otherSlotValid = valid == slotCount
         return best
+    }
+
+    struct DecodedFile {
+        let record: UserRecord
+        let sequence: UInt64
+        let slot: Int
+        let unsynced: Bool
+        var otherSlotValid: Bool
     }
 
     private static func checksum(of slot: [UInt8]) -> [UInt8] {

@@ -1,3 +1,7 @@
+#if DEBUG
+import Synchronization
+#endif
+
 /// One open record: checked on open, locked with flock for writing, updated in
 /// place one slot at a time.
 public final class RecordFile {
@@ -6,9 +10,13 @@ public final class RecordFile {
     let descriptor: FileDescriptor
     private let name: String
     private let directory: FileDescriptor
-    /// The slot and sequence of the state last read; a write goes to the other slot.
+    /// The slot and sequence of the state last read or written, whether that
+    /// slot was written without waiting for the disk, and whether the other
+    /// slot is valid: together they choose the slot of the next write.
     private var currentSlot = 0
     private var currentSequence: UInt64 = 0
+    private var currentUnsynced = false
+    private var otherSlotValid = false
 
     /// The byte whose shared OFD locks mark verifications in flight (past the
     /// end of the file: locks need no data there).
@@ -69,41 +77,62 @@ public final class RecordFile {
         guard decoded.record.uid == uid else { throw StoreError.recordForAnotherUser(path: path, uid: decoded.record.uid) }
         currentSlot = decoded.slot
         currentSequence = decoded.sequence
+        currentUnsynced = decoded.unsynced
+        otherSlotValid = decoded.otherSlotValid
         return decoded.record
     }
 
     /// How far a write must get before `write` returns.
     public enum Durability: Sendable {
-        /// On the disk (fdatasync): anything a crash must not undo, a counted
-        /// attempt above all, and a new credential.
+        /// On the disk (fdatasync): a count above all, which no answer may
+        /// leave before, and a new credential.
         case onDisk
-        /// In the page cache, which the kernel writes out within seconds. Only
-        /// for a write that makes the record stricter to lose: a cleared
-        /// count, a notice taken, a repeat tag. A crash before the write-out
-        /// leaves the slot before it, the newer valid one on the disk, so the
-        /// attempt stays counted (one right PIN counted as a failure) and the
-        /// notice is told again; it can never give a guess back. Each slot
-        /// is one 512-byte sector, and a torn slot fails its checksum.
+        /// Started towards the disk (sync_file_range), not waited for. Only
+        /// for a write whose loss makes the record stricter: a cleared count,
+        /// a notice taken, a repeat tag. The slot says so (`unsynced`), and the
+        /// next write goes over it rather than over the other slot, the synced
+        /// one, so that a crash, whatever it tears, leaves a state at least as
+        /// counted as every answer given (docs/design.md, section 4).
         case pageCache
     }
 
-    /// Writes `record` over the older slot with the next sequence number and,
-    /// unless told otherwise, waits for it to reach the disk (fdatasync). Call
-    /// `read()` first, under the lock. On error the previous state is still
-    /// the readable one.
+    /// Writes `record` with the next sequence number and, unless told
+    /// otherwise, waits for it to reach the disk (fdatasync). Call `read()`
+    /// first, under the lock. On error the previous state is still the
+    /// readable one.
+    ///
+    /// The slot: the older one, as always, unless the newer one was written
+    /// unsynced; then that one again, and the older, synced slot stays what a
+    /// torn write falls back to. (With the older slot not valid, the newer
+    /// one is synced first and the older one is written.)
     public func write(_ record: UserRecord, durability: Durability = .onDisk) throws {
         precondition(record.uid == uid, "a record is written only for its own uid")
-        let slot = 1 - currentSlot
-        let bytes = RecordCodec.encode(record, sequence: currentSequence + 1)
+        let overwriteCurrent = currentUnsynced && otherSlotValid
+        let slot = overwriteCurrent ? currentSlot : 1 - currentSlot
+        let unsynced = durability == .pageCache
+        let bytes = RecordCodec.encode(record, sequence: currentSequence + 1, unsynced: unsynced)
         do {
+            if currentUnsynced && !overwriteCurrent { try descriptor.dataSync() }
             try bytes.withUnsafeBytes { try descriptor.write(toAbsoluteOffset: slot * RecordCodec.slotSize, $0) }
-            if durability == .onDisk { try descriptor.dataSync() }
+            if unsynced { descriptor.startWriteOut() } else { try descriptor.dataSync() }
         } catch let error as Errno {
             throw StoreError.systemError(path: path, operation: "write", errno: error)
         }
+        #if DEBUG
+        RecordFile.writeObserver.withLock { $0 }?(path, slot, bytes, !unsynced)
+        #endif
+        if !overwriteCurrent { otherSlotValid = true }
         currentSlot = slot
         currentSequence += 1
+        currentUnsynced = unsynced
     }
+
+    #if DEBUG
+    /// Test seam (debug builds only): told of every slot write (the record's
+    /// path, the slot, its bytes, whether it was synced), after it, so that a
+    /// test can model what a disk holds at any moment (RecordDurabilityTests).
+    static let writeObserver = Mutex<(@Sendable (String, Int, [UInt8], Bool) -> Void)?>(nil)
+    #endif
 
     /// Takes the writer lock (flock), waiting at most until `deadline`.
     /// Returns false if, meanwhile, root replaced or removed the record: the

@@ -24,6 +24,7 @@ struct RecordLayout {
     let hashLength           = RecordField("hash_length",             at: 23,  .u8,          "bytes of `hash` in use; less than its size")
     let failures             = RecordField("failures",                at: 24,  .u32,         "failures counted since the last clearing")
     let pinLength            = RecordField("pin_length",              at: 28,  .u8,          "a PIN's digits, \(rangeText(PIN.lengthLimits)); 0: a pattern, or not kept")
+    let unsynced             = RecordField("unsynced",                at: 29,  .u8,          "1: written without waiting for the disk; the next write goes over this slot, not the other, synced one; 0: synced")
     let lastFailure          = RecordField("last_failure",            at: 32,  .i64,         "wall clock (Unix s) of the last failure, for display; 0: none")
     let created              = RecordField("created",                 at: 40,  .i64,         "wall clock (Unix s) of the enrolment")
     let changed              = RecordField("changed",                 at: 48,  .i64,         "wall clock (Unix s) of the last new credential")

@@ -1,3 +1,4 @@
+import CPinGateSystem
 import Glibc
 
 /// An open file descriptor: a thin, typed wrapper in the style of swift-system.
@@ -106,6 +107,11 @@ public struct FileDescriptor: Sendable, Hashable {
 
     /// fdatasync(2): the data and the metadata needed to read it back.
     public func dataSync() throws { _ = try retryingOnInterrupt { Glibc.fdatasync(rawValue) } }
+
+    /// sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE): starts writing the
+    /// file's dirty pages out and returns without waiting; no promise that
+    /// they reach the disk, nor an error if they do not.
+    public func startWriteOut() { _ = cpingate_start_write_out(rawValue) }
 
     /// fchown(2)
     public func changeOwner(user: UserID, group: GroupID) throws {

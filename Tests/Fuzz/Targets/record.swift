@@ -27,8 +27,8 @@ public func fuzzRecordCodec(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt 
 }
 
 private func checkSlot(_ slot: ArraySlice<UInt8>) {
-    guard let (record, sequence) = RecordCodec.decode(slot) else { return }
-    let encoded = RecordCodec.encode(record, sequence: sequence)
+    guard let (record, sequence, unsynced) = RecordCodec.decode(slot) else { return }
+    let encoded = RecordCodec.encode(record, sequence: sequence, unsynced: unsynced)
     var expected = Array(slot)
     let layout = RecordCodec.layout
     var unread = layout.rows.filter(\.isReserved).map(\.range)
@@ -38,7 +38,7 @@ private func checkSlot(_ slot: ArraySlice<UInt8>) {
     sealSlot(&expected, at: 0)
     invariant(encoded == expected, "decoded slot re-encodes to different bytes")
     let again = RecordCodec.decode(encoded[...])
-    invariant(again?.record == record && again?.sequence == sequence, "re-encoded slot decodes differently")
+    invariant(again?.record == record && again?.sequence == sequence && again?.unsynced == unsynced, "re-encoded slot decodes differently")
     invariant(record.failures >= 0 && record.failures <= Int(UInt32.max), "failures \(record.failures)")
 }
 
