@@ -27,22 +27,21 @@ struct SecretTests {
         #expect(pages.allSatisfy { $0 == 0 }, "left in memory: \(pages.prefix(16))")
     }
 
-    @Test("pages kept for the next secret come back wiped, and the next secret of their size gets them")
-    func keptPagesComeBackWiped() {
-        // A size no other test uses, so a parallel test cannot take these pages.
-        let capacity = 5 * memoryPageSize - 7
-        var first: Secret? = Secret(capacity: capacity)
-        let address = first!.withUnsafeBytes { UInt(bitPattern: $0.baseAddress) }
-        for byte in "739146285013".utf8 { first!.append(byte) }
-        first = nil
-        let second = Secret(capacity: capacity)
-        let reusedAddress = second.withUnsafeBytes { UInt(bitPattern: $0.baseAddress) }
-        let isEmpty = second.isEmpty
-        #expect(isEmpty)
-        // Read only if they are the same pages: others may be unmapped.
-        guard reusedAddress == address else { Issue.record("the kept pages were not reused"); return }
-        let room = UnsafeRawBufferPointer(start: UnsafeRawPointer(bitPattern: address), count: 5 * memoryPageSize)
-        #expect(room.allSatisfy { $0 == 0 }, "a kept page still holds: \(room.prefix(16))")
+    @Test("pages given back are kept for the next secret of their size, up to the pool's number; the rest are unmapped")
+    func keptPagesAreReused() throws {
+        // A pool of its own: the shared one is busy with other tests' secrets.
+        // The wipe before the pages are given back is `wipedOnDeinit`'s.
+        let pool = SecretPagePool(keeping: 2)
+        let sets = (1...3).map { _ in pool.take(byteCount: memoryPageSize) }
+        for set in sets { pool.give(set) }
+        #expect(pool.isKept(sets[0].memory.address) && pool.isKept(sets[1].memory.address))
+        #expect(!pool.isKept(sets[2].memory.address), "kept past the pool's number")
+        let again = pool.take(byteCount: memoryPageSize)
+        #expect(again.memory.address == sets[0].memory.address, "a kept set was not reused")
+        #expect(!pool.isKept(again.memory.address), "a set taken is still kept")
+        let other = pool.take(byteCount: 2 * memoryPageSize)
+        #expect(other.memory.address != sets[1].memory.address, "a set of another size was handed out")
+        for set in [again, other, pool.take(byteCount: memoryPageSize)] { set.memory.unmap() }
     }
 
     @Test("a secret handed on keeps its pages, and is wiped when its new holder lets go")

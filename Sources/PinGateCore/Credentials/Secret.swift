@@ -17,7 +17,7 @@ import Synchronization
 /// secret works the same, unlocked; they are left out of core dumps
 /// (MADV_DONTDUMP). `deinit` wipes them with `sodium_memzero`, which the
 /// optimiser may not drop as a dead store, before they go back to
-/// `SecretPages` for the next secret, or are unmapped.
+/// `SecretPagePool` for the next secret, or are unmapped.
 public struct Secret: ~Copyable {
     private let memory: MappedMemory
     /// The most bytes it will ever hold.
@@ -28,7 +28,7 @@ public struct Secret: ~Copyable {
 
     /// An empty secret with room for `capacity` bytes.
     public init(capacity: Int) {
-        let pages = SecretPages.take(byteCount: max(1, (capacity + memoryPageSize - 1) / memoryPageSize) * memoryPageSize)
+        let pages = SecretPagePool.shared.take(byteCount: max(1, (capacity + memoryPageSize - 1) / memoryPageSize) * memoryPageSize)
         memory = pages.memory
         isLockedInRAM = pages.isLockedInRAM
         self.capacity = capacity
@@ -58,12 +58,12 @@ public struct Secret: ~Copyable {
         #if DEBUG
         Secret.releaseObserver.withLock { $0 }?(UnsafeRawBufferPointer(start: memory.address, count: memory.byteCount))
         #endif
-        SecretPages.give(SecretPages.Pages(memory: memory, isLockedInRAM: isLockedInRAM))
+        SecretPagePool.shared.give(SecretPagePool.Pages(memory: memory, isLockedInRAM: isLockedInRAM))
     }
 
     #if DEBUG
     /// Test seam (debug builds only): shown every secret's pages as they are
-    /// after the wipe and before they are unmapped, so a test can see the wipe.
+    /// after the wipe and before they are given back, so a test can see the wipe.
     static let releaseObserver = Mutex<(@Sendable (UnsafeRawBufferPointer) -> Void)?>(nil)
     #endif
 
@@ -150,9 +150,14 @@ extension Secret: @unchecked Sendable {}
 /// left out of core dumps already. Making a secret's pages costs five system
 /// calls (mmap, mlock, madvise, then munlock, munmap), ~11 µs here, and a
 /// helper run makes eight secrets, most of them one after another: kept, a
-/// run maps three. Only wiped pages are kept, so what they hold is zeros, and
-/// no more than `kept` of them.
-enum SecretPages {
+/// run maps three. Only wiped pages are given back (`Secret.deinit`), so what
+/// they hold is zeros, and no more than `keeping` sets are kept, so what they
+/// hold of RLIMIT_MEMLOCK stays small; a set that could not be locked is
+/// locked again when it is taken.
+final class SecretPagePool: Sendable {
+    /// The pool every `Secret` takes its pages from.
+    static let shared = SecretPagePool(keeping: 4)
+
     /// Unchecked only because the pages are a raw pointer: whoever holds a
     /// `Pages` is their one user, as with `Secret`.
     struct Pages: @unchecked Sendable {
@@ -160,16 +165,22 @@ enum SecretPages {
         let isLockedInRAM: Bool
     }
 
-    private static let kept = 8
-    private static let free = Mutex<[Pages]>([])
+    private let keeping: Int
+    private let free = Mutex<[Pages]>([])
+
+    init(keeping: Int) { self.keeping = keeping }
 
     /// Pages of exactly `byteCount` bytes: kept ones, or freshly mapped.
-    static func take(byteCount: Int) -> Pages {
+    func take(byteCount: Int) -> Pages {
         let reused = free.withLock { free -> Pages? in
             guard let index = free.firstIndex(where: { $0.memory.byteCount == byteCount }) else { return nil }
             return free.remove(at: index)
         }
-        if let reused { return reused }
+        if let reused {
+            // The limit may allow it now that other secrets are gone.
+            guard !reused.isLockedInRAM else { return reused }
+            return Pages(memory: reused.memory, isLockedInRAM: (try? reused.memory.lockInRAM()) != nil)
+        }
         // No page to be had: nothing else would work either, and a secret
         // must not fall back to the heap, where no wipe reaches its copies.
         guard let memory = try? MappedMemory.anonymous(byteCount: byteCount) else {
@@ -181,14 +192,19 @@ enum SecretPages {
     }
 
     /// Takes back pages already wiped; unmaps them when enough are kept.
-    static func give(_ pages: Pages) {
+    func give(_ pages: Pages) {
         let keptThem = free.withLock { free -> Bool in
-            guard free.count < kept else { return false }
+            guard free.count < keeping else { return false }
             free.append(pages)
             return true
         }
         guard !keptThem else { return }
         if pages.isLockedInRAM { pages.memory.unlockFromRAM() }
         pages.memory.unmap()
+    }
+
+    /// Whether the pages at `address` are kept now.
+    func isKept(_ address: UnsafeMutableRawPointer) -> Bool {
+        free.withLock { free in free.contains { $0.memory.address == address } }
     }
 }
