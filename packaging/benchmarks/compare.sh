@@ -3,8 +3,9 @@
 # a sign-in through libpam at the minimal KDF (pam_bench, as run.sh section 5)
 # and the helper's one run (status, then verify on descriptor 3), BEFORE and
 # AFTER in alternating rounds (ABBA), so that a busy host skews both alike; with
-# pam_permit and fork+exec of /bin/true plus the two fdatasyncs (the floor)
-# measured in the same rounds. Root only; inside the tests' sandbox.
+# pam_permit and the floor (fork+exec of /bin/true, then two synced slot
+# writes, timed as one sample: pam_bench.c) measured in the same rounds.
+# Root only; inside the tests' sandbox.
 #
 #   packaging/benchmarks/compare.sh BEFORE_DIR AFTER_DIR [ROUNDS]
 #
@@ -19,7 +20,7 @@ BENCH_SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$BENCH_SRC/../../Tests/IntegrationTests/sandbox.sh"
 if [ "${PINGATE_IN_SANDBOX:-}" != 1 ]; then
     [ $# -ge 2 ] && [ -f "$1/pingate-verify" ] && [ -f "$2/pingate-verify" ] && [ -f "$1/pam_pingate.so" ] && [ -f "$2/pam_pingate.so" ] ||
-        { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+        { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
     mkdir -p "$REPO_ROOT/.build/benchmarks"
     cc -O2 -Wall -Wextra -Werror "$BENCH_SRC/pam_bench.c" -o "$REPO_ROOT/.build/benchmarks/pam_bench" -lpam || exit 1
     set -- "$(realpath "$1")" "$(realpath "$2")" "${3:-8}"
@@ -49,11 +50,13 @@ for r in $(seq "$ROUNDS"); do
         "$BENCH" --confdir "$W/pam-$v" --service sudo --user pgalice --secret 4821 --iterations "$N" "${BALLAST[@]}" --raw "$W/pam.$v.$r" >/dev/null ||
             { echo "the $v sign-in failed" >&2; exit 1; }
         l=$("$BENCH" --exec "$HELPER" --stdin "$W/status.req" --follow-up "$W/verify.req" --iterations "$C" --warmup 5)
+        [ "$(kv fail "$l")" = 0 ] || { echo "the $v helper's runs failed: $l" >&2; exit 1; }
         echo "$(kv median "$l") $(kv cpu "$l")" >> "$W/run.$v"
     done
     "$BENCH" --confdir "$W/pam-permit" --service sudo --user pgalice --secret x --iterations "$N" "${BALLAST[@]}" --raw "$W/pam.permit.$r" >/dev/null
     # The floor: /bin/true, then two synced slot writes (pam_bench.c says why).
     l=$("$BENCH" --exec /bin/true --stdin "$W/status.req" --fdatasync /var/lib/pingate/bench.sync --iterations "$C" --warmup 5)
+    [ "$(kv fail "$l")" = 0 ] || { echo "the floor's runs failed: $l" >&2; exit 1; }
     echo "$(kv median "$l") $(kv cpu "$l")" >> "$W/run.floor"
 done
 column() { python3 -c 'import statistics, sys; print("%.2f" % (statistics.median(float(l.split()[int(sys.argv[2])]) for l in open(sys.argv[1])) / 1000))' "$1" "$2"; }

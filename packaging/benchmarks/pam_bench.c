@@ -206,11 +206,14 @@ int main(int argc, char **argv)
 		default: return 2;
 		}
 	}
+	/* Three modes, never mixed: PAM, exec (with its input), the floor. */
+	int pam_mode = confdir != NULL || service != NULL || user_count > 0 || secret != NULL;
+	if ((exec_path != NULL && input == NULL) || (pam_mode && (exec_path != NULL || sync_path != NULL)) ||
+	    (!pam_mode && exec_path == NULL && sync_path == NULL) ||
+	    (pam_mode && (confdir == NULL || service == NULL || user_count == 0 || secret == NULL)))
+		return fprintf(stderr, "pam_bench: see the usage at the top of pam_bench.c\n"), 2;
 	if (sync_path != NULL && (sync_fd = open(sync_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) < 0)
 		return perror(sync_path), 1;
-	if (sync_path == NULL && (exec_path != NULL ? input == NULL :
-	    (confdir == NULL || service == NULL || user_count == 0 || secret == NULL)))
-		return fprintf(stderr, "pam_bench: see the usage at the top of pam_bench.c\n"), 2;
 	if (iterations < 1 || parallel < 1 || warmup < 0)
 		return 2;
 

@@ -274,6 +274,7 @@ row "  /bin/true, for the fork+exec floor" "$(ms "$(kv median "$t")")" "$(ms "$(
 w=$("$BENCH" --fdatasync /var/lib/pingate/bench.sync --iterations "$COLD_N" --warmup 5)
 f=$("$BENCH" --exec /bin/true --stdin "$W/status.req" --fdatasync /var/lib/pingate/bench.sync --iterations "$COLD_N" --warmup 5)
 rm -f /var/lib/pingate/bench.sync
+[ "$(kv fail "$w")" = 0 ] && [ "$(kv fail "$f")" = 0 ] || { echo "run.sh: the floor's runs failed: $w / $f" >&2; exit 1; }
 row "  two synced slot writes, back to back" "$(ms "$(kv median "$w")")" "$(ms "$(kv p95 "$w")")" "$(ms "$(kv cpu "$w")")"
 floor=$(ms "$(kv median "$f")")
 row "  floor: /bin/true, then those two writes" "$floor" "$(ms "$(kv p95 "$f")")" "$(ms "$(kv cpu "$f")")" \
