@@ -98,8 +98,9 @@ public final class RecordFile {
 
     /// Writes `record` with the next sequence number and, unless told
     /// otherwise, waits for it to reach the disk (fdatasync). Call `read()`
-    /// first, under the lock. On error the previous state is still the
-    /// readable one.
+    /// first, under the lock. On error the state before it is still the
+    /// readable one, or, when the write went over an unsynced slot, the
+    /// synced state before that (stricter, as after a crash).
     ///
     /// The slot: the older one, as always, unless the newer one was written
     /// unsynced; then that one again, and the older, synced slot stays what a
