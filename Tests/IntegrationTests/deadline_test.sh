@@ -30,15 +30,12 @@ now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 # stopped by its fault point at STEP; prints its pid once it is stopped. Its
 # answer, if it ever gives one, goes to $SANDBOX/stopped-answer.
 stop_helper_at() {
-    local step="$1" secret="$2" pid i
+    local step="$1" secret="$2" pid
     printf 'pingate-verify/1\nop=verify\nuser=pgalice\nsecret=%s\n' "$secret" > "$SANDBOX/stopped-request"
     ( PINGATE_TEST_FAULT="$step:stop" exec "$DEBUG_HELPER" < "$SANDBOX/stopped-request" > "$SANDBOX/stopped-answer" 2>&1 ) &
     pid=$!
     echo "$pid" >> "$STOPPED_PIDS"
-    for i in $(seq 100); do
-        [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" = T ] && { echo "$pid"; return 0; }
-        sleep 0.05
-    done
+    wait_until_stopped "$pid" && { echo "$pid"; return 0; }
     kill -KILL "$pid" 2>/dev/null
     fail "the helper did not stop at $step"
 }

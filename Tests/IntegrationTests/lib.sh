@@ -34,6 +34,18 @@ assert_not_contains() {
     case "$1" in *"$2"*) fail "${3:-output} contains [$2]: [$1]" ;; *) ;; esac
 }
 
+# wait_until_stopped PID: waits up to 5 s for process PID to be stopped
+# (SIGSTOP, state T), as a debug helper's fault point stops it; status 1 if
+# it never is.
+wait_until_stopped() {
+    local i
+    for i in $(seq 100); do
+        [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" = T ] && return 0
+        sleep 0.05
+    done
+    return 1
+}
+
 run_tests() {
     local filter="${TEST_FILTER:-}"
     local name

@@ -18,15 +18,15 @@ verify_as_root() {
         PINGATE_TEST_FAULT="${3:-}" "$DEBUG_HELPER"
 }
 
-# stopped_helper: the pid of the debug helper once its fault point has
-# stopped it (SIGSTOP), or nothing after 5 s.
-stopped_helper() {
-    local pid i
-    for i in $(seq 100); do
-        pid="$(pgrep -f "^$DEBUG_HELPER" | head -1)"
-        [ -n "$pid" ] && [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" = T ] && { echo "$pid"; return; }
-        sleep 0.05
-    done
+# park_verification USER SECRET STEP OUT: a debug helper verifying SECRET
+# for USER, stopped (SIGSTOP) by its fault point at STEP, its answer going to
+# OUT; sets $parked to its pid (a child of this shell); status 1 if it never
+# stops.
+park_verification() {
+    printf 'pingate-verify/1\nop=verify\nuser=%s\nsecret=%s\n' "$1" "$2" > "$SANDBOX/parked-request"
+    ( PINGATE_TEST_FAULT="$3:stop" exec "$DEBUG_HELPER" < "$SANDBOX/parked-request" > "$4" ) &
+    parked=$!
+    wait_until_stopped "$parked"
 }
 
 # parallel_verify N USER SECRET: N concurrent verifications as USER through the
@@ -118,11 +118,9 @@ test_a_clear_lost_in_a_crash_leaves_the_attempt_counted() {
     local record=/var/lib/pingate/61001.record
     # Stopped after its count's fdatasync, before the clear: the disk holds at
     # least this much, whatever the page cache holds later.
-    ( verify_as_root pgalice 0427 verified:stop > "$SANDBOX/answer" ) &
-    local waiter=$! pid; pid="$(stopped_helper)"
-    [ -n "$pid" ] || fail "the helper did not stop after its count"
+    park_verification pgalice 0427 verified "$SANDBOX/answer" || fail "the helper did not stop after its count"
     cp "$record" "$SANDBOX/synced"
-    kill -CONT "$pid"; wait "$waiter"
+    kill -CONT "$parked"; wait "$parked"
     assert_eq ok "$(cat "$SANDBOX/answer")" "the right PIN"
     assert_eq 0 "$(failures pgalice)" "cleared in the page cache"
     cp "$record" "$SANDBOX/cleared"
@@ -171,15 +169,13 @@ test_two_users_proceed_in_parallel() {
     enroll_pin pgalice 0427
     enroll_pin pgbob 3859
     # Park alice's verification right after it released the lock (SIGSTOP).
-    ( verify_as_root pgalice 0427 released:stop > "$SANDBOX/alice" ) &
-    local waiter=$! pid; pid="$(stopped_helper)"
-    [ -n "$pid" ] || fail "alice's helper did not stop"
+    park_verification pgalice 0427 released "$SANDBOX/alice" || fail "alice's helper did not stop"
     local bob; bob="$(verify_as_root pgbob 3859)"
     assert_eq ok "$bob" "bob verified while alice's verification is in flight"
     local alice_status; alice_status="$(helper_request op=status user=pgalice | head -1)"
     assert_contains "$alice_status" "failures=1" "alice counted before her KDF"
-    kill -CONT "$pid"
-    wait "$waiter"
+    kill -CONT "$parked"
+    wait "$parked"
     assert_eq ok "$(cat "$SANDBOX/alice")" "alice finishes after resuming"
     assert_eq 0 "$(failures pgalice)"
 }
