@@ -85,7 +85,8 @@
  *              (bad request: a terminal on stdin, oversized or malformed
  *               request, another user's record, unknown operation)
  *
- * Any other exit (a signal, 127 for a loader that failed after the exec) means "no answer" and the
+ * Any other exit (a signal; 127 for a loader that failed after the exec, or
+ * a helper that could not take root's real uid) means "no answer" and the
  * module must treat it as an error, never as success.
  *
  * FOLLOW-UP (one helper run per sign-in)
