@@ -1,3 +1,4 @@
+import CPinGateContract
 import Testing
 @testable import PinGateCore
 
@@ -43,6 +44,16 @@ struct ConfigTests {
         #expect(throws: ConfigError(path: "/etc/pingate/pingate.conf", line: 2, message: "expected 'key = value', got 'pin_длина'")) {
             try ConfigParser.parse("\npin_длина\n")
         }
+    }
+
+    @Test("list values are cut at spaces, tabs and commas, at their bytes; the default services are pingate_protocol.h's list")
+    func listValues() {
+        #expect(listItems(" sudo,,login\ti3lock , ") == ["sudo", "login", "i3lock"])
+        #expect(listItems("").isEmpty && listItems(" , \t").isEmpty)
+        #expect(listItems("pingate-lock") == ["pingate-lock"])
+        #expect(listItems("café,密碼 x") == ["café", "密碼", "x"])
+        #expect(Policy.defaultServices.joined(separator: " ") == PINGATE_DEFAULT_SERVICES)
+        #expect(Policy.defaultServices.count == 15 && Policy.defaultServices.last == "pingate-lock")
     }
 
     @Test("an unknown key is an error naming the line, with a suggestion")

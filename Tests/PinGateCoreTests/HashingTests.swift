@@ -84,5 +84,13 @@ struct KDFMemoryTests {
         #expect(CredentialHasher.memoryBytes(of: "$argon2id$v=19$m=16384,t=2,p=1$c2FsdA$aGFzaA") == 16 << 20)
         #expect(CredentialHasher.memoryBytes(of: "$argon2id$v=19$m=8,t=1,p=1$c2FsdA$aGFzaA") == 8 << 10)
         #expect(CredentialHasher.memoryBytes(of: "garbage") == nil)
+        // Read at its bytes: the first field that starts with "m=", its digits.
+        #expect(CredentialHasher.memoryBytes(of: "m=4$argon2id") == 4 << 10)
+        #expect(CredentialHasher.memoryBytes(of: "$argon2id$v=19$m=,t=1$m=8") == nil, "the first m= field has no digits")
+        #expect(CredentialHasher.memoryBytes(of: "$argon2id$xm=8$m=12abc") == 12 << 10)
+        #expect(CredentialHasher.memoryBytes(of: "$argon2id$m=\u{0663}") == nil, "not an ASCII digit")
+        #expect(CredentialHasher.memoryBytes(of: "$argon2id$m=4294967296") == 4_294_967_296 << 10)
+        #expect(CredentialHasher.memoryBytes(of: "$argon2id$m=4294967297") == nil, "over 2^32 KiB")
+        #expect(CredentialHasher.memoryBytes(of: "$argon2id$m=99999999999999999999999") == nil)
     }
 }

@@ -21,23 +21,9 @@ public struct Policy: Equatable, Sendable {
 
     public init() {}
 
-    /// PINGATE_DEFAULT_SERVICES of pam/pingate_protocol.h.
-    /// (Split by hand: `split` and `map` here would cost every helper start
-    /// a Swift metadata lookup.)
-    public static let defaultServices: [String] = {
-        var names: [String] = []
-        var name = ""
-        for scalar in PINGATE_DEFAULT_SERVICES.unicodeScalars {
-            if scalar != " " {
-                name.unicodeScalars.append(scalar)
-            } else if !name.isEmpty {
-                names.append(name)
-                name = ""
-            }
-        }
-        if !name.isEmpty { names.append(name) }
-        return names
-    }()
+    /// PINGATE_DEFAULT_SERVICES of pam/pingate_protocol.h, a list as
+    /// pingate.conf's `services` is written.
+    public static let defaultServices = listItems(PINGATE_DEFAULT_SERVICES)
     public static let defaultPasswordFirstServices = ["gdm-password", "lightdm", "sddm"]
     /// The kernel's resource manager, which flushes what a killed client left.
     public static let defaultTPMTCTI = "device:/dev/tpmrm0"

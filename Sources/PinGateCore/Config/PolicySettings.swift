@@ -44,11 +44,11 @@ extension Policy {
         .integer("free_failures", in: 0...20, get: { $0.lockout.freeFailures }, set: { $0.lockout.freeFailures = $1 }),
         PolicySetting(key: "lockout_timeouts",
                       read: { policy, value in
-                          let items = value.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" })
+                          let items = listItems(value)
                           guard !items.isEmpty, items.count <= 32 else {
                               throw PolicySettingError(message: "lockout_timeouts needs 1 to 32 durations, e.g. '1m 5m 15m 30m 90m'")
                           }
-                          policy.lockout.timeouts = try items.map { try duration(String($0), "lockout_timeouts") }
+                          policy.lockout.timeouts = try items.map { try duration($0, "lockout_timeouts") }
                       },
                       text: { $0.lockout.timeouts.map(formatDuration).joined(separator: " ") },
                       typed: { .numbers($0.lockout.timeouts) }),
@@ -122,9 +122,29 @@ private func wholeNumber(_ text: String, _ key: String, in range: ClosedRange<In
     return value
 }
 
+/// The items of a list value ("sudo, login  i3lock", "1m 5m"): cut at
+/// spaces, tabs and commas. Cut at their bytes, as ConfigParser cuts lines
+/// (all three are ASCII, so no cut splits a scalar): a Character `split`
+/// walks graphemes, and costs the helper's start generic metadata besides.
+func listItems(_ value: String) -> [String] {
+    var items: [String] = []
+    let utf8 = value.utf8
+    var itemStart = utf8.startIndex
+    var index = itemStart
+    while true {
+        let atEnd = index == utf8.endIndex
+        if atEnd || utf8[index] == UInt8(ascii: " ") || utf8[index] == UInt8(ascii: ",") || utf8[index] == UInt8(ascii: "\t") {
+            if itemStart != index { items.append(String(value[itemStart..<index])) }
+            if atEnd { return items }
+            itemStart = utf8.index(after: index)
+        }
+        index = utf8.index(after: index)
+    }
+}
+
 /// "sudo, login  i3lock" → PAM service names.
 private func serviceNames(_ value: String, _ key: String) throws -> [String] {
-    let names = value.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\t" }).map(String.init)
+    let names = listItems(value)
     guard names.allSatisfy({ $0.allSatisfy { $0.isLetter || $0.isNumber || "-_.".contains($0) } }) else {
         throw PolicySettingError(message: "\(key) is a list of PAM service names separated by spaces")
     }

@@ -165,15 +165,54 @@ final class SecretPagePool: Sendable {
         let isLockedInRAM: Bool
     }
 
-    private let keeping: Int
-    private let free = Mutex<[Pages]>([])
+    /// The kept sets, in `keeping` slots allocated once. Not an Array: an
+    /// Array of `Pages` costs every helper run a generic metadata
+    /// instantiation (~35,000 instructions) at its first append.
+    private struct Kept: @unchecked Sendable {
+        let slots: UnsafeMutableBufferPointer<Pages>
+        var count = 0
 
-    init(keeping: Int) { self.keeping = keeping }
+        func index(where matches: (Pages) -> Bool) -> Int? {
+            var index = 0
+            while index < count {
+                if matches(slots[index]) { return index }
+                index += 1
+            }
+            return nil
+        }
+
+        mutating func append(_ pages: Pages) {
+            (slots.baseAddress! + count).initialize(to: pages)
+            count += 1
+        }
+
+        /// The set at `index`; the last one takes its slot.
+        mutating func remove(at index: Int) -> Pages {
+            let slot = slots.baseAddress! + index
+            let pages = slot.move()
+            count -= 1
+            if index != count { slot.moveInitialize(from: slots.baseAddress! + count, count: 1) }
+            return pages
+        }
+    }
+
+    private let free: Mutex<Kept>
+
+    init(keeping: Int) {
+        free = Mutex(Kept(slots: .allocate(capacity: keeping)))
+    }
+
+    deinit {
+        free.withLock { kept in
+            kept.slots.baseAddress!.deinitialize(count: kept.count)
+            kept.slots.deallocate()
+        }
+    }
 
     /// Pages of exactly `byteCount` bytes: kept ones, or freshly mapped.
     func take(byteCount: Int) -> Pages {
         let reused = free.withLock { free -> Pages? in
-            guard let index = free.firstIndex(where: { $0.memory.byteCount == byteCount }) else { return nil }
+            guard let index = free.index(where: { $0.memory.byteCount == byteCount }) else { return nil }
             return free.remove(at: index)
         }
         if let reused {
@@ -194,7 +233,7 @@ final class SecretPagePool: Sendable {
     /// Takes back pages already wiped; unmaps them when enough are kept.
     func give(_ pages: Pages) {
         let keptThem = free.withLock { free -> Bool in
-            guard free.count < keeping else { return false }
+            guard free.count < free.slots.count else { return false }
             free.append(pages)
             return true
         }
@@ -205,6 +244,6 @@ final class SecretPagePool: Sendable {
 
     /// Whether the pages at `address` are kept now.
     func isKept(_ address: UnsafeMutableRawPointer) -> Bool {
-        free.withLock { free in free.contains { $0.memory.address == address } }
+        free.withLock { free in free.index(where: { $0.memory.address == address }) != nil }
     }
 }
