@@ -22,6 +22,12 @@ struct FollowUp {
         guard !Self.descriptor.isTerminal else {
             return HelperMain.refuse("descriptor \(PINGATE_FOLLOW_UP_FD) is a terminal: pingate-verify is a helper for pam_pingate.so", detail: "uid \(callerUID)")
         }
+        // While the user types, what the verify needs that is neither a
+        // secret nor a lock is made ready: the log's time zone, and locked
+        // pages for the verify's secrets. The module prompts meanwhile, so
+        // neither is paid between the last digit and the answer.
+        SystemLog.prepare()
+        Secret.prepareRoom()
         let deadline = Deadline.after(milliseconds: Int(PINGATE_FOLLOW_UP_SECONDS) * 1000)
         let input = HelperMain.readRequest(from: Self.descriptor, until: deadline)
         if input.isEmpty { return nil }

@@ -111,6 +111,25 @@ test_only_a_count_or_a_new_credential_waits_for_the_disk() {
     assert_eq ok "$(verify_as_root pgalice 5820)" "the new PIN works"
 }
 
+test_a_verify_after_a_status_finds_its_pages_and_time_zone_ready() {
+    # Made ready while the module prompts (FollowUp.swift): once the verify
+    # request is read, no secret's pages are mapped and the time zone is not
+    # read, so neither is paid between the last digit and the answer.
+    enroll_pin pgalice 0427
+    printf 'pingate-verify/1\nop=status\nuser=pgalice\nthen=verify\n' > "$SANDBOX/status"
+    printf 'pingate-verify/1\nop=verify\nuser=pgalice\nsecret=0427\n' > "$SANDBOX/verify"
+    strace -qq -e trace=mlock,openat,read -e signal=none -o "$SANDBOX/trace" \
+        "$HELPER" < "$SANDBOX/status" 3< "$SANDBOX/verify" > "$SANDBOX/answers" || true
+    assert_eq "enrolled ok" "$(awk '{ print $1 }' "$SANDBOX/answers" | tr '\n' ' ' | sed 's/ $//')" "the status, then the verify"
+    local before after
+    before="$(awk '/^read\(3,/ { exit } { print }' "$SANDBOX/trace")"
+    after="$(awk '/^read\(3,/ { seen = 1 } seen' "$SANDBOX/trace")"
+    [ -n "$after" ] || fail "no read of the verify request in the trace"
+    assert_eq 0 "$(grep -c '^mlock(' <<< "$after" || true)" "secret pages locked after the verify request came"
+    assert_eq 0 "$(grep -c '/etc/localtime' <<< "$after" || true)" "the time zone read after the verify request came"
+    assert_eq 1 "$(grep -c '/etc/localtime' <<< "$before" || true)" "the time zone read while waiting"
+}
+
 test_a_clear_lost_in_a_crash_leaves_the_attempt_counted() {
     [ -x "$DEBUG_HELPER" ] || fail "no debug helper at $DEBUG_HELPER (swift build)"
     enroll_pin pgalice 0427

@@ -44,6 +44,22 @@ struct SecretTests {
         for set in [again, other, pool.take(byteCount: memoryPageSize)] { set.memory.unmap() }
     }
 
+    @Test("a pool filled ahead keeps as many sets as it may, zeroed, and the next secrets take them")
+    func filledAhead() {
+        let pool = SecretPagePool(keeping: 3)
+        let held = pool.take(byteCount: 2 * memoryPageSize)
+        pool.give(held)
+        pool.fill(byteCount: memoryPageSize)
+        #expect(pool.keptCount == 3, "filled up to the pool's number, the set already kept counted")
+        let taken = (1...2).map { _ in pool.take(byteCount: memoryPageSize) }
+        #expect(pool.keptCount == 1 && pool.isKept(held.memory.address), "the one-page sets came from the pool")
+        #expect(taken.allSatisfy { set in UnsafeRawBufferPointer(start: set.memory.address, count: set.memory.byteCount).allSatisfy { $0 == 0 } })
+        pool.fill(byteCount: memoryPageSize)
+        #expect(pool.keptCount == 3)
+        for set in taken { pool.give(set) }
+        #expect(pool.keptCount == 3, "a full pool unmaps what it is given")
+    }
+
     @Test("a secret handed on keeps its pages, and is wiped when its new holder lets go")
     func handedOnThenWiped() throws {
         let secret = Secret(copying: [UInt8](repeating: 0x5A, count: MachineKey.byteCount))

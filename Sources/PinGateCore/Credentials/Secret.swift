@@ -61,6 +61,13 @@ public struct Secret: ~Copyable {
         SecretPagePool.shared.give(SecretPagePool.Pages(memory: memory, isLockedInRAM: isLockedInRAM))
     }
 
+    /// Maps and locks pages for the next secrets of up to a page each, as
+    /// many as `SecretPagePool` keeps: for a run that waits anyway (the
+    /// helper while the user types), so that its next secrets cost no system call.
+    public static func prepareRoom() {
+        SecretPagePool.shared.fill(byteCount: memoryPageSize)
+    }
+
     #if DEBUG
     /// Test seam (debug builds only): shown every secret's pages as they are
     /// after the wipe and before they are given back, so a test can see the wipe.
@@ -156,7 +163,7 @@ extension Secret: @unchecked Sendable {}
 /// locked again when it is taken.
 final class SecretPagePool: Sendable {
     /// The pool every `Secret` takes its pages from.
-    static let shared = SecretPagePool(keeping: 4)
+    static let shared = SecretPagePool(keeping: 5)
 
     /// Unchecked only because the pages are a raw pointer: whoever holds a
     /// `Pages` is their one user, as with `Secret`.
@@ -220,6 +227,11 @@ final class SecretPagePool: Sendable {
             guard !reused.isLockedInRAM else { return reused }
             return Pages(memory: reused.memory, isLockedInRAM: (try? reused.memory.lockInRAM()) != nil)
         }
+        return Self.fresh(byteCount: byteCount)
+    }
+
+    /// Pages freshly mapped, locked where the limit allows, out of core dumps.
+    private static func fresh(byteCount: Int) -> Pages {
         // No page to be had: nothing else would work either, and a secret
         // must not fall back to the heap, where no wipe reaches its copies.
         guard let memory = try? MappedMemory.anonymous(byteCount: byteCount) else {
@@ -228,6 +240,13 @@ final class SecretPagePool: Sendable {
         let locked = (try? memory.lockInRAM()) != nil
         _ = try? memory.excludeFromCoreDumps()  // a kernel without it still has the helper's RLIMIT_CORE 0
         return Pages(memory: memory, isLockedInRAM: locked)
+    }
+
+    /// Maps and locks sets of `byteCount` bytes until the pool keeps as many
+    /// as it may: done where a run waits anyway (FollowUp, while the user
+    /// types), so that the secrets made after it take pages ready already.
+    func fill(byteCount: Int) {
+        while free.withLock({ $0.count < $0.slots.count }) { give(Self.fresh(byteCount: byteCount)) }
     }
 
     /// Takes back pages already wiped; unmaps them when enough are kept.
@@ -241,6 +260,9 @@ final class SecretPagePool: Sendable {
         if pages.isLockedInRAM { pages.memory.unlockFromRAM() }
         pages.memory.unmap()
     }
+
+    /// How many sets are kept now.
+    var keptCount: Int { free.withLock { $0.count } }
 
     /// Whether the pages at `address` are kept now.
     func isKept(_ address: UnsafeMutableRawPointer) -> Bool {
