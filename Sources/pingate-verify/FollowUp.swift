@@ -16,16 +16,16 @@ struct FollowUp {
     /// The verify's answer, or nil if none came: the caller closed the
     /// descriptor without one (nothing typed, or a password), or
     /// PINGATE_FOLLOW_UP_SECONDS passed. While it waits the helper holds no
-    /// lock and no secret (the status closed its record), so nothing else
-    /// waits for it; the request is then judged from the start, as any is.
+    /// record lock and no secret (the status closed its record), so nothing
+    /// else waits for it; the request is then judged from the start, as any is.
     func answer(seams: TestSeams) -> HelperAnswer? {
         guard !Self.descriptor.isTerminal else {
             return HelperMain.refuse("descriptor \(PINGATE_FOLLOW_UP_FD) is a terminal: pingate-verify is a helper for pam_pingate.so", detail: "uid \(callerUID)")
         }
-        // While the user types, what the verify needs that is neither a
-        // secret nor a lock is made ready: the log's time zone, and locked
-        // pages for the verify's secrets. The module prompts meanwhile, so
-        // neither is paid between the last digit and the answer.
+        // While the user types, what the verify needs that holds no secret
+        // and takes no record lock is made ready: the log's time zone, and
+        // empty locked pages for the verify's secrets. The module prompts
+        // meanwhile, so neither is paid between the last digit and the answer.
         SystemLog.prepare()
         Secret.prepareRoom()
         let deadline = Deadline.after(milliseconds: Int(PINGATE_FOLLOW_UP_SECONDS) * 1000)

@@ -130,6 +130,22 @@ test_a_verify_after_a_status_finds_its_pages_and_time_zone_ready() {
     assert_eq 1 "$(grep -c '/etc/localtime' <<< "$before" || true)" "the time zone read while waiting"
 }
 
+test_a_status_and_its_verify_under_a_small_memlock_limit() {
+    # The pages filled in while waiting are best effort: under RLIMIT_MEMLOCK
+    # 0 none are locked (nor kept), under one page some are; the verify
+    # still answers, as a user's run (root's CAP_IPC_LOCK ignores the limit).
+    enroll_pin pgalice 0427
+    printf 'pingate-verify/1\nop=status\nuser=pgalice\nthen=verify\n' > "$SANDBOX/status"
+    printf 'pingate-verify/1\nop=verify\nuser=pgalice\nsecret=0427\n' > "$SANDBOX/verify"
+    chmod 644 "$SANDBOX/status" "$SANDBOX/verify"
+    local limit
+    for limit in 0 4096 12288; do
+        as_user pgalice prlimit --memlock="$limit" "$HELPER" < "$SANDBOX/status" 3< "$SANDBOX/verify" > "$SANDBOX/answers" ||
+            fail "memlock $limit: exit $?"
+        assert_eq "enrolled ok" "$(awk '{ print $1 }' "$SANDBOX/answers" | tr '\n' ' ' | sed 's/ $//')" "memlock $limit"
+    done
+}
+
 test_a_clear_lost_in_a_crash_leaves_the_attempt_counted() {
     [ -x "$DEBUG_HELPER" ] || fail "no debug helper at $DEBUG_HELPER (swift build)"
     enroll_pin pgalice 0427

@@ -53,11 +53,28 @@ struct SecretTests {
         #expect(pool.keptCount == 3, "filled up to the pool's number, the set already kept counted")
         let taken = (1...2).map { _ in pool.take(byteCount: memoryPageSize) }
         #expect(pool.keptCount == 1 && pool.isKept(held.memory.address), "the one-page sets came from the pool")
+        #expect(taken[0].memory.address != taken[1].memory.address, "one set handed out twice")
+        #expect(taken.allSatisfy { $0.isLockedInRAM }, "only locked sets are filled in")
         #expect(taken.allSatisfy { set in UnsafeRawBufferPointer(start: set.memory.address, count: set.memory.byteCount).allSatisfy { $0 == 0 } })
         pool.fill(byteCount: memoryPageSize)
         #expect(pool.keptCount == 3)
         for set in taken { pool.give(set) }
         #expect(pool.keptCount == 3, "a full pool unmaps what it is given")
+    }
+
+    @Test("a locked set is taken before an unlocked one of its size")
+    func lockedSetsFirst() throws {
+        let pool = SecretPagePool(keeping: 3)
+        let unlocked = try (1...2).map { _ in
+            SecretPagePool.Pages(memory: try MappedMemory.anonymous(byteCount: memoryPageSize), isLockedInRAM: false)
+        }
+        let memory = try MappedMemory.anonymous(byteCount: memoryPageSize)
+        let locked = SecretPagePool.Pages(memory: memory, isLockedInRAM: (try? memory.lockInRAM()) != nil)
+        try #require(locked.isLockedInRAM, "mlock refused here (RLIMIT_MEMLOCK)")
+        pool.give(unlocked[0])
+        pool.give(locked)
+        pool.give(unlocked[1])
+        #expect(pool.take(byteCount: memoryPageSize).memory.address == locked.memory.address)
     }
 
     @Test("a secret handed on keeps its pages, and is wiped when its new holder lets go")

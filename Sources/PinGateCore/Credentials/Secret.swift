@@ -62,8 +62,9 @@ public struct Secret: ~Copyable {
     }
 
     /// Maps and locks pages for the next secrets of up to a page each, as
-    /// many as `SecretPagePool` keeps: for a run that waits anyway (the
-    /// helper while the user types), so that its next secrets cost no system call.
+    /// many as `SecretPagePool` keeps and RLIMIT_MEMLOCK allows: for a run
+    /// that waits anyway (the helper while the user types), so that its
+    /// next secrets cost no system call.
     public static func prepareRoom() {
         SecretPagePool.shared.fill(byteCount: memoryPageSize)
     }
@@ -156,11 +157,14 @@ extension Secret: @unchecked Sendable {}
 /// Wiped pages kept for the next `Secret`, mapped, locked where allowed and
 /// left out of core dumps already. Making a secret's pages costs five system
 /// calls (mmap, mlock, madvise, then munlock, munmap), ~11 µs here, and a
-/// helper run makes eight secrets, most of them one after another: kept, a
-/// run maps three. Only wiped pages are given back (`Secret.deinit`), so what
-/// they hold is zeros, and no more than `keeping` sets are kept, so what they
-/// hold of RLIMIT_MEMLOCK stays small; a set that could not be locked is
-/// locked again when it is taken.
+/// helper run makes eight secrets, most of them one after another. Kept, a
+/// status run maps two sets, and a status followed by its verify maps the
+/// rest while it waits for the verify (`fill`): five sets are what that run
+/// holds at once. Only wiped pages are given back (`Secret.deinit`), and
+/// only fresh ones filled in, so what they hold is zeros; no more than
+/// `keeping` sets are kept, so what they hold of RLIMIT_MEMLOCK stays small.
+/// A locked set is taken before an unlocked one, and an unlocked one is
+/// locked again when it is taken (the limit may allow it by then).
 final class SecretPagePool: Sendable {
     /// The pool every `Secret` takes its pages from.
     static let shared = SecretPagePool(keeping: 5)
@@ -211,15 +215,17 @@ final class SecretPagePool: Sendable {
 
     deinit {
         free.withLock { kept in
-            kept.slots.baseAddress!.deinitialize(count: kept.count)
+            while kept.count > 0 { Self.release(kept.remove(at: kept.count - 1)) }
             kept.slots.deallocate()
         }
     }
 
-    /// Pages of exactly `byteCount` bytes: kept ones, or freshly mapped.
+    /// Pages of exactly `byteCount` bytes: kept ones, locked ones first, or
+    /// freshly mapped.
     func take(byteCount: Int) -> Pages {
         let reused = free.withLock { free -> Pages? in
-            guard let index = free.index(where: { $0.memory.byteCount == byteCount }) else { return nil }
+            guard let index = free.index(where: { $0.memory.byteCount == byteCount && $0.isLockedInRAM })
+                ?? free.index(where: { $0.memory.byteCount == byteCount }) else { return nil }
             return free.remove(at: index)
         }
         if let reused {
@@ -227,16 +233,18 @@ final class SecretPagePool: Sendable {
             guard !reused.isLockedInRAM else { return reused }
             return Pages(memory: reused.memory, isLockedInRAM: (try? reused.memory.lockInRAM()) != nil)
         }
-        return Self.fresh(byteCount: byteCount)
-    }
-
-    /// Pages freshly mapped, locked where the limit allows, out of core dumps.
-    private static func fresh(byteCount: Int) -> Pages {
         // No page to be had: nothing else would work either, and a secret
         // must not fall back to the heap, where no wipe reaches its copies.
-        guard let memory = try? MappedMemory.anonymous(byteCount: byteCount) else {
+        guard let pages = Self.fresh(byteCount: byteCount) else {
             preconditionFailure("no memory for a secret of \(byteCount) bytes")
         }
+        return pages
+    }
+
+    /// Pages freshly mapped, locked where the limit allows, out of core
+    /// dumps; nil if none can be mapped.
+    private static func fresh(byteCount: Int) -> Pages? {
+        guard let memory = try? MappedMemory.anonymous(byteCount: byteCount) else { return nil }
         let locked = (try? memory.lockInRAM()) != nil
         _ = try? memory.excludeFromCoreDumps()  // a kernel without it still has the helper's RLIMIT_CORE 0
         return Pages(memory: memory, isLockedInRAM: locked)
@@ -245,8 +253,18 @@ final class SecretPagePool: Sendable {
     /// Maps and locks sets of `byteCount` bytes until the pool keeps as many
     /// as it may: done where a run waits anyway (FollowUp, while the user
     /// types), so that the secrets made after it take pages ready already.
+    /// Best effort: it stops at the first set that cannot be mapped or
+    /// locked (RLIMIT_MEMLOCK, `ulimit -v`), so that idle pages never hold
+    /// the lock allowance a secret's own pages will need.
     func fill(byteCount: Int) {
-        while free.withLock({ $0.count < $0.slots.count }) { give(Self.fresh(byteCount: byteCount)) }
+        while free.withLock({ $0.count < $0.slots.count }) {
+            guard let pages = Self.fresh(byteCount: byteCount) else { return }
+            guard pages.isLockedInRAM else {
+                Self.release(pages)
+                return
+            }
+            give(pages)
+        }
     }
 
     /// Takes back pages already wiped; unmaps them when enough are kept.
@@ -257,6 +275,10 @@ final class SecretPagePool: Sendable {
             return true
         }
         guard !keptThem else { return }
+        Self.release(pages)
+    }
+
+    private static func release(_ pages: Pages) {
         if pages.isLockedInRAM { pages.memory.unlockFromRAM() }
         pages.memory.unmap()
     }

@@ -73,9 +73,9 @@ public struct CredentialHasher: ~Copyable, Sendable {
     }
 
     /// The memory cost of an Argon2 hash string ("$argon2id$v=19$m=16384,…"):
-    /// the digits after the first "$"-separated field's "m=". Read at its
-    /// bytes (every byte that matters is ASCII): a Character `split` cost
-    /// every verify ~50,000 instructions.
+    /// the ASCII digits after the first "$"-separated field's "m=" (libsodium
+    /// writes nothing else there). Read at its bytes: a Character `split`
+    /// cost every verify ~50,000 instructions.
     static func memoryBytes(of hash: String) -> Int? {
         let utf8 = hash.utf8
         var fieldStart = utf8.startIndex
