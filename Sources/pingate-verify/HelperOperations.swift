@@ -15,7 +15,7 @@ struct HelperOperations {
         }
         let location: StoreLocation
         do {
-            location = try StoreLocation.system(directory: options.storeDirectory)
+            location = try StoreLocation.setgidHelper(directory: options.storeDirectory)
         } catch {
             SystemLog.write(.error, "store error: \(error) (\(context.logFields))")
             return HelperAnswer(.error, "\(error)")

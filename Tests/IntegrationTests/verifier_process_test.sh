@@ -146,6 +146,25 @@ test_a_status_and_its_verify_under_a_small_memlock_limit() {
     done
 }
 
+test_the_store_group_is_the_helpers_own_and_needs_no_lookup() {
+    # StoreLocation.setgidHelper: the installed helper's effective group is
+    # the store's, so it reads no /etc/group (NSS and two nscd probes, ~25 µs
+    # of every run). A copy without the setgid bit looks the group up by
+    # name and still answers, run by root.
+    enroll_pin pgalice 0427
+    printf 'pingate-verify/1\nop=status\nuser=pgalice\n' > "$SANDBOX/status"
+    # root's strace runs it as the user with its setgid bit honoured (-u).
+    strace -qq -u pgalice -e trace=openat -e signal=none -o "$SANDBOX/trace" \
+        "$HELPER" < "$SANDBOX/status" > "$SANDBOX/answer" || true
+    assert_eq enrolled "$(awk '{ print $1 }' "$SANDBOX/answer")" "the setgid helper, run by the user"
+    assert_eq 1 "$(grep -c '61001.record' "$SANDBOX/trace" || true)" "the trace holds the run"
+    assert_eq 0 "$(grep -c '"/etc/group"' "$SANDBOX/trace" || true)" "opens of /etc/group"
+    install -m 755 "$HELPER" "$SANDBOX/plain-helper"
+    strace -qq -e trace=openat -e signal=none -o "$SANDBOX/trace" "$SANDBOX/plain-helper" < "$SANDBOX/status" > "$SANDBOX/answer" || true
+    assert_eq enrolled "$(awk '{ print $1 }' "$SANDBOX/answer")" "a copy without the setgid bit, run by root"
+    assert_eq 1 "$(grep -c '"/etc/group"' "$SANDBOX/trace" || true)" "the copy looks the group up"
+}
+
 test_a_clear_lost_in_a_crash_leaves_the_attempt_counted() {
     [ -x "$DEBUG_HELPER" ] || fail "no debug helper at $DEBUG_HELPER (swift build)"
     enroll_pin pgalice 0427

@@ -11,3 +11,9 @@ public typealias ProcessID = pid_t
 /// getuid(2): the real uid of this process, the user who ran it, which a
 /// setuid or setgid bit does not change.
 public func realUserID() -> UserID { getuid() }
+
+/// getegid(2): the group a setgid bit gave this process (else its real one).
+public func effectiveGroupID() -> GroupID { getegid() }
+
+/// getgid(2): the group this process was run with.
+public func realGroupID() -> GroupID { getgid() }
