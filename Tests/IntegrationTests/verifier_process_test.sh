@@ -132,8 +132,8 @@ test_a_verify_after_a_status_finds_its_pages_and_time_zone_ready() {
 
 test_a_status_and_its_verify_under_a_small_memlock_limit() {
     # The pages filled in while waiting are best effort: under RLIMIT_MEMLOCK
-    # 0 none are locked (nor kept), under one page some are; the verify
-    # still answers, as a user's run (root's CAP_IPC_LOCK ignores the limit).
+    # 0 none are filled in, under a few pages some are; the verify still
+    # answers, as a user's run (root's CAP_IPC_LOCK ignores the limit).
     enroll_pin pgalice 0427
     printf 'pingate-verify/1\nop=status\nuser=pgalice\nthen=verify\n' > "$SANDBOX/status"
     printf 'pingate-verify/1\nop=verify\nuser=pgalice\nsecret=0427\n' > "$SANDBOX/verify"
@@ -148,9 +148,10 @@ test_a_status_and_its_verify_under_a_small_memlock_limit() {
 
 test_the_store_group_is_the_helpers_own_and_needs_no_lookup() {
     # StoreLocation.setgidHelper: the installed helper's effective group is
-    # the store's, so it reads no /etc/group (NSS and two nscd probes, ~25 µs
-    # of every run). A copy without the setgid bit looks the group up by
-    # name and still answers, run by root.
+    # its file's setgid group, the store's, so it reads no /etc/group (NSS
+    # and two nscd probes, ~25 µs of every run). A copy without the setgid
+    # bit looks the group up by name and still answers, run by root, even
+    # with another effective group than its real one (as on a nosuid mount).
     enroll_pin pgalice 0427
     printf 'pingate-verify/1\nop=status\nuser=pgalice\n' > "$SANDBOX/status"
     # root's strace runs it as the user with its setgid bit honoured (-u).
@@ -163,6 +164,8 @@ test_the_store_group_is_the_helpers_own_and_needs_no_lookup() {
     strace -qq -e trace=openat -e signal=none -o "$SANDBOX/trace" "$SANDBOX/plain-helper" < "$SANDBOX/status" > "$SANDBOX/answer" || true
     assert_eq enrolled "$(awk '{ print $1 }' "$SANDBOX/answer")" "a copy without the setgid bit, run by root"
     assert_eq 1 "$(grep -c '"/etc/group"' "$SANDBOX/trace" || true)" "the copy looks the group up"
+    setpriv --egid=nogroup --keep-groups "$SANDBOX/plain-helper" < "$SANDBOX/status" > "$SANDBOX/answer" || true
+    assert_eq enrolled "$(awk '{ print $1 }' "$SANDBOX/answer")" "the copy, its effective group another than its real one"
 }
 
 test_a_clear_lost_in_a_crash_leaves_the_attempt_counted() {

@@ -44,7 +44,8 @@ struct SecretTests {
         for set in [again, other, pool.take(byteCount: memoryPageSize)] { set.memory.unmap() }
     }
 
-    @Test("a pool filled ahead keeps as many sets as it may, zeroed, and the next secrets take them")
+    @Test("a pool filled ahead keeps as many sets as it may, zeroed, and the next secrets take them",
+          .enabled(if: canLockPages, "needs RLIMIT_MEMLOCK room for a few pages"))
     func filledAhead() {
         let pool = SecretPagePool(keeping: 3)
         let held = pool.take(byteCount: 2 * memoryPageSize)
@@ -62,7 +63,8 @@ struct SecretTests {
         #expect(pool.keptCount == 3, "a full pool unmaps what it is given")
     }
 
-    @Test("a locked set is taken before an unlocked one of its size")
+    @Test("a locked set is taken before an unlocked one of its size",
+          .enabled(if: canLockPages, "needs RLIMIT_MEMLOCK room for a few pages"))
     func lockedSetsFirst() throws {
         let pool = SecretPagePool(keeping: 3)
         let unlocked = try (1...2).map { _ in
@@ -74,7 +76,10 @@ struct SecretTests {
         pool.give(unlocked[0])
         pool.give(locked)
         pool.give(unlocked[1])
-        #expect(pool.take(byteCount: memoryPageSize).memory.address == locked.memory.address)
+        let taken = pool.take(byteCount: memoryPageSize)
+        #expect(taken.memory.address == locked.memory.address)
+        taken.memory.unlockFromRAM()
+        taken.memory.unmap()
     }
 
     @Test("a secret handed on keeps its pages, and is wiped when its new holder lets go")
@@ -133,3 +138,12 @@ struct SecretTests {
         #expect(padded.trimmingWhitespace().withUnsafeBytes { Array($0) } == Array("0427".utf8))
     }
 }
+
+/// Whether this process may lock a few pages: root, or RLIMIT_MEMLOCK room.
+private let canLockPages: Bool = {
+    guard let memory = try? MappedMemory.anonymous(byteCount: 4 * memoryPageSize) else { return false }
+    defer { memory.unmap() }
+    guard (try? memory.lockInRAM()) != nil else { return false }
+    memory.unlockFromRAM()
+    return true
+}()

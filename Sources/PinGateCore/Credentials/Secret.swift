@@ -254,8 +254,8 @@ final class SecretPagePool: Sendable {
     /// as it may: done where a run waits anyway (FollowUp, while the user
     /// types), so that the secrets made after it take pages ready already.
     /// Best effort: it stops at the first set that cannot be mapped or
-    /// locked (RLIMIT_MEMLOCK, `ulimit -v`), so that idle pages never hold
-    /// the lock allowance a secret's own pages will need.
+    /// locked (RLIMIT_MEMLOCK, `ulimit -v`), so that idle sets of this size
+    /// never hold the lock allowance a secret's own pages will need.
     func fill(byteCount: Int) {
         while free.withLock({ $0.count < $0.slots.count }) {
             guard let pages = Self.fresh(byteCount: byteCount) else { return }

@@ -40,19 +40,25 @@ public struct StoreLocation: Sendable, Equatable {
         return StoreLocation(directory: directory, owner: 0, group: group.gid)
     }
 
-    /// The installed store as the setgid helper meets it. Its effective
-    /// group is the one the installer gave the helper's file, `pingate`,
-    /// the only group whose files it can read: so it needs no group lookup,
-    /// which cost each run ~25 µs (NSS, two nscd probes included).
-    /// Installed with another group, it finds the store's files not of its
-    /// group and fails closed. Run without its setgid bit (its effective
-    /// group is its real one: a test runs it directly), it looks the group
-    /// up by name, as `system()` does.
+    /// The installed store as the setgid helper meets it: the store's group
+    /// is the group the installer gave the helper's file (`pingate`), which
+    /// its setgid bit made its effective group. Taken from there, it needs
+    /// no group lookup, which cost each run ~25 µs (NSS, two nscd probes
+    /// included). Only when the running file (/proc/self/exe, one stat) is
+    /// setgid to the effective group: on a nosuid mount, under
+    /// no_new_privs, or for a copy without the bit (a test's direct run),
+    /// the effective group may be the caller's, and the group is looked up
+    /// by name as `system()` does. A helper installed with another group
+    /// finds the store's files not of its group, and fails closed.
     public static func setgidHelper(directory: String = defaultDirectory) throws -> StoreLocation {
         let group = effectiveGroupID()
-        guard group != realGroupID() else { return try system(directory: directory) }
+        guard group != realGroupID(), let program = try? FileStatus(following: runningProgramPath),
+              program.isSetGroupID, program.group == group else { return try system(directory: directory) }
         return StoreLocation(directory: directory, owner: 0, group: group)
     }
+
+    /// The file this process runs, as the kernel names it.
+    static let runningProgramPath = "/proc/self/exe"
 
     public func recordName(forUID uid: UInt32) -> String { "\(uid)\(StoreLocation.recordSuffix)" }
     public func recordPath(forUID uid: UInt32) -> String { directory + "/" + recordName(forUID: uid) }

@@ -66,6 +66,9 @@ public struct FileStatus: Sendable {
     public var isSymbolicLink: Bool { type == .symbolicLink }
     /// The permission bits, e.g. 0o660.
     public var permissions: FileMode { mode & 0o7777 }
+
+    /// S_ISGID: running the file gives its group as the effective group.
+    public var isSetGroupID: Bool { mode & S_ISGID != 0 }
 }
 
 /// access(2) with F_OK: whether `path` names anything (a final symbolic link
