@@ -111,16 +111,25 @@ test_only_a_count_or_a_new_credential_waits_for_the_disk() {
     assert_eq ok "$(verify_as_root pgalice 5820)" "the new PIN works"
 }
 
+# follow_up_requests USER PIN: $SANDBOX/status (a status asked with
+# then=verify) and $SANDBOX/verify (its verify, for descriptor 3).
+follow_up_requests() {
+    printf 'pingate-verify/1\nop=status\nuser=%s\nthen=verify\n' "$1" > "$SANDBOX/status"
+    printf 'pingate-verify/1\nop=verify\nuser=%s\nsecret=%s\n' "$1" "$2" > "$SANDBOX/verify"
+}
+
+# answer_words FILE: the first word of each answer line, on one line.
+answer_words() { awk '{ print $1 }' "$1" | tr '\n' ' ' | sed 's/ $//'; }
+
 test_a_verify_after_a_status_finds_its_pages_and_time_zone_ready() {
     # Made ready while the module prompts (FollowUp.swift): once the verify
     # request is read, no secret's pages are mapped and the time zone is not
     # read, so neither is paid between the last digit and the answer.
     enroll_pin pgalice 0427
-    printf 'pingate-verify/1\nop=status\nuser=pgalice\nthen=verify\n' > "$SANDBOX/status"
-    printf 'pingate-verify/1\nop=verify\nuser=pgalice\nsecret=0427\n' > "$SANDBOX/verify"
+    follow_up_requests pgalice 0427
     strace -qq -e trace=mlock,openat,read -e signal=none -o "$SANDBOX/trace" \
         "$HELPER" < "$SANDBOX/status" 3< "$SANDBOX/verify" > "$SANDBOX/answers" || true
-    assert_eq "enrolled ok" "$(awk '{ print $1 }' "$SANDBOX/answers" | tr '\n' ' ' | sed 's/ $//')" "the status, then the verify"
+    assert_eq "enrolled ok" "$(answer_words "$SANDBOX/answers")" "the status, then the verify"
     local before after
     before="$(awk '/^read\(3,/ { exit } { print }' "$SANDBOX/trace")"
     after="$(awk '/^read\(3,/ { seen = 1 } seen' "$SANDBOX/trace")"
@@ -135,14 +144,12 @@ test_a_status_and_its_verify_under_a_small_memlock_limit() {
     # 0 none are filled in, under a few pages some are; the verify still
     # answers, as a user's run (root's CAP_IPC_LOCK ignores the limit).
     enroll_pin pgalice 0427
-    printf 'pingate-verify/1\nop=status\nuser=pgalice\nthen=verify\n' > "$SANDBOX/status"
-    printf 'pingate-verify/1\nop=verify\nuser=pgalice\nsecret=0427\n' > "$SANDBOX/verify"
-    chmod 644 "$SANDBOX/status" "$SANDBOX/verify"
+    follow_up_requests pgalice 0427
     local limit
     for limit in 0 4096 12288; do
         as_user pgalice prlimit --memlock="$limit" "$HELPER" < "$SANDBOX/status" 3< "$SANDBOX/verify" > "$SANDBOX/answers" ||
             fail "memlock $limit: exit $?"
-        assert_eq "enrolled ok" "$(awk '{ print $1 }' "$SANDBOX/answers" | tr '\n' ' ' | sed 's/ $//')" "memlock $limit"
+        assert_eq "enrolled ok" "$(answer_words "$SANDBOX/answers")" "memlock $limit"
     done
 }
 
