@@ -52,8 +52,8 @@ public struct StoreLocation: Sendable, Equatable {
     /// finds the store's files not of its group, and fails closed.
     public static func setgidHelper(directory: String = defaultDirectory) throws -> StoreLocation {
         let group = effectiveGroupID()
-        guard group != realGroupID(), let program = try? FileStatus(following: runningProgramPath),
-              program.isSetGroupID, program.group == group else { return try system(directory: directory) }
+        guard let program = try? FileStatus(following: runningProgramPath), program.isSetGroupID, program.group == group
+        else { return try system(directory: directory) }
         return StoreLocation(directory: directory, owner: 0, group: group)
     }
 

@@ -14,6 +14,3 @@ public func realUserID() -> UserID { getuid() }
 
 /// getegid(2): the group a setgid bit gave this process (else its real one).
 public func effectiveGroupID() -> GroupID { getegid() }
-
-/// getgid(2): the group this process was run with.
-public func realGroupID() -> GroupID { getgid() }
