@@ -153,6 +153,28 @@ test_a_status_and_its_verify_under_a_small_memlock_limit() {
     done
 }
 
+test_kept_pages_give_up_their_lock_to_a_secret() {
+    # SecretPagePool.lockMakingRoom: under a limit of a few pages, the sets
+    # the pool keeps idle (the status's two-page request buffer, the pages
+    # filled while waiting) once held the allowance while the machine key
+    # and the hashes of the verify went unlocked. Traced as the user's run
+    # (root's strace -u honours the setgid bit and drops CAP_IPC_LOCK, so
+    # the limit applies): after the verify request is read, each secret's
+    # pages end up locked, a refused mlock followed by the same one granted.
+    enroll_pin pgalice 0427
+    follow_up_requests pgalice 0427
+    local limit after
+    for limit in 16384 20480; do
+        prlimit --memlock="$limit" strace -qq -u pgalice -e trace=mlock,read -e signal=none -o "$SANDBOX/trace" \
+            "$HELPER" < "$SANDBOX/status" 3< "$SANDBOX/verify" > "$SANDBOX/answers" || true
+        assert_eq "enrolled ok" "$(answer_words "$SANDBOX/answers")" "memlock $limit"
+        after="$(awk '/^read\(3,/ { seen = 1 } seen' "$SANDBOX/trace")"
+        [ -n "$after" ] || fail "memlock $limit: no read of the verify request in the trace"
+        assert_eq 0 "$(awk -F'[(,]' '/^mlock\(/ { if (/= -1/) refused[$2] = 1; else delete refused[$2] }
+            END { n = 0; for (a in refused) n++; print n }' <<< "$after")" "memlock $limit: pages left unlocked after the verify request"
+    done
+}
+
 test_the_store_group_is_the_helpers_own_and_needs_no_lookup() {
     # StoreLocation.setgidHelper: the installed helper's effective group is
     # its file's setgid group, the store's, so it reads no /etc/group (NSS

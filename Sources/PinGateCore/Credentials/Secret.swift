@@ -164,7 +164,9 @@ extension Secret: @unchecked Sendable {}
 /// only fresh ones filled in, so what they hold is zeros; no more than
 /// `keeping` sets are kept, so what they hold of RLIMIT_MEMLOCK stays small.
 /// A locked set is taken before an unlocked one, and an unlocked one is
-/// locked again when it is taken (the limit may allow it by then).
+/// locked again when it is taken (the limit may allow it by then). When
+/// the limit refuses a secret's own pages, the kept sets give up their
+/// locks first: idle pages never leave a secret's unlocked.
 final class SecretPagePool: Sendable {
     /// The pool every `Secret` takes its pages from.
     static let shared = SecretPagePool(keeping: 5)
@@ -228,42 +230,62 @@ final class SecretPagePool: Sendable {
                 ?? free.index(where: { $0.memory.byteCount == byteCount }) else { return nil }
             return free.remove(at: index)
         }
-        if let reused {
-            // The limit may allow it now that other secrets are gone.
-            guard !reused.isLockedInRAM else { return reused }
-            return Pages(memory: reused.memory, isLockedInRAM: (try? reused.memory.lockInRAM()) != nil)
-        }
+        if let reused, reused.isLockedInRAM { return reused }
         // No page to be had: nothing else would work either, and a secret
         // must not fall back to the heap, where no wipe reaches its copies.
-        guard let pages = Self.fresh(byteCount: byteCount) else {
+        guard let memory = reused?.memory ?? Self.map(byteCount: byteCount) else {
             preconditionFailure("no memory for a secret of \(byteCount) bytes")
         }
-        return pages
+        // A kept set left unlocked is locked again: the limit may allow it
+        // now that other secrets are gone.
+        return Pages(memory: memory, isLockedInRAM: lockMakingRoom(memory))
     }
 
-    /// Pages freshly mapped, locked where the limit allows, out of core
-    /// dumps; nil if none can be mapped.
-    private static func fresh(byteCount: Int) -> Pages? {
+    /// Locks a secret's own pages. When RLIMIT_MEMLOCK refuses, the kept
+    /// sets give up their locks (they stay kept, unlocked) and it is tried
+    /// again: an idle set never leaves a secret's pages unlocked.
+    private func lockMakingRoom(_ memory: MappedMemory) -> Bool {
+        if (try? memory.lockInRAM()) != nil { return true }
+        let unlockedAny = free.withLock { kept -> Bool in
+            var any = false
+            var index = 0
+            while index < kept.count {
+                let pages = kept.slots[index]
+                if pages.isLockedInRAM {
+                    pages.memory.unlockFromRAM()
+                    kept.slots[index] = Pages(memory: pages.memory, isLockedInRAM: false)
+                    any = true
+                }
+                index += 1
+            }
+            return any
+        }
+        return unlockedAny && (try? memory.lockInRAM()) != nil
+    }
+
+    /// Pages freshly mapped and out of core dumps, not yet locked; nil if
+    /// none can be mapped.
+    private static func map(byteCount: Int) -> MappedMemory? {
         guard let memory = try? MappedMemory.anonymous(byteCount: byteCount) else { return nil }
-        let locked = (try? memory.lockInRAM()) != nil
         _ = try? memory.excludeFromCoreDumps()  // a kernel without it still has the helper's RLIMIT_CORE 0
-        return Pages(memory: memory, isLockedInRAM: locked)
+        return memory
     }
 
     /// Maps and locks sets of `byteCount` bytes until the pool keeps as many
     /// as it may: done where a run waits anyway (FollowUp, while the user
     /// types), so that the secrets made after it take pages ready already.
     /// Best effort: it stops at the first set that cannot be mapped or
-    /// locked (RLIMIT_MEMLOCK, `ulimit -v`), so that idle sets of this size
-    /// never hold the lock allowance a secret's own pages will need.
+    /// locked (RLIMIT_MEMLOCK, `ulimit -v`), and what the filled sets hold
+    /// of the limit is given up again when a secret needs it
+    /// (`lockMakingRoom`).
     func fill(byteCount: Int) {
         while free.withLock({ $0.count < $0.slots.count }) {
-            guard let pages = Self.fresh(byteCount: byteCount) else { return }
-            guard pages.isLockedInRAM else {
-                Self.release(pages)
+            guard let memory = Self.map(byteCount: byteCount) else { return }
+            guard (try? memory.lockInRAM()) != nil else {
+                memory.unmap()
                 return
             }
-            give(pages)
+            give(Pages(memory: memory, isLockedInRAM: true))
         }
     }
 
