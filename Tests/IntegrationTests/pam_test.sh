@@ -224,6 +224,28 @@ test_five_wrong_lock_then_no_prompt() {
     assert_eq 5 "$(record_failures pgalice)" "failures (the locked attempt is not counted)"
 }
 
+test_a_timeout_restarted_by_a_reboot_runs_out_and_the_pin_is_offered_again() {
+    # After a reboot the timeout restarts in full, and no client attempts
+    # while the status says locked: the status itself writes the restart
+    # (Verifier.restartTimeout), or the PIN would stay locked for good.
+    need_cli; fresh
+    printf 'lockout_timeouts = 2s\n' >> /etc/pingate/pingate.conf
+    enroll pgalice "$TEST_PIN" --pin
+    local i
+    for i in 1 2 3 4 5; do run pgalice "139$i"$'\n'; done
+    assert_contains "$out" "INFO PIN locked for 2 seconds after 5 failed attempts" "5th answer"
+    # Another boot: the last failure's boot id is not this one's.
+    python3 "$REPO_ROOT/Tests/Attack/record_tool.py" set "/var/lib/pingate/61001.record" \
+        last_failure_boot_id=random last_failure_boot_clock=1 >/dev/null || fail "record_tool set"
+    run pgalice "$TEST_PIN"$'\n'
+    assert_eq 0 "$(prompts)" "prompts right after the reboot"
+    assert_contains "$out" "INFO PIN locked for 2 seconds after 5 failed attempts" "the full timeout, from now"
+    sleep 3
+    run pgalice "$TEST_PIN"$'\n'
+    assert_eq PAM_SUCCESS "$(result)" "the right PIN once the restarted timeout ran out"
+    assert_eq 0 "$(record_failures pgalice)" "failures after the success"
+}
+
 test_locked_pattern_is_called_a_pattern() {
     need_cli; fresh
     enroll pgcarol "$TEST_PATTERN" --pattern

@@ -125,14 +125,16 @@ extension Verifier {
         case .disabled:
             return .disabled(failures: record.failures)
         case let .timeout(remaining, restartsFromNow):
-            if restartsFromNow {
-                // Restart the full timeout from now, durably: neither a
-                // reboot nor a record without a boot stamp shortens it.
-                record.stampFailure(at: now)
-                try file.write(record)
-            }
+            if restartsFromNow { try restart(&record, now: now, file: file) }
             return .locked(seconds: remaining, failures: record.failures)
         }
+    }
+
+    /// Restarts the full timeout from now, durably: neither a reboot nor a
+    /// record without a boot stamp shortens it. Under the writer lock.
+    func restart(_ record: inout UserRecord, now: ClockReading, file: RecordFile) throws {
+        record.stampFailure(at: now)
+        try file.write(record)
     }
 
     /// Step 5, after a match: clear the failures counted up to this attempt,

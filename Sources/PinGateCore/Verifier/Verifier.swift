@@ -38,35 +38,66 @@ public struct Verifier: Sendable {
         self.faultHook = faultHook
     }
 
-    /// Enrolled? Which kind? Locked? Read-only: it never counts or verifies.
+    /// Enrolled? Which kind? Locked? It never counts or verifies; the one
+    /// thing it writes is a timeout's restart (`restartTimeout`).
     public func status(uid: UInt32) -> StatusOutcome {
         do {
-            return try store.withRecord(uid: uid, writable: false) { file in
-                guard let file else { return .notEnrolled }
+            let (outcome, restarts) = try store.withRecord(uid: uid, writable: false) { file -> (StatusOutcome, Bool) in
+                guard let file else { return (.notEnrolled, false) }
                 let record = try file.read()
                 // A credential that cannot be checked is not offered: the module
                 // then goes straight to the password instead of prompting in vain.
                 _ = try store.loadKey()
-                let outcome = status(of: record)
+                let block = policy.lockout.block(for: record, now: clock.reading())
+                let outcome = status(of: record, block: block)
                 switch outcome {
                 case .locked, .disabled:
                     // A lockout that verifications still in flight may clear
                     // (one may be the right PIN) is not final: offer the
                     // prompt, and let verify wait for them and decide.
-                    guard file.verificationsInFlight() else { return outcome }
-                    return .enrolled(kind: record.kind, gridSize: record.gridSize, pinLength: record.pinLength, failures: record.failures)
+                    guard file.verificationsInFlight() else {
+                        guard case .timeout(_, restartsFromNow: true)? = block else { return (outcome, false) }
+                        return (outcome, true)
+                    }
+                    return (.enrolled(kind: record.kind, gridSize: record.gridSize, pinLength: record.pinLength, failures: record.failures), false)
                 default:
-                    return outcome
+                    return (outcome, false)
                 }
             }
+            if restarts { restartTimeout(uid: uid) }
+            return outcome
         } catch {
             return .storeError(FailClosedError(error))
         }
     }
 
+    /// A timeout whose start this boot's clock cannot measure (the last
+    /// failure was in another boot) runs again in full from now, and the
+    /// restart is written, so that it runs out: no client attempts while
+    /// the status says locked, so the status writes it, under the lock, as
+    /// a refused attempt does. If the lock or the write fails, the next
+    /// status tries again, and the timeout only starts later (fail closed).
+    private func restartTimeout(uid: UInt32) {
+        _ = try? store.withRecord(uid: uid, writable: true) { file in
+            guard let file else { return }
+            _ = try file.withLock {
+                var record = try file.read()
+                let now = clock.reading()
+                // Without this boot's clock, a stamp would measure nothing.
+                guard now.boot != nil,
+                      case .timeout(_, restartsFromNow: true)? = policy.lockout.block(for: record, now: now) else { return }
+                try restart(&record, now: now, file: file)
+            }
+        }
+    }
+
     /// The state `record` is in now, without any I/O (for listing many users).
     public func status(of record: UserRecord) -> StatusOutcome {
-        switch policy.lockout.block(for: record, now: clock.reading()) {
+        status(of: record, block: policy.lockout.block(for: record, now: clock.reading()))
+    }
+
+    private func status(of record: UserRecord, block: LockoutBlock?) -> StatusOutcome {
+        switch block {
         case .disabled: return .disabled(failures: record.failures)
         case let .timeout(remaining, _): return .locked(seconds: remaining, failures: record.failures)
         case nil: return .enrolled(kind: record.kind, gridSize: record.gridSize, pinLength: record.pinLength, failures: record.failures)
