@@ -393,6 +393,17 @@ static int authenticate_with_prompts(pam_handle_t *pamh, int flags,
 		}
 		pingate_ask_helper(pamh, opts, caller, "verify", user, secret,
 			shows_messages(flags, opts), run, &answer);
+		if (opts->again_or_password && answer.reply == PINGATE_REPLY_MALFORMED) {
+			/*
+			 * Digits that cannot be this user's credential (an all-digit
+			 * password of another length): the password after all, as
+			 * forward_pass takes it. Its line's auth_err=die would
+			 * otherwise end the try before the password module.
+			 */
+			rc = pam_set_item(pamh, PAM_AUTHTOK, secret);
+			wipe_and_free(secret);
+			return rc == PAM_SUCCESS ? PAM_IGNORE : rc;
+		}
 		spent = spent || is_authtok(pamh, secret);
 		rc = judge_verify(pamh, flags, opts, user, status->kind, &answer, &again);
 		if (rc == PAM_SUCCESS)

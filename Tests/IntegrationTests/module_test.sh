@@ -497,6 +497,22 @@ test_again_or_password_hands_a_password_on_from_the_first_question() {
     assert_eq 1 "$(requests)" "requests (the status only: a password is not sent)"
 }
 
+# An all-digit password of another length than the PIN: the helper answers
+# malformed (nothing counted), and the answer goes on as the password, as
+# forward_pass hands it on. The one-field screens' line ends the try on
+# auth_err (PAMClient.wrongPINEndsTheTry), so PAM_AUTH_ERR here would keep
+# such a password from ever reaching pam_unix.
+test_again_or_password_hands_on_digits_that_cannot_be_the_pin() {
+    setup
+    echo "5 malformed a PIN has 4 digits" > "$T/verify"
+    stack retries=2 again_or_password
+    pam_run $'12345678\n'
+    assert_ignored
+    assert_contains "$out" "INFO NEXT authtok=12345678" "what the next module gets"
+    assert_not_contains "$out" "not a PIN" "the transcript"
+    assert_eq 2 "$(requests)" "requests (status + the verify that found it malformed)"
+}
+
 # announce (KDE's lock screen, which shows info lines but labels its field
 # "Password" whatever the prompt says): one line before the first question
 # says that a PIN or the password is taken. Not before the second (the
