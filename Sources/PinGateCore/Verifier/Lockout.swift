@@ -19,7 +19,11 @@ extension LockoutSchedule {
         guard let boot = now.boot, let lastFailure = record.lastFailureBoot, let elapsed = boot.seconds(since: lastFailure) else {
             return .timeout(remaining: timeout, restartsFromNow: true)
         }
+        // Both stamps are whole seconds of the boot clock, cut down, so
+        // `elapsed` may be up to a second more than the time really passed:
+        // the timeout holds through its last whole second too (reported as
+        // 1), and never ends early.
         let remaining = timeout - elapsed
-        return remaining > 0 ? .timeout(remaining: remaining, restartsFromNow: false) : nil
+        return remaining >= 0 ? .timeout(remaining: max(remaining, 1), restartsFromNow: false) : nil
     }
 }
