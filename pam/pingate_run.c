@@ -472,7 +472,7 @@ int pingate_run_follow_up(pam_handle_t *pamh, const struct pingate_options *opts
 {
 	struct host_child_signal host;
 	struct timespec deadline;
-	int status;
+	int status, send_error = 0;
 	bool sent;
 
 	(void)pamh;
@@ -482,8 +482,18 @@ int pingate_run_follow_up(pam_handle_t *pamh, const struct pingate_options *opts
 	/* At most PINGATE_REQUEST_MAX bytes into an empty socket: never blocks. */
 	sent = send(run->follow_up, request, len, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)len &&
 		shutdown(run->follow_up, SHUT_WR) == 0;
+	if (!sent)
+		send_error = errno;
 	status = finish_run(opts, run, reply, reply_size, 0, &deadline, why, why_size);
 	release_child_signals(&host);
+	/*
+	 * The helper's end was closed: it had stopped waiting and ended before
+	 * the verify came, and a host that reaps any child (waitpid(-1)) may
+	 * have reaped it, so its exit is not ours to read. The verify never
+	 * reached it, so nothing was judged or counted: a new run.
+	 */
+	if (send_error == EPIPE || send_error == ECONNRESET)
+		return PINGATE_RUN_ENDED;
 	if (status < 0 || reply[0] != '\0')
 		return status;  /* the verify's answer, checked against this exit as any is */
 	/*

@@ -177,6 +177,19 @@ test_a_helper_that_stopped_waiting_gets_the_verify_in_a_new_run() {
     assert_eq 2 "$(wc -l < "$T/runs")" "helper starts"
 }
 
+# The same at a host whose SIGCHLD handler reaps any child (waitpid(-1)), as
+# many daemons and lockers do: it reaps the helper that stopped waiting
+# while the person types, so the module can neither reap it nor read its
+# exit. The verify never reached it (the send fails: EPIPE): a new run.
+test_a_helper_reaped_by_the_host_gets_the_verify_in_a_new_run() {
+    setup
+    touch "$T/no-follow-up"
+    out=$(printf '4821\n' | "$harness" --confdir "$T/pam.d" --service sudo --user "$me" --reaping-host --typing-ms 300) && rc=0 || rc=$?
+    assert_contains "$out" "HOST_REAPED 1" "the host reaped the first run (transcript: $out)"
+    assert_eq PAM_SUCCESS "$(result)" "result (transcript: $out)"
+    assert_eq 2 "$(wc -l < "$T/runs")" "helper starts"
+}
+
 # No verify follows (the conversation failed, or a password was typed): the
 # run ends before the module returns, and no helper is left behind.
 test_a_run_no_verify_follows_ends_with_the_module() {

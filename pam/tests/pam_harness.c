@@ -23,6 +23,10 @@
  * a SIGCHLD handler that reaps it, and then prints
  *   HOST_CHILD reaped|lost
  * — whether the application still learnt of its own child's exit.
+ * --reaping-host installs a SIGCHLD handler that reaps any child
+ * (waitpid(-1, WNOHANG) until none), as many daemons and lockers do, and
+ * prints "HOST_REAPED n" after pam_authenticate. --typing-ms N waits N ms
+ * before each answer, as a person typing does.
  * --repeat N runs the whole authentication (pam_start to pam_end) N times in
  * this process with the same typed input (stdin must be a file: it is read
  * again from its start each time), as a lock screen that runs PAM over and
@@ -31,7 +35,9 @@
  * usage: pam_harness [--confdir DIR] --service NAME --user USER [--rhost H]
  *                    [--ruser NAME] [--tty T] [--silent] [--authtok TEXT]
  *                    [--env NAME=VALUE]... [--host-child] [--repeat N]
+ *                    [--reaping-host] [--typing-ms N]
  */
+#include <errno.h>
 #include <getopt.h>
 #include <locale.h>
 #include <signal.h>
@@ -69,12 +75,17 @@ static void print_message(const char *tag, const char *text)
 	fflush(stdout);
 }
 
+static unsigned typing_ms;
+
 static char *read_answer(void)
 {
 	char *line = NULL;
 	size_t size = 0;
-	ssize_t len = getline(&line, &size, stdin);
+	ssize_t len;
 
+	if (typing_ms > 0)
+		usleep(typing_ms * 1000);
+	len = getline(&line, &size, stdin);
 	if (len < 0) {
 		free(line);
 		return NULL;
@@ -127,7 +138,8 @@ fail:
 static void usage(void)
 {
 	fputs("usage: pam_harness [--confdir DIR] --service NAME --user USER [--rhost H] "
-	      "[--ruser NAME] [--tty T] [--silent] [--authtok TEXT] [--env NAME=VALUE]... [--host-child]\n", stderr);
+	      "[--ruser NAME] [--tty T] [--silent] [--authtok TEXT] [--env NAME=VALUE]... [--host-child]\n"
+	      "                   [--reaping-host] [--typing-ms N] [--repeat N]\n", stderr);
 	exit(2);
 }
 
@@ -139,6 +151,26 @@ static void on_sigchld(int signo)
 	(void)signo;
 	if (host_child > 0 && waitpid(host_child, NULL, WNOHANG) == host_child)
 		host_child_reaped = 1;
+}
+
+static volatile sig_atomic_t any_child_reaped;
+
+static void reap_any_child(int signo)
+{
+	int saved = errno;
+
+	(void)signo;
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		any_child_reaped++;
+	errno = saved;
+}
+
+static void become_reaping_host(void)
+{
+	struct sigaction action = { .sa_handler = reap_any_child };
+
+	sigemptyset(&action.sa_mask);
+	sigaction(SIGCHLD, &action, NULL);
 }
 
 static void start_host_child(void)
@@ -158,7 +190,7 @@ static void start_host_child(void)
 struct harness_run {
 	const char *confdir, *service, *user, *rhost, *tty, *authtok, *ruser;
 	const char *env[8];
-	int envs, flags, with_host_child;
+	int envs, flags, with_host_child, reaping_host;
 };
 
 /* One application's authentication, pam_start to pam_end; prints its result. */
@@ -191,8 +223,12 @@ static int authenticate_once(const struct harness_run *run)
 		rc = pam_putenv(pamh, run->env[i]);
 	if (rc == PAM_SUCCESS && run->with_host_child)
 		start_host_child();
+	if (rc == PAM_SUCCESS && run->reaping_host)
+		become_reaping_host();
 	if (rc == PAM_SUCCESS)
 		rc = pam_authenticate(pamh, run->flags);
+	if (run->reaping_host)
+		printf("HOST_REAPED %d\n", (int)any_child_reaped);
 	if (run->with_host_child) {
 		usleep(200000);  /* a SIGCHLD still pending arrives by now */
 		printf("HOST_CHILD %s\n", host_child_reaped ? "reaped" : "lost");
@@ -221,6 +257,8 @@ int main(int argc, char **argv)
 		{ "host-child", no_argument,    NULL, 'H' },
 		{ "env",     required_argument, NULL, 'e' },
 		{ "repeat",  required_argument, NULL, 'n' },
+		{ "reaping-host", no_argument,  NULL, 'P' },
+		{ "typing-ms", required_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct harness_run run = { 0 };
@@ -239,6 +277,8 @@ int main(int argc, char **argv)
 		case 'R': run.ruser = optarg; break;
 		case 'H': run.with_host_child = 1; break;
 		case 'n': rounds = atoi(optarg); break;
+		case 'P': run.reaping_host = 1; break;
+		case 'T': typing_ms = (unsigned)atoi(optarg); break;
 		case 'e':
 			if (run.envs == 8)
 				usage();
@@ -248,7 +288,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (run.service == NULL || run.user == NULL || optind != argc || rounds < 1 ||
-	    (rounds > 1 && run.with_host_child))
+	    (rounds > 1 && run.with_host_child) || (run.with_host_child && run.reaping_host))
 		usage();
 
 	for (round = 1; ; round++) {
