@@ -115,6 +115,35 @@ test_enroll_over_an_existing_credential_needs_force() {
     ! verify pgalice "$PIN" || fail "old PIN still works"
 }
 
+test_enroll_force_repairs_a_record_the_store_rules_refuse() {
+    # Each refusal names `pingate enroll --force USER` as its fix: it must
+    # work on the record it refuses, and replace a symbolic link itself,
+    # never what it points to.
+    local record=/var/lib/pingate/61001.record out rc
+    enroll_pin pgalice 0427 || fail "enroll"
+    truncate -s 700 "$record"
+    verify pgalice 0427 && fail "a 700-byte record verified"
+    out=$(printf '0427\n' | "$PINGATE" verify pgalice --stdin 2>&1) || true
+    assert_contains "$out" "pingate enroll --force pgalice" "the fix the refusal names"
+    enroll_pin pgalice 5820 --force || fail "enroll --force over a 700-byte record"
+    verify pgalice 5820 || fail "the new PIN after repairing the size"
+    ln "$record" /var/lib/pingate/second-link
+    verify pgalice 5820 && fail "a record with two links verified"
+    enroll_pin pgalice 0427 --force || fail "enroll --force over a record with two links"
+    verify pgalice 0427 || fail "the new PIN after repairing the links"
+    assert_eq 1 "$(stat -c %h "$record")" "links of the new record"
+    rm /var/lib/pingate/second-link
+    cp /etc/shadow "$SANDBOX/shadow-before"
+    rm "$record"; ln -s /etc/shadow "$record"
+    verify pgalice 0427 && fail "a symlinked record verified"
+    enroll_pin pgalice 5820 --force || fail "enroll --force over a symbolic link"
+    [ -f "$record" ] && [ ! -L "$record" ] || fail "the record is still a symbolic link"
+    cmp -s /etc/shadow "$SANDBOX/shadow-before" || fail "/etc/shadow changed"
+    verify pgalice 5820 || fail "the new PIN after replacing the link"
+    out=$(printf '1111\n1111\n' | "$PINGATE" enroll pgalice --stdin 2>&1) && rc=0 || rc=$?
+    [ "$rc" != 0 ] || fail "enroll without --force over an existing record succeeded"
+}
+
 test_enroll_pattern_stdin_is_normalised_by_the_gap_rule() {
     store_reset
     run bash -c "printf '1-3-9\n1 2 3 6 9\n' | '$PINGATE' enroll pgalice --pattern --stdin"

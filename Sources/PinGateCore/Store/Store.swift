@@ -79,7 +79,16 @@ public struct Store: Sendable {
         defer { directory.close() }
         let name = location.recordName(forUID: record.uid)
         let path = location.recordPath(forUID: record.uid)
-        let existing = try RecordFile.open(uid: record.uid, directory: directory, location: location, writable: true)
+        let existing: RecordFile?
+        do {
+            existing = try RecordFile.open(uid: record.uid, directory: directory, location: location, writable: true)
+        } catch let StoreError.unsafe(problem) where replacing && problem.object == .record(uid: record.uid) {
+            // A record the rules refuse (its size, links, type, owner or
+            // mode) is what replacing it repairs, as its error's fix says:
+            // nothing can update it in place, so there is no lock to hold,
+            // and the rename replaces the name itself, never following it.
+            existing = nil
+        }
         if existing != nil, !replacing { throw StoreError.recordExists(path: path) }
         // Hold the old record's writer lock so no in-place update is lost to the rename.
         if let existing { _ = try existing.lock() }
