@@ -16,14 +16,45 @@
 #define NAME_MAX_LEN 256
 #define SECRET_MAX_LEN 1024
 
+/*
+ * The length of the UTF-8 sequence at text and its scalar, or 0 if it is
+ * none (a stray or missing continuation byte, an overlong form, a
+ * surrogate, beyond U+10FFFF): the helper reads every field but a secret
+ * as UTF-8, and refuses the request otherwise.
+ */
+static size_t utf8_sequence(const unsigned char *text, unsigned int *scalar)
+{
+	static const unsigned int least[] = { 0, 0, 0x80, 0x800, 0x10000 };
+	size_t length, i;
+
+	if (text[0] < 0x80) {
+		*scalar = text[0];
+		return 1;
+	}
+	length = text[0] >= 0xf0 ? 4 : text[0] >= 0xe0 ? 3 : text[0] >= 0xc0 ? 2 : 0;
+	if (length == 0 || text[0] >= 0xf8)
+		return 0;
+	*scalar = text[0] & (0x7fu >> length);
+	for (i = 1; i < length; i++) {
+		if ((text[i] & 0xc0) != 0x80)
+			return 0;  /* also the string's end */
+		*scalar = (*scalar << 6) | (text[i] & 0x3fu);
+	}
+	if (*scalar < least[length] || *scalar > 0x10ffff || (*scalar >= 0xd800 && *scalar <= 0xdfff))
+		return 0;
+	return length;
+}
+
 bool pingate_is_clean_value(const char *text, size_t max)
 {
-	size_t i;
+	const unsigned char *at = (const unsigned char *)text;
+	unsigned int scalar;
+	size_t length;
 
-	for (i = 0; text[i] != '\0'; i++) {
-		unsigned char c = (unsigned char)text[i];
-
-		if (i >= max || c < 0x20 || c == 0x7f)
+	for (; *at != '\0'; at += length) {
+		if ((size_t)(at - (const unsigned char *)text) >= max || *at < 0x20 || *at == 0x7f)
+			return false;
+		if ((length = utf8_sequence(at, &scalar)) == 0)
 			return false;
 	}
 	return true;
@@ -31,17 +62,28 @@ bool pingate_is_clean_value(const char *text, size_t max)
 
 const char *pingate_log_text(const char *text, char buffer[PINGATE_LOG_TEXT_MAX])
 {
-	size_t used = 0;
+	const unsigned char *at = (const unsigned char *)text;
+	unsigned int scalar;
+	size_t used = 0, length, i;
 
 	if (text == NULL)
 		return "(none)";
-	for (; *text != '\0' && used + 5 < PINGATE_LOG_TEXT_MAX; text++) {
-		unsigned char c = (unsigned char)*text;
+	/* Each byte of an untrusted control, a stray byte or a backslash as \xNN. */
+	for (; *at != '\0'; at += length) {
+		bool escaped;
 
-		if (c < 0x20 || c == 0x7f || c == '\\')
-			used += (size_t)snprintf(buffer + used, PINGATE_LOG_TEXT_MAX - used, "\\x%02x", c);
-		else
-			buffer[used++] = (char)c;
+		length = utf8_sequence(at, &scalar);
+		escaped = length == 0 || pingate_is_untrusted_control(scalar) || scalar == '\\';
+		if (length == 0)
+			length = 1;
+		if (used + (escaped ? 4 * length : length) >= PINGATE_LOG_TEXT_MAX)
+			break;
+		for (i = 0; i < length; i++) {
+			if (escaped)
+				used += (size_t)snprintf(buffer + used, PINGATE_LOG_TEXT_MAX - used, "\\x%02x", at[i]);
+			else
+				buffer[used++] = (char)at[i];
+		}
 	}
 	buffer[used] = '\0';
 	return buffer;

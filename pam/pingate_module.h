@@ -165,13 +165,16 @@ PINGATE_INTERNAL bool pingate_parse_answer(char *line, int status, struct pingat
 
 /*
  * A caller-written name (PAM_USER, PAM_RUSER, the service) as a log line may
- * show it: control bytes as \xNN, so a name cannot forge or hide log lines
- * or send escapes to the terminal of whoever reads the log; cut to fit.
+ * show it: each byte of the contract's untrusted controls (C0, C1, DEL, line
+ * separators, bidi controls: pingate_is_untrusted_control), of a byte that
+ * is no UTF-8, and a backslash as \xNN, so a name cannot forge, hide or
+ * reorder log lines or send escapes to the terminal of whoever reads the
+ * log; cut to fit.
  */
 #define PINGATE_LOG_TEXT_MAX 128
 PINGATE_INTERNAL const char *pingate_log_text(const char *text, char buffer[PINGATE_LOG_TEXT_MAX]);
 
-/* True if text can be sent on a request line (no control characters). */
+/* True if text can be sent on a request line: UTF-8 without C0 controls or DEL, as the helper reads it. */
 PINGATE_INTERNAL bool pingate_is_clean_value(const char *text, size_t max);
 
 #endif

@@ -194,6 +194,25 @@ test_allow_remote_prompts_a_remote_host() {
 }
 
 # Tunnels (ssh -R, a forwarded port) end at the loopback address.
+# PAM items the helper would refuse as no UTF-8: a tty (only for the log)
+# is left out, and a remote host is sent as "(unprintable)", which is as
+# remote as any (not-local), instead of the whole request being refused.
+test_a_tty_that_is_no_utf8_still_offers_the_pin() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    run pgalice "$TEST_PIN"$'\n' --tty $'pts/\xe9'
+    assert_eq PAM_SUCCESS "$(result)" "result"
+}
+
+test_a_remote_host_that_is_no_utf8_is_remote() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    run pgalice "$TEST_PIN"$'\n' --rhost $'h\xe9st'
+    assert_ignored
+    assert_eq 0 "$(prompts)" "prompts"
+    assert_contains "$out" "offered only at the machine" "the line"
+}
+
 test_localhost_is_remote() {
     need_cli; fresh
     enroll pgalice "$TEST_PIN" --pin

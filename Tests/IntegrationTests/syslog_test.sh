@@ -158,6 +158,39 @@ test_module_log_lines_escape_control_characters_in_names() {
     fi
 }
 
+# The same for the characters that forge or reorder a line without a
+# control byte: C1 controls, U+2028 and the bidi controls (the contract's
+# pingate_is_untrusted_control, which the helper's lines use too), and a
+# byte that is no UTF-8, each byte of them as \xNN.
+test_module_log_lines_escape_separators_bidi_controls_and_stray_bytes() {
+    local conf="$SANDBOX/debug-conf"
+    mkdir -p "$conf"
+    printf '%s\n' "auth [success=done default=ignore] $SANDBOX/pam_pingate.so debug" \
+        "auth required pam_deny.so" > "$conf/sudo"
+    : > "$LOG"
+    start_listener
+    "$PAM_BUILD/pam_harness" --confdir "$conf" --service sudo --user "$(printf 'ali\u202ece\u2028x\u0085y\xe9z')" \
+        < /dev/null >/dev/null 2>&1 || true
+    stop_listener
+    local log; log="$(cat "$LOG")"
+    assert_contains "$log" 'authenticate ali\xe2\x80\xaece\xe2\x80\xa8x\xc2\x85y\xe9z:' "the result line"
+    assert_not_contains "$log" "$(printf '\u202e')" "log"
+    assert_not_contains "$log" "$(printf '\u2028')" "log"
+}
+
+# Letters of any script are no controls: a name in Chinese is logged as it is.
+test_module_log_lines_keep_names_in_other_scripts() {
+    local conf="$SANDBOX/debug-conf"
+    mkdir -p "$conf"
+    printf '%s\n' "auth [success=done default=ignore] $SANDBOX/pam_pingate.so debug" \
+        "auth required pam_deny.so" > "$conf/sudo"
+    : > "$LOG"
+    start_listener
+    "$PAM_BUILD/pam_harness" --confdir "$conf" --service sudo --user "張三" < /dev/null >/dev/null 2>&1 || true
+    stop_listener
+    assert_contains "$(cat "$LOG")" "authenticate 張三:" "the result line"
+}
+
 test_a_lockout_is_logged() {
     enroll_pin pgalice 9586
     : > "$LOG"

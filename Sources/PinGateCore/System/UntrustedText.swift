@@ -1,20 +1,14 @@
+import CPinGateContract
+
 /// Text that came from outside (a user, tty or process name, a request's
 /// field) on its way to a reader: the log, or a terminal. The characters
-/// that could forge what the reader sees are the same for both, so they are
-/// listed once, here.
+/// that could forge what the reader sees are the same for both, and for the
+/// module's own log lines, so they are listed once, in the contract
+/// (`pingate_is_untrusted_control`, pam/pingate_protocol.h).
 public enum UntrustedText {
-    /// C0 controls and DEL (newlines start a forged line; ESC starts a
-    /// terminal sequence), C1 controls (U+009B is a one-character CSI on
-    /// some terminals; U+0085 is a newline), the line and paragraph
-    /// separators U+2028 and U+2029, and the bidi controls (U+200E/F,
-    /// U+202A–E, U+2066–9), which reorder the text shown after them.
+    /// C0 and C1 controls, DEL, U+2028/U+2029 and the bidi controls.
     public static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069:
-            return true
-        default:
-            return false
-        }
+        pingate_is_untrusted_control(scalar.value) != 0
     }
 
     /// Each control replaced by "?": for a log line, where the shape of the
