@@ -435,7 +435,7 @@ static int authenticate_forwarded(pam_handle_t *pamh, int flags,
 	int rc;
 
 	rc = copy_authtok(pamh, &secret);
-	if (rc == PAM_AUTHINFO_UNAVAIL) {
+	if (rc == PAM_AUTHINFO_UNAVAIL && !opts->use_first_pass) {
 		announce(pamh, flags, opts, status->kind);
 		rc = prompt_secret(pamh, opts->prompt != NULL ? opts->prompt : _(pingate_prompt_pin_or_password), &secret);
 		if (rc == PAM_SUCCESS)

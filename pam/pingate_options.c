@@ -129,6 +129,11 @@ int pingate_options_load(pam_handle_t *pamh, struct pingate_options *opts,
 	set_defaults(opts);
 	for (i = 0; i < argc && rc == PAM_SUCCESS; i++)
 		rc = split_and_set(pamh, opts, argv[i]);
+	/* Two ways to ask that exclude each other: a line that names both is a mistake to fix. */
+	if (rc == PAM_SUCCESS && opts->forward_pass && opts->again_or_password) {
+		pam_syslog(pamh, LOG_ERR, "forward_pass and again_or_password exclude each other: keep one");
+		rc = PAM_SERVICE_ERR;
+	}
 	if (rc == PAM_SUCCESS && opts->debug)
 		pam_syslog(pamh, LOG_DEBUG, "options: retries=%u timeout=%u%s%s%s%s helper=%s conf=%s",
 			opts->retries, opts->timeout, opts->allow_remote ? " allow_remote" : "",

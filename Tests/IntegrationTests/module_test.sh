@@ -453,6 +453,14 @@ test_bad_option_values_are_service_errors() {
     done
 }
 
+test_forward_pass_with_again_or_password_is_a_service_error() {
+    setup
+    stack forward_pass again_or_password
+    pam_run $'1234\n'
+    assert_eq PAM_SERVICE_ERR "$(result)" "result"
+    assert_eq 0 "$(requests)" "helper runs"
+}
+
 test_retries_reprompt_while_wrong() {
     setup
     printf '1 wrong failures=1 left=4\n1 wrong failures=2 left=3\n0 ok\n' > "$T/verify"
@@ -681,6 +689,15 @@ test_forward_pass_uses_an_existing_authtok() {
     stack forward_pass
     pam_run '' --authtok 4821
     assert_eq PAM_SUCCESS "$(result)" "result"
+    assert_eq 0 "$(prompts)" "prompts"
+}
+
+# use_first_pass means never prompt, under forward_pass too.
+test_forward_pass_with_use_first_pass_and_no_authtok_never_prompts() {
+    setup
+    stack forward_pass use_first_pass
+    pam_run $'hunter2 horse\n'
+    assert_eq PAM_AUTHINFO_UNAVAIL "$(result)" "result"
     assert_eq 0 "$(prompts)" "prompts"
 }
 
