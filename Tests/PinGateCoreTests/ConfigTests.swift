@@ -70,10 +70,23 @@ struct ConfigTests {
         }
     }
 
+    @Test("a service is listed byte for byte, not by Unicode's equivalence")
+    func servicesByBytes() throws {
+        let policy = try ConfigParser.parse("services = Kde sudo\n")
+        #expect(policy.allows(service: "Kde"))
+        #expect(!policy.allows(service: "\u{212A}de"))  // KELVIN SIGN, canonically equal to "K"
+        #expect(!policy.allows(service: "kde"))
+        #expect(policy.allows(service: nil))
+    }
+
     @Test("bad values are errors naming the line", arguments: [
         ("pin_min_length = 3", 1), ("pin_max_length = four", 1), ("\nlockout_timeouts = 5x", 2),
         ("kdf_memory = 1K", 1), ("pattern_grid = 7", 1), ("max_failures", 1), ("services = sudo;rm", 1),
         ("free_failures = 2\nfree_failures = 3", 2),
+        // PAM service names are ASCII: a combining mark after a separator
+        // (a list cut at its bytes starts an item with it) or any other
+        // letter would name no service, or one Unicode calls equal to another.
+        ("services = sudo \u{345}login", 1), ("services = sudo,\u{903}x", 1), ("services = sudo l\u{F6}gin", 1),
     ])
     func badValues(text: String, line: Int) {
         do {

@@ -31,7 +31,14 @@ public struct Policy: Equatable, Sendable {
     /// Whether a request from `service` may be answered at all. The admin
     /// CLI names none (it is no PAM service); the module always names one.
     public func allows(service: String?) -> Bool {
-        service.map(services.contains) ?? true
+        service.map { Policy.lists($0, in: services) } ?? true
+    }
+
+    /// Whether `names` holds `service`, byte for byte: a PAM service is a
+    /// file's name, and no other form Unicode calls equal (U+212A KELVIN
+    /// SIGN for "K") names the same file.
+    public static func lists(_ service: String, in names: [String]) -> Bool {
+        names.contains { $0.utf8.elementsEqual(service.utf8) }
     }
 
     public static let defaultPath = "/etc/pingate/pingate.conf"

@@ -142,11 +142,21 @@ func listItems(_ value: String) -> [String] {
     }
 }
 
-/// "sudo, login  i3lock" → PAM service names.
+/// "sudo, login  i3lock" → PAM service names: ASCII letters, digits and
+/// "-_." (the names of files in /etc/pam.d). Compared with the service a
+/// request names as they are, so no other script's letter, whose forms
+/// Unicode calls equal, and no combining mark (a list cut at its bytes may
+/// start an item with one) can be one.
 private func serviceNames(_ value: String, _ key: String) throws -> [String] {
     let names = listItems(value)
-    guard names.allSatisfy({ $0.allSatisfy { $0.isLetter || $0.isNumber || "-_.".contains($0) } }) else {
-        throw PolicySettingError(message: "\(key) is a list of PAM service names separated by spaces")
+    guard names.allSatisfy({ $0.utf8.allSatisfy { byte in
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."): true
+        default: false
+        }
+    } }) else {
+        throw PolicySettingError(message: "\(key) is a list of PAM service names (ASCII letters, digits, '-', '_' and '.') separated by spaces")
     }
     return names
 }

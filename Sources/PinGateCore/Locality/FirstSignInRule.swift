@@ -14,7 +14,7 @@ public struct FirstSignInRule {
 
     /// Why `service` must take the password for `uid` now; nil when a PIN may be offered.
     public func passwordRequired(service: String?, uid: UserID, policy: Policy) -> String? {
-        guard let service, policy.passwordFirstServices.contains(service) else { return nil }
+        guard let service, Policy.lists(service, in: policy.passwordFirstServices) else { return nil }
         guard logind.logindRuns else { return "\(service) is a login screen and logind does not run: no session can be seen" }
         do {
             // Only a sign-in at this machine's seat counts: an ssh login, a
