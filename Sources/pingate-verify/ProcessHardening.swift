@@ -1,5 +1,6 @@
 import Glibc
 import CPinGateSystem
+import CPinGateContract
 
 /// What a setgid program must do before trusting anything about its process:
 /// its caller chose the environment, the umask, the signal dispositions, the
@@ -19,14 +20,21 @@ enum ProcessHardening {
         if setuid(0) != 0 || getuid() != 0 { _exit(127) }
     }
 
+    /// /dev/null on `descriptor` if the caller left it closed.
+    private static func keepOpen(_ descriptor: CInt) {
+        guard fcntl(descriptor, F_GETFD) == -1 else { return }
+        let devNull = open("/dev/null", O_RDWR)
+        if devNull >= 0, devNull != descriptor { dup2(devNull, descriptor); close(devNull) }
+    }
+
     static func apply() {
         leaveCallersJobControl()
         // Descriptors 0–2 must exist, or a later open would land on them and
-        // an answer could be written into a store file.
-        for descriptor: CInt in 0...2 where fcntl(descriptor, F_GETFD) == -1 {
-            let devNull = open("/dev/null", O_RDWR)
-            if devNull >= 0, devNull != descriptor { dup2(devNull, descriptor); close(devNull) }
-        }
+        // an answer could be written into a store file; and so must the
+        // follow-up's (FollowUp), or a file still open when the run waits
+        // for its verify (a record, the log's socket) would be read as one.
+        for descriptor: CInt in 0...2 { keepOpen(descriptor) }
+        keepOpen(PINGATE_FOLLOW_UP_FD)
         // Nothing from the environment is used; drop it so no library sees it.
         clearenv()
         setenv("PATH", "/usr/sbin:/usr/bin:/sbin:/bin", 1)

@@ -175,6 +175,22 @@ test_kept_pages_give_up_their_lock_to_a_secret() {
     done
 }
 
+test_a_closed_follow_up_descriptor_is_never_a_file_the_helper_opens() {
+    # A caller that leaves descriptor 3 closed (the CLI, a user by hand):
+    # the helper puts /dev/null there first, so no file it opens (a record,
+    # the log's socket) can land on it and be read as the verify.
+    enroll_pin pgalice 0427
+    follow_up_requests pgalice 0427
+    strace -qq -u pgalice -e trace=openat,socket -e signal=none -o "$SANDBOX/trace" \
+        "$HELPER" < "$SANDBOX/status" 3<&- > "$SANDBOX/answers" || true
+    assert_eq enrolled "$(answer_words "$SANDBOX/answers")" "the status alone"
+    assert_eq 1 "$(grep -c '"/dev/null"' "$SANDBOX/trace" || true)" "opens of /dev/null"
+    # (ld.so's opens before main land there and are closed again.)
+    assert_eq 0 "$(awk '/"\/dev\/null"/ { seen = 1; next } seen && / = 3$/' "$SANDBOX/trace" | wc -l)" \
+        "files opened onto descriptor 3 after it"
+    grep -q '61001.record' "$SANDBOX/trace" || fail "the trace holds no run: $(head -3 "$SANDBOX/trace")"
+}
+
 test_the_store_group_is_the_helpers_own_and_needs_no_lookup() {
     # StoreLocation.setgidHelper: the installed helper's effective group is
     # its file's setgid group, the store's, so it reads no /etc/group (NSS
