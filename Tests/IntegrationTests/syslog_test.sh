@@ -133,11 +133,26 @@ test_module_debug_logs_nothing_derived_from_the_typed_text() {
 # PAM_USER is typed by whoever sits at a login prompt, PAM_RUSER and the
 # service are the application's: the module's own log lines show their
 # control bytes as \xNN, so no name can forge a log line or send escapes.
-test_module_log_lines_escape_control_characters_in_names() {
-    local conf="$SANDBOX/debug-conf"
-    mkdir -p "$conf"
+# debug_conf: prints $SANDBOX/debug-conf, whose sudo runs the module with debug.
+debug_conf() {
+    mkdir -p "$SANDBOX/debug-conf"
     printf '%s\n' "auth [success=done default=ignore] $SANDBOX/pam_pingate.so debug" \
-        "auth required pam_deny.so" > "$conf/sudo"
+        "auth required pam_deny.so" > "$SANDBOX/debug-conf/sudo"
+    echo "$SANDBOX/debug-conf"
+}
+
+# module_log_for_user NAME: what the module logs for one sudo sign-in of NAME.
+module_log_for_user() {
+    local conf; conf="$(debug_conf)"
+    : > "$LOG"
+    start_listener
+    "$PAM_BUILD/pam_harness" --confdir "$conf" --service sudo --user "$1" < /dev/null >/dev/null 2>&1 || true
+    stop_listener
+    cat "$LOG"
+}
+
+test_module_log_lines_escape_control_characters_in_names() {
+    local conf; conf="$(debug_conf)"
     cp "$conf/sudo" "$conf/$(printf 'svc\033x')"
     : > "$LOG"
     start_listener
@@ -163,16 +178,7 @@ test_module_log_lines_escape_control_characters_in_names() {
 # pingate_is_untrusted_control, which the helper's lines use too), and a
 # byte that is no UTF-8, each byte of them as \xNN.
 test_module_log_lines_escape_separators_bidi_controls_and_stray_bytes() {
-    local conf="$SANDBOX/debug-conf"
-    mkdir -p "$conf"
-    printf '%s\n' "auth [success=done default=ignore] $SANDBOX/pam_pingate.so debug" \
-        "auth required pam_deny.so" > "$conf/sudo"
-    : > "$LOG"
-    start_listener
-    "$PAM_BUILD/pam_harness" --confdir "$conf" --service sudo --user "$(printf 'ali\u202ece\u2028x\u0085y\xe9z')" \
-        < /dev/null >/dev/null 2>&1 || true
-    stop_listener
-    local log; log="$(cat "$LOG")"
+    local log; log="$(module_log_for_user "$(printf 'ali\u202ece\u2028x\u0085y\xe9z')")"
     assert_contains "$log" 'authenticate ali\xe2\x80\xaece\xe2\x80\xa8x\xc2\x85y\xe9z:' "the result line"
     assert_not_contains "$log" "$(printf '\u202e')" "log"
     assert_not_contains "$log" "$(printf '\u2028')" "log"
@@ -180,15 +186,7 @@ test_module_log_lines_escape_separators_bidi_controls_and_stray_bytes() {
 
 # Letters of any script are no controls: a name in Chinese is logged as it is.
 test_module_log_lines_keep_names_in_other_scripts() {
-    local conf="$SANDBOX/debug-conf"
-    mkdir -p "$conf"
-    printf '%s\n' "auth [success=done default=ignore] $SANDBOX/pam_pingate.so debug" \
-        "auth required pam_deny.so" > "$conf/sudo"
-    : > "$LOG"
-    start_listener
-    "$PAM_BUILD/pam_harness" --confdir "$conf" --service sudo --user "張三" < /dev/null >/dev/null 2>&1 || true
-    stop_listener
-    assert_contains "$(cat "$LOG")" "authenticate 張三:" "the result line"
+    assert_contains "$(module_log_for_user "張三")" "authenticate 張三:" "the result line"
 }
 
 test_a_lockout_is_logged() {
