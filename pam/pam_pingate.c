@@ -353,19 +353,35 @@ static int judge_verify(pam_handle_t *pamh, int flags, const struct pingate_opti
 static bool could_be_credential(const char *text, enum pingate_kind kind);
 
 /*
+ * Digits that cannot be this user's PIN: the status said how many it has
+ * (length=N; not said for a PIN enrolled before lengths were kept). Only
+ * the enrolled PIN's own length counts, never pingate.conf's rules, which
+ * may have changed since (a PIN of 4 digits under pin_min_length = 6 is
+ * still the PIN).
+ */
+static bool cannot_be_the_pin(const char *text, const struct pingate_answer *status)
+{
+	return status->kind == PINGATE_KIND_PIN && status->length > 0 && strlen(text) != status->length;
+}
+
+/*
  * again_or_password, for lock screens that keep one field for every
  * question (KDE's says "Password" whatever is asked): every question is
  * "PIN or password", and an answer that cannot be a credential of the
  * user's kind is the password — stored as PAM_AUTHTOK for the next module
- * (*password set), not sent to the helper. A PIN-shaped answer is verified
- * here and never becomes PAM_AUTHTOK.
+ * (*password set), not sent to the helper: text that is not digits (or a
+ * pattern's cells), and digits of another length than the user's PIN (an
+ * all-digit password, which auth_err=die would otherwise keep from ever
+ * reaching pam_unix). An answer that may be the PIN is verified here and
+ * never becomes PAM_AUTHTOK.
  */
 static int ask_with_password_aside(pam_handle_t *pamh, int flags, const struct pingate_options *opts,
 		const struct pingate_answer *status, unsigned attempt, char **secret, bool *password)
 {
 	int rc = get_secret(pamh, flags, opts, status, attempt, secret);
 
-	*password = rc == PAM_SUCCESS && !could_be_credential(*secret, status->kind);
+	*password = rc == PAM_SUCCESS &&
+		(!could_be_credential(*secret, status->kind) || cannot_be_the_pin(*secret, status));
 	if (*password)
 		rc = pam_set_item(pamh, PAM_AUTHTOK, *secret);
 	return rc;
@@ -393,17 +409,6 @@ static int authenticate_with_prompts(pam_handle_t *pamh, int flags,
 		}
 		pingate_ask_helper(pamh, opts, caller, "verify", user, secret,
 			shows_messages(flags, opts), run, &answer);
-		if (opts->again_or_password && answer.reply == PINGATE_REPLY_MALFORMED) {
-			/*
-			 * Digits that cannot be this user's credential (an all-digit
-			 * password of another length): the password after all, as
-			 * forward_pass takes it. Its line's auth_err=die would
-			 * otherwise end the try before the password module.
-			 */
-			rc = pam_set_item(pamh, PAM_AUTHTOK, secret);
-			wipe_and_free(secret);
-			return rc == PAM_SUCCESS ? PAM_IGNORE : rc;
-		}
 		spent = spent || is_authtok(pamh, secret);
 		rc = judge_verify(pamh, flags, opts, user, status->kind, &answer, &again);
 		if (rc == PAM_SUCCESS)

@@ -48,7 +48,7 @@ static bool parse_number(const char *text, unsigned long long max, unsigned long
  * newer helpers and are skipped.
  */
 enum { SEEN_KIND = 1, SEEN_GRID = 2, SEEN_FAILURES = 4, SEEN_LEFT = 8, SEEN_SECONDS = 16,
-	SEEN_UNSEEN = 32, SEEN_SINCE = 64 };
+	SEEN_UNSEEN = 32, SEEN_SINCE = 64, SEEN_LENGTH = 128 };
 
 static bool first_time(unsigned *seen, unsigned key)
 {
@@ -75,6 +75,10 @@ static bool parse_field(struct pingate_answer *answer, unsigned *seen, const cha
 		if (!first_time(seen, SEEN_GRID) || !parse_number(value, 6, &n) || n < 3)
 			return false;
 		answer->grid = (unsigned)n;
+	} else if (strcmp(key, "length") == 0) {
+		if (!first_time(seen, SEEN_LENGTH) || !parse_number(value, 64, &n) || n < 1)
+			return false;
+		answer->length = (unsigned)n;
 	} else if (strcmp(key, "failures") == 0 || strcmp(key, "left") == 0) {
 		bool failures = key[0] == 'f';
 

@@ -82,6 +82,7 @@ struct pingate_answer {
 	enum pingate_reply reply;
 	enum pingate_kind kind;     /* enrolled */
 	unsigned grid;              /* enrolled kind=pattern */
+	unsigned length;            /* enrolled kind=pin length=N: the PIN's digits (0: not known) */
 	unsigned failures;
 	unsigned left;              /* wrong */
 	unsigned long seconds;      /* locked seconds=S, or wrong locked=S */

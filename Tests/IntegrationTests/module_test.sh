@@ -518,20 +518,41 @@ test_again_or_password_hands_a_password_on_from_the_first_question() {
     assert_eq 1 "$(requests)" "requests (the status only: a password is not sent)"
 }
 
-# An all-digit password of another length than the PIN: the helper answers
-# malformed (nothing counted), and the answer goes on as the password, as
-# forward_pass hands it on. The one-field screens' line ends the try on
-# auth_err (PAMClient.wrongPINEndsTheTry), so PAM_AUTH_ERR here would keep
-# such a password from ever reaching pam_unix.
+# An all-digit password of another length than the PIN (the status says
+# how many digits it has) is the password: handed on, not sent. The
+# one-field screens' line ends the try on auth_err (PAMClient's
+# wrongPINEndsTheTry), so asking the helper, which answers malformed, would
+# keep such a password from ever reaching pam_unix.
 test_again_or_password_hands_on_digits_that_cannot_be_the_pin() {
     setup
-    echo "5 malformed a PIN has 4 digits" > "$T/verify"
+    echo "0 enrolled kind=pin length=4 failures=0" > "$T/status"
     stack retries=2 again_or_password
     pam_run $'12345678\n'
     assert_ignored
     assert_contains "$out" "INFO NEXT authtok=12345678" "what the next module gets"
-    assert_not_contains "$out" "not a PIN" "the transcript"
-    assert_eq 2 "$(requests)" "requests (status + the verify that found it malformed)"
+    assert_eq 1 "$(requests)" "requests (the status only)"
+    pam_run $'4821\n'
+    assert_eq PAM_SUCCESS "$(result)" "the PIN's own length is verified"
+}
+
+# Only the PIN's own length decides, never a helper's malformed: that is
+# judged by pingate.conf's rules, which may have changed since the PIN was
+# enrolled (a 4-digit PIN under pin_min_length = 6), so a malformed answer
+# may be the PIN and is never handed on; nor is a pattern's answer, nor
+# digits when the status gives no length (a PIN enrolled before lengths).
+test_again_or_password_never_hands_on_what_may_be_the_pin() {
+    setup
+    echo "5 malformed a PIN has 6 digits" > "$T/verify"
+    stack retries=1 again_or_password
+    pam_run $'4821\n'
+    assert_not_contains "$out" "NEXT authtok" "a malformed answer (the status gave no length)"
+    assert_eq PAM_AUTH_ERR "$(result)" "result"
+    echo "0 enrolled kind=pin length=4 failures=0" > "$T/status"
+    pam_run $'4821\n'
+    assert_not_contains "$out" "NEXT authtok" "a malformed answer of the PIN's length"
+    echo "0 enrolled kind=pattern grid=3 failures=0" > "$T/status"
+    pam_run $'1-5-9-5\n'
+    assert_not_contains "$out" "NEXT authtok" "a pattern's malformed answer"
 }
 
 # announce (KDE's lock screen, which shows info lines but labels its field

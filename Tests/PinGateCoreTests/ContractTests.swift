@@ -188,7 +188,8 @@ struct ContractTests {
         (0, "enrolled kind=pin failures= 1"), (0, "enrolled kind=pin failures="), (0, "enrolled kind=pin failures=1000001"),
         (0, "enrolled kind=pin failures=99999999999999999999999"), (0, "enrolled kind=pin future=whatever extra"),
         (0, "enrolled  kind=pin   failures=3 "), (0, " enrolled kind=pin"), (0, "enrolled kind=pin =5 a=b=c"),
-        (0, "enrolled kind=pin length=banana failures=0"), (0, "ok"), (0, "ok extra words"), (1, "ok"),
+        (0, "enrolled kind=pin length=banana failures=0"), (0, "enrolled kind=pin length=0"),
+        (0, "enrolled kind=pin length=65"), (0, "enrolled kind=pin length=4 length=4"), (0, "enrolled kind=pin length=12"), (0, "ok"), (0, "ok extra words"), (1, "ok"),
         (1, "wrong failures=3 left=1"), (1, "wrong failures=5 left=0 locked=60"), (1, "wrong failures=10 left=0 disabled"),
         (1, "wrong failures=5 left=0 locked=60 seconds=60"), (1, "wrong failures=5 left=0 locked=100000001"),
         (1, "wrong failures=5 left=0 locked=1e3"), (1, "wrong left=1 left=2"), (1, "wrong disabled=1"),
@@ -212,11 +213,12 @@ struct ContractTests {
             let fields = answer.fields
             let seconds = fields["seconds"] ?? fields["locked"] ?? "0"
             return "accepted \(answer.word.rawValue) kind=\(fields["kind"] ?? "none") grid=\(Int(fields["grid"] ?? "0")!)"
+                + " length=\(Int(fields["length"] ?? "0")!)"
                 + " failures=\(Int(fields["failures"] ?? "0")!) left=\(Int(fields["left"] ?? "0")!)"
                 + " seconds=\(Int(seconds)!) disabled=\(answer.disabled ? 1 : 0)"
                 + " unseen=\(Int(fields["unseen"] ?? "0")!) since=\(Int(fields["since"] ?? "0")!)"
         } catch .refused {
-            return "accepted refused kind=none grid=0 failures=0 left=0 seconds=0 disabled=0 unseen=0 since=0"
+            return "accepted refused kind=none grid=0 length=0 failures=0 left=0 seconds=0 disabled=0 unseen=0 since=0"
         } catch {
             return "rejected"
         }

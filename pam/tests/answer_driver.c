@@ -1,7 +1,7 @@
 /*
  * answer_driver.c — what the module makes of answer lines, for
  * ContractTests (answerGrammarAgrees): reads "STATUS<TAB>LINE" lines on stdin and prints, for
- * each, "rejected" or "accepted WORD kind=K grid=G failures=F left=L
+ * each, "rejected" or "accepted WORD kind=K grid=G length=N failures=F left=L
  * seconds=S disabled=D unseen=U since=T", the fields pingate_parse_answer() fills.
  */
 #include <stdio.h>
@@ -30,8 +30,8 @@ int main(void)
 		if (!pingate_parse_answer(tab + 1, atoi(input), &answer))
 			puts("rejected");
 		else
-			printf("accepted %s kind=%s grid=%u failures=%u left=%u seconds=%lu disabled=%d unseen=%u since=%llu\n",
-				word, kinds[answer.kind], answer.grid, answer.failures, answer.left,
+			printf("accepted %s kind=%s grid=%u length=%u failures=%u left=%u seconds=%lu disabled=%d unseen=%u since=%llu\n",
+				word, kinds[answer.kind], answer.grid, answer.length, answer.failures, answer.left,
 				answer.seconds, answer.disabled, answer.unseen, answer.since);
 	}
 	return 0;

@@ -32,7 +32,7 @@ public struct DecodedAnswer: Sendable, Equatable {
                     continue
                 }
                 let key = String(item[..<equals]), value = String(item[item.index(after: equals)...])
-                // Unknown keys (length=, which only Swift reads) are kept unchecked, as the module skips them.
+                // Unknown keys are for newer helpers: kept unchecked, as the module skips them.
                 if let rule = DecodedAnswer.fieldRules[key] {
                     guard rule.accepts(value), slots.insert(rule.slot).inserted else { throw garbled }
                 }
@@ -65,6 +65,7 @@ public struct DecodedAnswer: Sendable, Equatable {
     static let fieldRules: [String: FieldRule] = [
         "kind": FieldRule(slot: "kind") { $0 == "pin" || $0 == "pattern" },
         "grid": .number(3...6, slot: "grid"),
+        "length": .number(1...64, slot: "length"),
         "failures": .number(0...1_000_000, slot: "failures"),
         "left": .number(0...1_000_000, slot: "left"),
         "seconds": .number(0...100_000_000, slot: "seconds"),
