@@ -103,6 +103,23 @@ struct LockDeadlineTests {
         #expect(milliseconds(since: start) < 200)
     }
 
+    @Test("status never waits for a held lock to write a timeout's restart after a reboot; the next one writes it")
+    func statusRestartDoesNotWait() throws {
+        let store = try TestStore()
+        try store.enrollPIN("0427")
+        for guess in 1...5 { _ = store.verifier.verify(uid: 1000, input: secret(wrongPIN(guess))) }
+        store.clock.reboot()
+        let holder = try FileDescriptor.open(store.path(), .readWrite)
+        #expect(try holder.tryLockExclusive())
+        let start = monotonicNanoseconds()
+        #expect(store.verifier.status(uid: 1000) == .locked(seconds: 60, failures: 5))
+        #expect(milliseconds(since: start) < 200)
+        #expect(try store.record()?.lastFailureBoot != store.clock.bootNow())
+        holder.close()
+        #expect(store.verifier.status(uid: 1000) == .locked(seconds: 60, failures: 5))
+        #expect(try store.record()?.lastFailureBoot == store.clock.bootNow())
+    }
+
     @Test("/proc/locks: holders of the file's device and inode, waiters skipped, -1 (an OFD lock) as unknown")
     func parsesLocksTable() {
         let table = """

@@ -75,12 +75,13 @@ public struct Verifier: Sendable {
     /// failure was in another boot) runs again in full from now, and the
     /// restart is written, so that it runs out: no client attempts while
     /// the status says locked, so the status writes it, under the lock, as
-    /// a refused attempt does. If the lock or the write fails, the next
-    /// status tries again, and the timeout only starts later (fail closed).
+    /// a refused attempt does. The lock is tried without waiting (a status
+    /// never waits): if it is held, or the write fails, the next status
+    /// tries again, and the timeout only starts later (fail closed).
     private func restartTimeout(uid: UInt32) {
         _ = try? store.withRecord(uid: uid, writable: true) { file in
             guard let file else { return }
-            _ = try file.withLock {
+            _ = try file.withLock(until: .now()) {
                 var record = try file.read()
                 let now = clock.reading()
                 // Without this boot's clock, a stamp would measure nothing.
