@@ -289,6 +289,10 @@ final class UIProcess {
         if case .locked = offer {
             if secondsLocked() == 0 {
                 offer = HelperQuery.offer(user: userName)
+                // Still locked (a timeout holds through its last whole
+                // second): count down what it says now, instead of asking
+                // again at every tick.
+                if case let .locked(seconds, _, _) = offer { lockedUntil = monotonicSeconds() + Double(max(seconds, 1)) }
                 traceOffer()
                 lock.update(offer: offer)
                 message = lock.credentialMode != nil ? Texts.prompt(for: lock.mode) : message
