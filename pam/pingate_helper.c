@@ -52,9 +52,8 @@ bool pingate_is_clean_value(const char *text, size_t max)
 	size_t length;
 
 	for (; *at != '\0'; at += length) {
-		if ((size_t)(at - (const unsigned char *)text) >= max || *at < 0x20 || *at == 0x7f)
-			return false;
-		if ((length = utf8_sequence(at, &scalar)) == 0)
+		if (*at < 0x20 || *at == 0x7f || (length = utf8_sequence(at, &scalar)) == 0 ||
+		    (size_t)(at - (const unsigned char *)text) + length > max)
 			return false;
 	}
 	return true;

@@ -186,14 +186,14 @@ static const char *const pingate_announce_pattern = PINGATE_TEXT("Type your patt
  * sees: C0 controls and DEL (a newline starts a forged line, ESC a terminal
  * sequence), C1 controls (U+009B is a one-character CSI on some terminals,
  * U+0085 a newline), the line and paragraph separators U+2028 and U+2029,
- * and the bidi controls (U+200E/F, U+202A-E, U+2066-9), which reorder the
- * text shown after them. The module escapes them in its log lines
+ * and the bidi controls (U+061C, U+200E/F, U+202A-E, U+2066-9), which
+ * reorder the text shown after them. The module escapes them in its log lines
  * (pingate_log_text), Swift replaces or escapes them (UntrustedText).
  */
 static inline int pingate_is_untrusted_control(unsigned int scalar)
 {
 	return scalar <= 0x1f || (scalar >= 0x7f && scalar <= 0x9f) ||
-		scalar == 0x2028 || scalar == 0x2029 || scalar == 0x200e || scalar == 0x200f ||
+		scalar == 0x2028 || scalar == 0x2029 || scalar == 0x061c || scalar == 0x200e || scalar == 0x200f ||
 		(scalar >= 0x202a && scalar <= 0x202e) || (scalar >= 0x2066 && scalar <= 0x2069);
 }
 

@@ -193,7 +193,6 @@ test_allow_remote_prompts_a_remote_host() {
     assert_eq 1 "$(prompts)" "prompts"
 }
 
-# Tunnels (ssh -R, a forwarded port) end at the loopback address.
 # PAM items the helper would refuse as no UTF-8: a tty (only for the log)
 # is left out, and a remote host is sent as "(unprintable)", which is as
 # remote as any (not-local), instead of the whole request being refused.
@@ -213,6 +212,7 @@ test_a_remote_host_that_is_no_utf8_is_remote() {
     assert_contains "$out" "offered only at the machine" "the line"
 }
 
+# Tunnels (ssh -R, a forwarded port) end at the loopback address.
 test_localhost_is_remote() {
     need_cli; fresh
     enroll pgalice "$TEST_PIN" --pin
