@@ -140,6 +140,15 @@ test_enroll_force_repairs_a_record_the_store_rules_refuse() {
     [ -f "$record" ] && [ ! -L "$record" ] || fail "the record is still a symbolic link"
     cmp -s /etc/shadow "$SANDBOX/shadow-before" || fail "/etc/shadow changed"
     verify pgalice 5820 || fail "the new PIN after replacing the link"
+    # A directory: its fix moves it away first, and then works as said.
+    rm "$record"; mkdir "$record"
+    out=$(printf '5820\n' | "$PINGATE" verify pgalice --stdin 2>&1) || true
+    local fix; fix="$(sed -n 's/.*(fix: \(mv [^)]*\)).*/\1/p' <<< "$out" | head -n 1)"
+    [ -n "$fix" ] || fail "no mv in the directory's fix: $out"
+    assert_eq "pingate enroll --force pgalice" "${fix#* && }" "the fix's second step"
+    bash -c "${fix%% && *}" || fail "the fix's mv: $fix"
+    printf '0427\n0427\n' | "$PINGATE" enroll pgalice --stdin --force >/dev/null || fail "enroll --force after the mv"
+    verify pgalice 0427 || fail "the new PIN after moving the directory away"
     out=$(printf '1111\n1111\n' | "$PINGATE" enroll pgalice --stdin 2>&1) && rc=0 || rc=$?
     [ "$rc" != 0 ] || fail "enroll without --force over an existing record succeeded"
 }

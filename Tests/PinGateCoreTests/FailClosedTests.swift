@@ -35,6 +35,8 @@ struct FailClosedTests {
         mkdir(store.path(), 0o770)
         defer { rmdir(store.path()) }
         try expectFailClosed(store, "is not a regular file")
+        // enroll --force cannot rename over a directory: the fix moves it away first.
+        try expectFailClosed(store, "mv \(store.path()) \(store.path()).unsafe && pingate enroll --force")
     }
 
     @Test("a FIFO as a record neither blocks nor passes, and nothing is written into it")

@@ -117,8 +117,10 @@ public struct StoreProblem: Equatable, Sendable, CustomStringConvertible {
             return "mv \(path) \(path).unsafe && \(initCommand)"
         case (.key, _):
             return "mv \(path) \(path).unsafe && \(initCommand)   # then re-enrol every user"
-        case let (.record(uid), _):
+        case let (.record(uid), violation):
             let user = SystemUser.lookup(uid: uid)?.name ?? String(uid)
+            // A directory is neither replaced by a rename nor unlinked.
+            guard violation != .wrongType else { return "mv \(path) \(path).unsafe && pingate enroll --force \(user)" }
             return "pingate enroll --force \(user)   # or: pingate remove \(user)"
         }
     }
