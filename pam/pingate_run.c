@@ -249,22 +249,25 @@ static void await_end(const struct pingate_run *run, struct timespec *pause,
 		pause->tv_nsec *= 2;
 }
 
+enum reaping { REAPED, KILLED, REAPED_ELSEWHERE };
+
 /*
  * Reaps the run before the deadline; past it, kills and reaps it. A helper
  * that was stopped (SIGSTOP, a user's Ctrl-Z) or hangs costs the host at
- * most the deadline, then the stack moves on to the password. Returns
- * false if it had to be killed (or could not be waited for). Closes it.
+ * most the deadline, then the stack moves on to the password. KILLED if it
+ * had to be; REAPED_ELSEWHERE if it could not be waited for (a host whose
+ * SIGCHLD handler reaps any child got it first). Closes it.
  */
-static bool reap_by_deadline(struct pingate_run *run, int *wstatus, const struct timespec *deadline)
+static enum reaping reap_by_deadline(struct pingate_run *run, int *wstatus, const struct timespec *deadline)
 {
 	struct timespec pause = { 0, 1000000 };
-	bool reaped = false;
+	enum reaping how = KILLED;
 	int done;
 
 	for (;;) {
 		done = collect(run, wstatus, WNOHANG);
 		if (done != 0) {
-			reaped = done == 1;
+			how = done == 1 ? REAPED : REAPED_ELSEWHERE;
 			break;
 		}
 		if (milliseconds_left(deadline) == 0) {
@@ -279,7 +282,7 @@ static bool reap_by_deadline(struct pingate_run *run, int *wstatus, const struct
 	close_fd(&run->follow_up);
 	close_fd(&run->pidfd);
 	run->pid = 0;
-	return reaped;
+	return how;
 }
 
 /*
@@ -389,13 +392,15 @@ out:
 
 /*
  * Reads the rest of the run's answer (after *used bytes) to EOF and reaps
- * it by the deadline. Returns its exit status, or -1 with why.
+ * it by the deadline. Returns its exit status, or -1 with why (and *how,
+ * when asked, says whether it was reaped elsewhere).
  */
 static int finish_run(const struct pingate_options *opts, struct pingate_run *run,
 		char *reply, size_t reply_size, size_t used, const struct timespec *deadline,
-		char *why, size_t why_size)
+		char *why, size_t why_size, enum reaping *how)
 {
-	bool too_long = false, ended, reaped;
+	bool too_long = false, ended;
+	enum reaping reaping;
 	int got, wstatus = 0;
 
 	/* EOF on its descriptor 3 first: a helper still waiting there ends. */
@@ -405,8 +410,13 @@ static int finish_run(const struct pingate_options *opts, struct pingate_run *ru
 	close_fd(&run->answers);
 	if (got == -2)
 		kill_run(run);
-	reaped = reap_by_deadline(run, &wstatus, deadline) && got != -2;
-	if (!reaped)
+	reaping = reap_by_deadline(run, &wstatus, deadline);
+	if (how != NULL)
+		*how = reaping;
+	if (reaping == REAPED_ELSEWHERE)
+		snprintf(why, why_size, "%s ended, and another waiter (the host's SIGCHLD handler) reaped it",
+			opts->helper);
+	else if (reaping == KILLED || got == -2)
 		snprintf(why, why_size, "%s did not answer within %u s (stopped or hung): killed",
 			opts->helper, opts->timeout);
 	else if (!WIFEXITED(wstatus))
@@ -460,7 +470,7 @@ int pingate_run_helper(pam_handle_t *pamh, const struct pingate_options *opts,
 		goto out;
 	}
 	/* Not kept: the helper sees EOF on descriptor 3 and ends, as without one. */
-	status = finish_run(opts, &run, reply, reply_size, used, &deadline, why, why_size);
+	status = finish_run(opts, &run, reply, reply_size, used, &deadline, why, why_size, NULL);
 out:
 	release_child_signals(&host);
 	return status;
@@ -472,6 +482,7 @@ int pingate_run_follow_up(pam_handle_t *pamh, const struct pingate_options *opts
 {
 	struct host_child_signal host;
 	struct timespec deadline;
+	enum reaping how;
 	int status, send_error = 0;
 	bool sent;
 
@@ -484,15 +495,16 @@ int pingate_run_follow_up(pam_handle_t *pamh, const struct pingate_options *opts
 		shutdown(run->follow_up, SHUT_WR) == 0;
 	if (!sent)
 		send_error = errno;
-	status = finish_run(opts, run, reply, reply_size, 0, &deadline, why, why_size);
+	status = finish_run(opts, run, reply, reply_size, 0, &deadline, why, why_size, &how);
 	release_child_signals(&host);
 	/*
-	 * The helper's end was closed: it had stopped waiting and ended before
-	 * the verify came, and a host that reaps any child (waitpid(-1)) may
-	 * have reaped it, so its exit is not ours to read. The verify never
-	 * reached it, so nothing was judged or counted: a new run.
+	 * The helper had ended before the verify came (its end was closed),
+	 * and a host that reaps any child (waitpid(-1)) reaped it, so its exit
+	 * is not ours to read. The verify never reached it, so nothing was
+	 * judged or counted: a new run, as when it stopped waiting. (One we
+	 * reaped ourselves is judged by its exit, below.)
 	 */
-	if (send_error == EPIPE || send_error == ECONNRESET)
+	if (how == REAPED_ELSEWHERE && (send_error == EPIPE || send_error == ECONNRESET))
 		return PINGATE_RUN_ENDED;
 	if (status < 0 || reply[0] != '\0')
 		return status;  /* the verify's answer, checked against this exit as any is */

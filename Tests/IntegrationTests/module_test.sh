@@ -218,6 +218,10 @@ test_an_enrolled_status_with_another_exit_fails_the_shared_run() {
     echo "4 enrolled kind=pin failures=0" > "$T/status"
     pam_run $'4821\n'
     assert_eq PAM_AUTHINFO_UNAVAIL "$(result)" "result"
+    # Typed once the helper has surely ended: the verify's send then fails
+    # (EPIPE), and the exit the module reaps still contradicts the status.
+    pam_run $'4821\n' --typing-ms 300
+    assert_eq PAM_AUTHINFO_UNAVAIL "$(result)" "result, typed after the helper ended"
 }
 
 test_conf_path_is_passed_to_the_helper() {
