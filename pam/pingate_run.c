@@ -324,8 +324,17 @@ static void hold_child_signals(struct host_child_signal *host)
 
 static void release_child_signals(const struct host_child_signal *host)
 {
-	if (host->action_changed)
+	if (host->action_changed) {
 		sigaction(SIGCHLD, &host->action, NULL);
+		/*
+		 * A host that asked for no zombies (SIG_IGN, SA_NOCLDWAIT) never
+		 * waits for its children: one that ended while its handling was
+		 * set aside is reaped here, as the kernel would have. Our own
+		 * helper is reaped already (such a host never keeps a run open).
+		 */
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+	}
 	pthread_sigmask(SIG_SETMASK, &host->mask, NULL);
 }
 

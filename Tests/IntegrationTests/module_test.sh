@@ -213,6 +213,18 @@ test_a_host_that_ignores_sigchld_gets_two_runs() {
 
 # The status said "enrolled" but the run ends with another exit: that
 # answer did not fit, so the verify gets no answer and never succeeds.
+# While a helper runs, SIGCHLD's SIG_IGN is set aside so the module can
+# reap it; a child of the host's own that exits meanwhile became a zombie
+# the host, which relies on SIG_IGN, never waits for. The module reaps what
+# the kernel would have when it gives SIG_IGN back.
+test_a_host_that_ignores_sigchld_is_left_no_zombie() {
+    setup
+    echo "sleep 0.4 0 enrolled kind=pin failures=0" > "$T/status"
+    pam_run $'4821\n' --ignoring-host
+    assert_eq PAM_SUCCESS "$(result)" "result"
+    assert_contains "$out" "HOST_CHILD gone" "the host's own child (transcript: $out)"
+}
+
 test_an_enrolled_status_with_another_exit_fails_the_shared_run() {
     setup
     echo "4 enrolled kind=pin failures=0" > "$T/status"

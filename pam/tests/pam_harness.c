@@ -23,6 +23,9 @@
  * a SIGCHLD handler that reaps it, and then prints
  *   HOST_CHILD reaped|lost
  * — whether the application still learnt of its own child's exit.
+ * --ignoring-host sets SIGCHLD to SIG_IGN (the kernel reaps the children)
+ * and starts a child of its own that exits 100 ms into pam_authenticate,
+ * then prints "HOST_CHILD gone|zombie" — whether it was left a zombie.
  * --reaping-host installs a SIGCHLD handler that reaps any child
  * (waitpid(-1, WNOHANG) until none), as many daemons and lockers do, and
  * prints "HOST_REAPED n" after pam_authenticate. --typing-ms N waits N ms
@@ -35,12 +38,13 @@
  * usage: pam_harness [--confdir DIR] --service NAME --user USER [--rhost H]
  *                    [--ruser NAME] [--tty T] [--silent] [--authtok TEXT]
  *                    [--env NAME=VALUE]... [--host-child] [--repeat N]
- *                    [--reaping-host] [--typing-ms N]
+ *                    [--reaping-host | --ignoring-host] [--typing-ms N]
  */
 #include <errno.h>
 #include <getopt.h>
 #include <locale.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,7 +143,7 @@ static void usage(void)
 {
 	fputs("usage: pam_harness [--confdir DIR] --service NAME --user USER [--rhost H] "
 	      "[--ruser NAME] [--tty T] [--silent] [--authtok TEXT] [--env NAME=VALUE]... [--host-child]\n"
-	      "                   [--reaping-host] [--typing-ms N] [--repeat N]\n", stderr);
+	      "                   [--reaping-host | --ignoring-host] [--typing-ms N] [--repeat N]\n", stderr);
 	exit(2);
 }
 
@@ -173,6 +177,32 @@ static void become_reaping_host(void)
 	sigaction(SIGCHLD, &action, NULL);
 }
 
+static void start_ignored_host_child(void)
+{
+	signal(SIGCHLD, SIG_IGN);
+	host_child = fork();
+	if (host_child == 0) {
+		usleep(100000);
+		_exit(0);
+	}
+}
+
+/* "zombie" if the host's child is one now (state Z in /proc/PID/stat), else "gone". */
+static const char *host_child_state(void)
+{
+	char path[64], line[512], *end;
+	FILE *stat;
+	bool zombie = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)host_child);
+	if ((stat = fopen(path, "r")) == NULL)
+		return "gone";
+	if (fgets(line, sizeof(line), stat) != NULL && (end = strrchr(line, ')')) != NULL)
+		zombie = end[1] == ' ' && end[2] == 'Z';
+	fclose(stat);
+	return zombie ? "zombie" : "gone";
+}
+
 static void start_host_child(void)
 {
 	struct sigaction action = { .sa_handler = on_sigchld };
@@ -190,7 +220,7 @@ static void start_host_child(void)
 struct harness_run {
 	const char *confdir, *service, *user, *rhost, *tty, *authtok, *ruser;
 	const char *env[8];
-	int envs, flags, with_host_child, reaping_host;
+	int envs, flags, with_host_child, reaping_host, ignoring_host;
 };
 
 /* One application's authentication, pam_start to pam_end; prints its result. */
@@ -225,10 +255,16 @@ static int authenticate_once(const struct harness_run *run)
 		start_host_child();
 	if (rc == PAM_SUCCESS && run->reaping_host)
 		become_reaping_host();
+	if (rc == PAM_SUCCESS && run->ignoring_host)
+		start_ignored_host_child();
 	if (rc == PAM_SUCCESS)
 		rc = pam_authenticate(pamh, run->flags);
 	if (run->reaping_host)
 		printf("HOST_REAPED %d\n", (int)any_child_reaped);
+	if (run->ignoring_host) {
+		usleep(200000);  /* the child has exited by now */
+		printf("HOST_CHILD %s\n", host_child_state());
+	}
 	if (run->with_host_child) {
 		usleep(200000);  /* a SIGCHLD still pending arrives by now */
 		printf("HOST_CHILD %s\n", host_child_reaped ? "reaped" : "lost");
@@ -258,6 +294,7 @@ int main(int argc, char **argv)
 		{ "env",     required_argument, NULL, 'e' },
 		{ "repeat",  required_argument, NULL, 'n' },
 		{ "reaping-host", no_argument,  NULL, 'P' },
+		{ "ignoring-host", no_argument, NULL, 'I' },
 		{ "typing-ms", required_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -278,6 +315,7 @@ int main(int argc, char **argv)
 		case 'H': run.with_host_child = 1; break;
 		case 'n': rounds = atoi(optarg); break;
 		case 'P': run.reaping_host = 1; break;
+		case 'I': run.ignoring_host = 1; break;
 		case 'T': typing_ms = (unsigned)atoi(optarg); break;
 		case 'e':
 			if (run.envs == 8)
@@ -288,7 +326,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (run.service == NULL || run.user == NULL || optind != argc || rounds < 1 ||
-	    (rounds > 1 && run.with_host_child) || (run.with_host_child && run.reaping_host))
+	    (rounds > 1 && (run.with_host_child || run.ignoring_host)) ||
+	    run.with_host_child + run.reaping_host + run.ignoring_host > 1)
 		usage();
 
 	for (round = 1; ; round++) {
