@@ -176,10 +176,27 @@ struct FailClosedTests {
     func kdfOutOfMemory() throws {
         let store = try TestStore()
         try store.enrollPIN("0427")
-        // 4 TiB (the most a hash string may name): no mmap gets that much.
-        let huge = "$argon2id$v=19$m=4294967296,t=1,p=1$c2FsdHNhbHQ$aGFzaGhhc2g"
+        // Just under 4 TiB (the most a hash string libsodium reads may name):
+        // no mmap gets that much.
+        let hash = try #require(try store.record()?.hash)
+        let huge = hash.replacing(#/m=[0-9]+,/#, with: "m=4294967295,")
+        try #require(huge != hash)
         try store.store.updateRecord(uid: 1000) { $0.hash = huge }
-        #expect(store.verifier.verify(uid: 1000, input: secret("0427")) == .storeError(.hashing(.outOfMemory(bytes: 4 << 40))))
+        #expect(store.verifier.verify(uid: 1000, input: secret("0427")) == .storeError(.hashing(.outOfMemory(bytes: 4_294_967_295 << 10))))
+        #expect(try store.record()?.failures == 0)
+    }
+
+    @Test("a hash libsodium cannot read is an error before anything is counted, not every credential wrong",
+          arguments: ["m=08", "m=0", "m=16384,t=01"])
+    func unreadableHash(field: String) throws {
+        let store = try TestStore()
+        try store.enrollPIN("0427")
+        let hash = try #require(try store.record()?.hash)
+        let edited = hash.replacing(#/m=[0-9]+,t=[0-9]+/#, with: field.contains("t=") ? field : field + ",t=1")
+        try #require(edited != hash)
+        try store.store.updateRecord(uid: 1000) { $0.hash = edited }
+        #expect(store.verifier.verify(uid: 1000, input: secret("0427")) == .storeError(.hashing(.unreadableHash)), "\(edited)")
+        #expect(store.verifier.verify(uid: 1000, input: secret("1111")) == .storeError(.hashing(.unreadableHash)))
         #expect(try store.record()?.failures == 0)
     }
 }

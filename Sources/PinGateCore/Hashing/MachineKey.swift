@@ -28,6 +28,8 @@ public enum HashingError: Error, Equatable, CustomStringConvertible, Sendable {
     case badKeyLength(Int)
     case outOfMemory(bytes: Int)
     case kdfFailed(Errno)
+    /// The record's hash is no Argon2id string libsodium can check.
+    case unreadableHash
 
     public var description: String {
         switch self {
@@ -37,6 +39,8 @@ public enum HashingError: Error, Equatable, CustomStringConvertible, Sendable {
             return "Argon2id could not allocate \(bytes >> 20) MiB; lower kdf_memory in pingate.conf"
         case let .kdfFailed(reason):
             return "Argon2id could not run (\(reason)); the attempt was counted but not checked"
+        case .unreadableHash:
+            return "the record's hash is no Argon2id string libsodium can check; nothing was counted (enrol the user again: pingate enroll --force)"
         }
     }
 }

@@ -97,6 +97,7 @@ extension Verifier {
         } catch let error as CredentialError {
             return .decided(.refused(.malformed(error)))
         }
+        guard hasher.canCheck(record.hash) else { return .decided(.refused(.storeError(.hashing(.unreadableHash)))) }
         guard hasher.canAllocateWorkingMemory(toVerify: record.hash) else {
             let bytes = CredentialHasher.memoryBytes(of: record.hash) ?? hasher.parameters.memoryBytes
             return .decided(.refused(.storeError(.hashing(.outOfMemory(bytes: bytes)))))
