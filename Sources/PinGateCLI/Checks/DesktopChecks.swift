@@ -20,7 +20,7 @@ extension Doctor {
                 fix: enable)
             return
         }
-        guard policy.services.contains(client.service) else {
+        guard policy.allows(service: client.service) else {
             add(.problem, L("%s: pam_pingate.so is in the stack of %s, but pingate.conf's services do not name it: no PIN is offered", client.name, client.service),
                 fix: L("add %s to services in %s", client.service, configPath))
             return
@@ -35,7 +35,7 @@ extension Doctor {
                 fix: "install.sh --disable \(client.service) && \(enable)")
             return
         }
-        if client.isLoginScreen && policy.passwordFirstServices.contains(client.service) {
+        if client.isLoginScreen && Policy.lists(client.service, in: policy.passwordFirstServices) {
             add(.ok, L("%s: a PIN is offered (service %s) while the user has a session; the first sign-in takes the password", client.name, client.service))
         } else {
             add(.ok, L("%s: a PIN is offered (service %s)", client.name, client.service))
