@@ -177,14 +177,20 @@ static void become_reaping_host(void)
 	sigaction(SIGCHLD, &action, NULL);
 }
 
-static void start_ignored_host_child(void)
+/* A child of the harness's own that exits 100 ms into pam_authenticate. */
+static void fork_host_child(void)
 {
-	signal(SIGCHLD, SIG_IGN);
 	host_child = fork();
 	if (host_child == 0) {
 		usleep(100000);
 		_exit(0);
 	}
+}
+
+static void start_ignored_host_child(void)
+{
+	signal(SIGCHLD, SIG_IGN);
+	fork_host_child();
 }
 
 /* "zombie" if the host's child is one now (state Z in /proc/PID/stat), else "gone". */
@@ -209,11 +215,7 @@ static void start_host_child(void)
 
 	sigemptyset(&action.sa_mask);
 	sigaction(SIGCHLD, &action, NULL);
-	host_child = fork();
-	if (host_child == 0) {
-		usleep(100000);
-		_exit(0);
-	}
+	fork_host_child();
 }
 
 /* What the command line asks for: one authentication's settings. */
