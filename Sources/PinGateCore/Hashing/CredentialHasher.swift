@@ -36,8 +36,8 @@ public struct CredentialHasher: ~Copyable, Sendable {
     }
 
     /// True when `credential` matches `hash`, false when it does not (or the
-    /// hash is malformed: the verifier asks `canCheck` before it counts an
-    /// attempt). libsodium compares in constant time. Throws when
+    /// hash is malformed: the verifier asks `needsRehashIfReadable` before
+    /// it counts an attempt). libsodium compares in constant time. Throws when
     /// the KDF could not run at all (no memory): that is not a wrong secret.
     public func check(_ credential: borrowing Credential, uid: UInt32, against hash: String) throws -> Bool {
         let preHash = keyedPreHash(credential, uid: uid)
@@ -97,19 +97,24 @@ public struct CredentialHasher: ~Copyable, Sendable {
         return nil
     }
 
-    /// Whether libsodium can check a credential against `hash` at all: its
-    /// decoder, which `crypto_pwhash_str_verify` uses too, reads it (no
-    /// leading zero in a number, a memory cost it allows, the fields it
-    /// needs). Asked before an attempt is counted: a hash it cannot read
-    /// would fail every credential, the right one included, as wrong.
-    public func canCheck(_ hash: String) -> Bool {
-        crypto_pwhash_str_needs_rehash(hash, parameters.operations, parameters.memoryBytes) != -1
+    /// Whether `hash` was made with other parameters than the current ones
+    /// (rehash it on the next success); nil when libsodium's decoder, which
+    /// `crypto_pwhash_str_verify` uses too, cannot read it (a leading zero
+    /// in a number, a memory cost it does not allow, a missing field). Asked
+    /// before an attempt is counted: a hash it cannot read would fail every
+    /// credential, the right one included, as wrong.
+    public func needsRehashIfReadable(_ hash: String) -> Bool? {
+        switch crypto_pwhash_str_needs_rehash(hash, parameters.operations, parameters.memoryBytes) {
+        case -1: nil
+        case 0: false
+        default: true
+        }
     }
 
     /// True when `hash` was made with other parameters than the current ones
     /// (or is not an Argon2id string): rehash it on the next success.
     public func needsRehash(_ hash: String) -> Bool {
-        crypto_pwhash_str_needs_rehash(hash, parameters.operations, parameters.memoryBytes) != 0
+        needsRehashIfReadable(hash) ?? true
     }
 
     func keyedPreHash(_ credential: borrowing Credential, uid: UInt32) -> Secret {

@@ -17,6 +17,9 @@ struct CountedAttempt: ~Copyable {
     let serial: UInt64
     /// `CredentialHasher.repeatTag` of the credential, kept if it proves wrong.
     let repeatTag: [UInt8]
+    /// Whether the record's hash was made with other parameters than the
+    /// current ones: read once, with the check that it can be read at all.
+    let needsRehash: Bool
 }
 
 /// A credential replacing the verified one (`change`), hashed before anything
@@ -97,7 +100,9 @@ extension Verifier {
         } catch let error as CredentialError {
             return .decided(.refused(.malformed(error)))
         }
-        guard hasher.canCheck(record.hash) else { return .decided(.refused(.storeError(.hashing(.unreadableHash)))) }
+        guard let needsRehash = hasher.needsRehashIfReadable(record.hash) else {
+            return .decided(.refused(.storeError(.hashing(.unreadableHash))))
+        }
         guard hasher.canAllocateWorkingMemory(toVerify: record.hash) else {
             let bytes = CredentialHasher.memoryBytes(of: record.hash) ?? hasher.parameters.memoryBytes
             return .decided(.refused(.storeError(.hashing(.outOfMemory(bytes: bytes)))))
@@ -117,7 +122,7 @@ extension Verifier {
         try file.write(record)
         faultHook?(.counted)
         try file.beginVerification()
-        return .decided(.counted(CountedAttempt(credential: credential, record: record, serial: serial, repeatTag: tag)))
+        return .decided(.counted(CountedAttempt(credential: credential, record: record, serial: serial, repeatTag: tag, needsRehash: needsRehash)))
     }
 
     /// The answer to an attempt made while `block` is in force.
@@ -142,7 +147,7 @@ extension Verifier {
     /// set the replacement or upgrade the hash, on disk, under the lock.
     func clear(_ attempt: borrowing CountedAttempt, on file: RecordFile, hasher: borrowing CredentialHasher, replacement: Replacement?) throws -> VerifyOutcome {
         // Hashed before the lock is taken: the KDF is slow.
-        let upgradedHash = replacement == nil && hasher.needsRehash(attempt.record.hash)
+        let upgradedHash = replacement == nil && attempt.needsRehash
             ? try? hasher.hash(attempt.credential, uid: file.uid) : nil
         let cleared: Void? = try file.withLock {
             var record = try file.read()
