@@ -12,7 +12,9 @@
  * Exec mode (--exec PATH --stdin FILE): N times fork, exec PATH with FILE on
  * stdin and /dev/null on stdout, and wait — exec to exit of a helper. With
  * --follow-up FILE2, FILE2 is on descriptor 3: the verify that follows a
- * status asked with then=verify (pingate_protocol.h, FOLLOW-UP).
+ * status asked with then=verify (pingate_protocol.h, FOLLOW-UP). With --arg
+ * ARG, PATH gets that one argument (compare.sh: an argument the helper
+ * refuses, so that it starts, logs the refusal and exits, reading no request).
  *
  * Prints one line of key=value pairs (times in microseconds):
  *   n= ok= fail= median= p95= mean= min= max= wall_ms= per_s= cpu=
@@ -36,7 +38,7 @@
  * usage: pam_bench --confdir DIR --service NAME --user U[,U...] --secret S
  *                  [--iterations N] [--warmup W] [--parallel P] [--as-user]
  *                  [--raw FILE] [--ballast MB]
- *        pam_bench --exec PATH --stdin FILE [--follow-up FILE2] [--iterations N] [--warmup W]
+ *        pam_bench --exec PATH [--arg ARG] --stdin FILE [--follow-up FILE2] [--iterations N] [--warmup W]
  *        pam_bench [--exec PATH --stdin FILE] --fdatasync FILE [--iterations N] [--warmup W]
  */
 #define _GNU_SOURCE
@@ -95,7 +97,7 @@ static int authenticate_once(const char *confdir, const char *service, const cha
 	return rc;
 }
 
-static const char *follow_up;
+static const char *follow_up, *exec_arg;
 
 static int exec_once(const char *path, const char *input)
 {
@@ -110,7 +112,7 @@ static int exec_once(const char *path, const char *input)
 			_exit(127);
 		if (follow_up != NULL && (next < 0 || dup2(next, 3) < 0))
 			_exit(127);
-		execl(path, path, (char *)NULL);
+		execl(path, path, exec_arg, (char *)NULL);
 		_exit(127);
 	}
 	if (pid < 0 || waitpid(pid, &status, 0) < 0)
@@ -173,6 +175,7 @@ int main(int argc, char **argv)
 		{ "exec", required_argument, NULL, 'e' },
 		{ "stdin", required_argument, NULL, 'i' },
 		{ "follow-up", required_argument, NULL, 'f' },
+		{ "arg", required_argument, NULL, 'A' },
 		{ "raw", required_argument, NULL, 'r' },
 		{ "ballast", required_argument, NULL, 'b' },
 		{ "fdatasync", required_argument, NULL, 'd' },
@@ -200,6 +203,7 @@ int main(int argc, char **argv)
 		case 'e': exec_path = optarg; break;
 		case 'i': input = optarg; break;
 		case 'f': follow_up = optarg; break;
+		case 'A': exec_arg = optarg; break;
 		case 'r': raw = optarg; break;
 		case 'b': ballast_mb = (size_t)atol(optarg); break;
 		case 'd': sync_path = optarg; break;
@@ -208,7 +212,7 @@ int main(int argc, char **argv)
 	}
 	/* Three modes, never mixed: PAM, exec (with its input), the floor. */
 	int pam_mode = confdir != NULL || service != NULL || user_count > 0 || secret != NULL;
-	if ((exec_path != NULL && input == NULL) || (pam_mode && (exec_path != NULL || sync_path != NULL)) ||
+	if ((exec_path != NULL && input == NULL) || (exec_arg != NULL && exec_path == NULL) || (pam_mode && (exec_path != NULL || sync_path != NULL)) ||
 	    (!pam_mode && exec_path == NULL && sync_path == NULL) ||
 	    (pam_mode && (confdir == NULL || service == NULL || user_count == 0 || secret == NULL)))
 		return fprintf(stderr, "pam_bench: see the usage at the top of pam_bench.c\n"), 2;

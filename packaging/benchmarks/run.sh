@@ -259,12 +259,17 @@ v=$(exec_run "$HELPER" "$W/verify.req" "$COLD_N")
 # What a sign-in runs: the status, then its verify in the same run (FOLLOW-UP).
 o=$("$BENCH" --exec "$HELPER" --stdin "$W/status-then.req" --follow-up "$W/verify.req" --iterations "$COLD_N" --warmup 5)
 t=$(exec_run /bin/true "$W/status.req" "$COLD_N")
+# The start alone: refused at its first argument (root's --store and --config
+# take a path), so it starts, logs the refusal and exits, reading no request.
+a=$("$BENCH" --exec "$HELPER" --arg --start --stdin "$W/status.req" --iterations "$COLD_N" --warmup 5)
 echo "  of which (exec to exit of the helper, $COLD_N runs each):"
 row "  helper 'status' alone" "$(ms "$(kv median "$s")")" "$(ms "$(kv p95 "$s")")" "$(ms "$(kv cpu "$s")")"
 row "  helper 'verify' alone, minimal KDF" "$(ms "$(kv median "$v")")" "$(ms "$(kv p95 "$v")")" "$(ms "$(kv cpu "$v")")"
 row "  helper 'status' + 'verify' in one run" "$(ms "$(kv median "$o")")" "$(ms "$(kv p95 "$o")")" "$(ms "$(kv cpu "$o")")" "what a sign-in runs"
 row "  the rest: module, libpam, conversation" "$(awk -v a="$over" -v b="$(ms "$(kv median "$o")")" 'BEGIN { printf "%.2f", a - b }')" "" "" "overhead - one run"
 row "  /bin/true, for the fork+exec floor" "$(ms "$(kv median "$t")")" "$(ms "$(kv p95 "$t")")" "$(ms "$(kv cpu "$t")")"
+row "  helper start alone (a refused argument)" "$(ms "$(kv median "$a")")" "$(ms "$(kv p95 "$a")")" "$(ms "$(kv cpu "$a")")" \
+    "over /bin/true: $(awk -v a="$(kv median "$a")" -v t="$(kv median "$t")" 'BEGIN { printf "%.2f", (a - t) / 1000 }') ms, paid before any work"
 # The floor: what any helper that counts first would pay, fork+exec of a
 # do-nothing program plus two synced slot writes (a count and a clear, as
 # the helper once synced both), timed in one sample as a sign-in is, with no
