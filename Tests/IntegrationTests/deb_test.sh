@@ -249,6 +249,20 @@ test_dpkg_remove_takes_the_profile_out_first_and_keeps_the_store() {
     [ -f /etc/pingate/pingate.conf ] || fail "remove (not purge) deleted the conffile"
 }
 
+# A remove masks the key's boot unit; installing again must take the mask
+# away, or a sealed key the remove kept would never be loaded at boot.
+test_dpkg_reinstall_after_remove_unmasks_the_key_unit() {
+    need_deb
+    local unit=/etc/systemd/system/pingate-key.service wants=/etc/systemd/system/multi-user.target.wants/pingate-key.service
+    dpkg_do -i "$DEB"
+    [ -L "$wants" ] || fail "install did not enable the unit: $(ls -l /etc/systemd/system/multi-user.target.wants 2>&1)"
+    dpkg_do -r pingate
+    assert_eq /dev/null "$(readlink "$unit")" "the unit after dpkg -r (masked)"
+    dpkg_do -i "$DEB"
+    [ ! -e "$unit" ] && [ ! -L "$unit" ] || fail "the unit is still masked after installing again: $(ls -l "$unit")"
+    [ -L "$wants" ] || fail "the unit is not enabled after installing again"
+}
+
 test_dpkg_purge_leaves_the_system_as_it_was() {
     need_deb
     dpkg_do -i "$DEB" "$LOCK_DEB"
