@@ -141,7 +141,8 @@ build_package() {
     for script in config postinst prerm postrm; do
         [ -f "$control/$script" ] || continue
         sed -e "s|@HELPER@|$PINGATE_HELPER|g" -e "s|@HELPER_MODE@|$PINGATE_HELPER_MODE|g" \
-            -e "s|@GROUP@|$PINGATE_GROUP|g" "$control/$script" > "$stage/DEBIAN/$script"
+            -e "s|@GROUP@|$PINGATE_GROUP|g" -e "s|@LOADED_KEY_DIR@|$PINGATE_LOADED_KEY_DIR|g" \
+            "$control/$script" > "$stage/DEBIAN/$script"
         chmod 0755 "$stage/DEBIAN/$script"
         ! grep -q '@[A-Z_]*@' "$stage/DEBIAN/$script" || die "$script has a placeholder build-deb.sh does not fill"
     done

@@ -632,6 +632,13 @@ do_uninstall() {
     remove_empty_directory /usr/libexec/pingate
     if [ "$PURGE" = 1 ]; then
         if [ -e "$ROOT$PINGATE_STORE" ]; then rm -rf -- "$ROOT${PINGATE_STORE:?}"; say removed "$PINGATE_STORE/ (the store)"; fi
+        # The key loaded into memory goes with the store: left there, it would
+        # stay readable by whatever group is given the removed group's gid.
+        if [ -z "$ROOT" ] && [ -e "$PINGATE_LOADED_KEY_DIR" ]; then
+            if mountpoint -q "$PINGATE_LOADED_KEY_DIR"; then umount "$PINGATE_LOADED_KEY_DIR" || true; fi
+            rm -rf -- "${PINGATE_LOADED_KEY_DIR:?}"
+            say removed "$PINGATE_LOADED_KEY_DIR/ (the key loaded into memory)"
+        fi
         remove_empty_directory /etc/pingate
         remove_group
     else

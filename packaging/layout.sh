@@ -39,6 +39,9 @@ PINGATE_LOCK_SERVICE=/etc/pam.d/pingate-lock
 # while the key is a file.
 PINGATE_KEY_UNIT=/lib/systemd/system/pingate-key.service
 PINGATE_SEALED_KEY=/var/lib/pingate/machine.key.sealed
+# Where `pingate key load` puts the unsealed key: a ramfs, gone at reboot
+# (StoreLocation.defaultLoadedKeyDirectory); a purge takes it away sooner.
+PINGATE_LOADED_KEY_DIR=/run/pingate
 
 # pingate_files [PACKAGE]: one line per shipped file, fields separated by spaces:
 #   KIND DESTINATION MODE OWNER GROUP SOURCE

@@ -322,6 +322,21 @@ test_purge_removes_the_store_and_the_group() {
     only_changed "$KEPT_AFTER_PURGE"
 }
 
+# A key loaded into memory (a ramfs at /run/pingate, `pingate key load`) goes
+# with the store, as the .deb's purge takes it: left there, it would stay
+# readable by whatever group is later given the removed group's gid.
+test_purge_removes_the_key_loaded_into_memory() {
+    install_pingate > /dev/null
+    mount -t tmpfs -o mode=755 tmpfs /run || fail "cannot mount a private /run"
+    trap 'umount -l /run' EXIT
+    mkdir -p /run/pingate && mount -t ramfs ramfs /run/pingate || fail "cannot mount a ramfs on /run/pingate"
+    head -c 32 /dev/urandom > /run/pingate/machine.key
+    local out; out="$("$INSTALL" --uninstall --purge 2>&1)" || fail "--uninstall --purge failed: $out"
+    ! mountpoint -q /run/pingate || fail "the ramfs is still mounted"
+    [ ! -e /run/pingate ] || fail "/run/pingate left behind: $(ls -la /run/pingate)"
+    assert_contains "$out" "/run/pingate/ (the key loaded into memory)"
+}
+
 test_staged_root_uses_the_target_group_and_touches_nothing_else() {
     local stage="$OVERLAY/stage"
     mkdir -p "$stage/etc"
