@@ -120,6 +120,7 @@ test_enroll_force_repairs_a_record_the_store_rules_refuse() {
     # work on the record it refuses, and replace a symbolic link itself,
     # never what it points to.
     local record=/var/lib/pingate/61001.record out rc
+    store_reset
     enroll_pin pgalice 0427 || fail "enroll"
     truncate -s 700 "$record"
     verify pgalice 0427 && fail "a 700-byte record verified"
@@ -560,6 +561,24 @@ test_user_change_with_a_wrong_current_pin_is_counted_and_changes_nothing() {
     assert_eq 4 "$rc"
 }
 
+# --grid shapes a pattern: for a user whose PIN stays a PIN it is refused, as
+# enroll refuses it without --pattern, before any secret is asked or counted.
+test_change_refuses_a_grid_for_a_pin_before_asking_anything() {
+    store_reset
+    enroll_pin pgbob "$PIN"
+    run bash -c "printf '$NEW_PIN\n$NEW_PIN\n' | '$PINGATE' change pgbob --grid 5 --stdin"
+    assert_eq 2 "$rc" "root's change --grid for a PIN: $out $err"
+    assert_contains "$err" "--grid is for patterns, and pgbob has a PIN; add --pattern to switch to a pattern"
+    verify pgbob "$PIN" || fail "the PIN changed"
+    run as_user pgbob bash -c "printf '$PIN\n$NEW_PIN\n$NEW_PIN\n' | '$PINGATE' change --grid 5 --stdin"
+    assert_eq 2 "$rc" "pgbob's change --grid: $out $err"
+    assert_eq 0 "$(record_failures pgbob)" "attempts counted"
+    verify pgbob "$PIN" || fail "the PIN changed"
+    run bash -c "printf '2-5-8-9\n2-5-8-9\n' | '$PINGATE' change pgbob --pattern --grid 4 --stdin"
+    assert_eq 0 "$rc" "change --pattern --grid 4: $err"
+    verify pgbob 2-5-8-9 || fail "the pattern on a 4x4 grid"
+}
+
 # --- policy -------------------------------------------------------------------
 
 test_policy_prints_the_effective_settings() {
@@ -616,6 +635,24 @@ test_store_and_config_overrides() {
     chmod 0770 "$alt"
     run "$PINGATE" status pgbob --store "$alt"
     assert_eq 5 "$rc"; assert_contains "$err" "writable by group"
+}
+
+# The key loaded into memory has one place (/run/pingate), whatever --store
+# says: seal, load or unseal of another store would replace or remove the
+# key the installed store's sign-ins read, so they refuse before anything.
+test_key_commands_refuse_another_store() {
+    store_reset
+    local alt="$SANDBOX/alt-store" action
+    install -d -o root -g pingate -m 0750 "$alt"
+    cp -p /var/lib/pingate/machine.key "$alt/"
+    for action in seal load unseal; do
+        run "$PINGATE" key "$action" --store "$alt"
+        assert_eq 2 "$rc" "key $action --store: $out $err"
+        assert_contains "$err" "'key $action' works on the installed store /var/lib/pingate only"
+    done
+    [ -f "$alt/machine.key" ] && [ ! -e "$alt/machine.key.sealed" ] || fail "the other store changed: $(ls -la "$alt")"
+    run "$PINGATE" key status --store "$alt"
+    assert_eq 0 "$rc" "key status --store: $err"
 }
 
 # Mounts a module directory holding a pam_pingate.so (private to this namespace).

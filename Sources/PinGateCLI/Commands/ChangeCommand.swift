@@ -58,8 +58,14 @@ struct ChangeCommand: Command {
     }
 
     /// The new credential's kind and grid: as asked, else as the current one.
-    private func newShape(current: CredentialKind, currentGrid: Int, policy: Policy) throws -> (CredentialKind, PatternGrid) {
+    /// Asked before any secret is typed: a --grid that a PIN would ignore is
+    /// refused, as enroll refuses it without --pattern.
+    private func newShape(current: CredentialKind, currentGrid: Int, policy: Policy, user: String) throws -> (CredentialKind, PatternGrid) {
         let newKind = kind ?? current
+        if gridSize != nil && newKind == .pin {
+            throw CLIError.usage(L("%s is for patterns, and %s has a PIN; add %s to switch to a pattern",
+                                   Self.arguments.kind.grid.declaration.name, user, "--pattern"), usageLine(Self.usage))
+        }
         let size = gridSize ?? (newKind == .pattern && current == .pattern ? currentGrid : policy.patternGrid)
         return (newKind, try PatternGrid(size: size))
     }
@@ -70,7 +76,7 @@ struct ChangeCommand: Command {
         guard let record = try storeCall({ try store.readRecord(uid: uid) }) else {
             throw StatusOutcome.notEnrolled.refusal(kind: nil, user: user.name)!
         }
-        let (newKind, grid) = try newShape(current: record.kind, currentGrid: record.gridSize, policy: policy)
+        let (newKind, grid) = try newShape(current: record.kind, currentGrid: record.gridSize, policy: policy, user: user.name)
         let credential = try dialog.askNew(kind: newKind, grid: grid, user: user.name, allowWeak: allowWeak)
         let replaced = try storeCall {
             try Administration(store: store, policy: policy).replaceCredential(uid: uid, with: credential)
@@ -82,8 +88,8 @@ struct ChangeCommand: Command {
     private func changeOwn(_ user: SystemUser, policy: Policy, dialog: CredentialDialog) throws {
         let client = HelperClient()
         let current = try OwnCredential.readyForAttempt(user: user.name, client: client, policy: policy)
+        let (newKind, grid) = try newShape(current: current.kind, currentGrid: current.grid.size, policy: policy, user: user.name)
         let proof = try proveCurrent(user.name, credential: current, client: client, dialog: dialog)
-        let (newKind, grid) = try newShape(current: current.kind, currentGrid: current.grid.size, policy: policy)
         let credential = try dialog.askNew(kind: newKind, grid: grid, user: user.name, allowWeak: false)
         let change = HelperRequest(operation: .change, user: user.name, secret: proof,
                                    newKind: newKind, newGridSize: newKind == .pattern ? grid.size : nil,

@@ -84,6 +84,15 @@ struct KeyCommand: Command {
             throw CLIError.usage(L("%s is for '%s' only", misplaced.name, takers.joined(separator: "', '")), arguments.usage)
         }
         locations = Locations(arguments)
+        // The loaded key has one place, whatever --store says: seal, load and
+        // unseal of another store would replace or remove the key every
+        // sign-in of the installed store reads.
+        var store = Substring(locations.storeDirectory)
+        while store.count > 1 && store.hasSuffix("/") { store = store.dropLast() }
+        if action != .status, store != StoreLocation.defaultDirectory {
+            throw CLIError.usage(L("'key %s' works on the installed store %s only: the key it loads goes to %s, which every sign-in reads",
+                                   action.rawValue, StoreLocation.defaultDirectory, StoreLocation.defaultLoadedKeyDirectory), arguments.usage)
+        }
     }
 
     /// "7", "0,2,7", "0 7" → sorted PCR numbers of 0…23, each once.
