@@ -694,6 +694,28 @@ test_a_cover_moved_into_another_window_is_taken_back() {
     assert_eq 0 "$lock_rc" "locker exit status"
 }
 
+# Any client may move or resize any window: a cover moved off the origin or
+# shrunk would show the desktop beside it, grabs or not. It goes back over
+# the whole screen, and the PIN still unlocks.
+test_a_cover_moved_or_resized_by_another_client_covers_the_screen_again() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    start_lock
+    local cover screen
+    cover=$(cover_window)
+    screen=$(xdpyinfo | awk '/dimensions:/ { print $2; exit }')
+    xdotool windowmove "$cover" 700 500
+    wait_for_log "moved or resized by another client" 1 5 || fail "the locker did not notice the move: $(tail -5 "$LOG")"
+    xdotool windowsize "$cover" 1 1
+    wait_for_log "moved or resized by another client" 2 5 || fail "the locker did not notice the resize: $(tail -5 "$LOG")"
+    sleep 0.2
+    assert_eq "0 0 $screen" "$(xwininfo -id "$cover" | awk '/Absolute upper-left X/ { x = $4 } /Absolute upper-left Y/ { y = $4 }
+        /Width:/ { w = $2 } /Height:/ { h = $2 } END { print x, y, w "x" h }')" "the cover's place and size"
+    xdo key 4 8 2 1
+    wait_unlocked
+    assert_eq 0 "$lock_rc" "locker exit status"
+}
+
 # A client that grabs only the pointer: the locker keeps the keyboard it
 # gets back (it used to let it go again every 5 ms while retrying the
 # pointer, so keys went to the window below), and the PIN typed meanwhile

@@ -19,6 +19,9 @@ final class Locker {
     private var display: OpaquePointer!
     private var root: Window = 0
     private var cover: Window = 0
+    /// The size the locker last gave the cover, at the root's origin: the
+    /// screen's, as the root or RandR last reported it.
+    private var coverSize: (width: Int32, height: Int32) = (0, 0)
     private var cursor: Cursor = 0
     private var randrEventBase: Int32 = -1
     private var child: UIChild?
@@ -80,8 +83,8 @@ final class Locker {
         attributes.event_mask = VisibilityChangeMask | StructureNotifyMask
         if cursor == 0 { cursor = XCreateFontCursor(display, UInt32(XC_left_ptr)) }
         attributes.cursor = cursor
-        cover = XCreateWindow(display, root, 0, 0,
-                              UInt32(XDisplayWidth(display, screen)), UInt32(XDisplayHeight(display, screen)),
+        coverSize = (XDisplayWidth(display, screen), XDisplayHeight(display, screen))
+        cover = XCreateWindow(display, root, 0, 0, UInt32(coverSize.width), UInt32(coverSize.height),
                               0, Int32(CopyFromParent), UInt32(InputOutput), nil,
                               UInt(CWOverrideRedirect | CWBackPixel | CWEventMask | CWCursor), &attributes)
         XStoreName(display, cover, "pingate-lock")
@@ -165,7 +168,19 @@ final class Locker {
             if event.xmap.window != cover { raiseCover() }
         case ConfigureNotify where event.xconfigure.window == root:
             fitCoverToRoot(width: event.xconfigure.width, height: event.xconfigure.height)
-        case ConfigureNotify where event.xconfigure.window != cover:
+        case ConfigureNotify where event.xconfigure.window == cover:
+            // Any client may move or resize any window, and a cover off the
+            // screen's origin or smaller than it shows the desktop beside it:
+            // back over the whole screen. Once per change: the root's
+            // substructure mask reports it too, and the locker's own fit
+            // comes back here matching.
+            guard event.xconfigure.event == cover else { return }
+            let geometry = event.xconfigure
+            if geometry.x != 0 || geometry.y != 0 || geometry.width != coverSize.width || geometry.height != coverSize.height {
+                Diagnostics.trace("the cover was moved or resized by another client: covering the screen again")
+                fitCoverToRoot(width: coverSize.width, height: coverSize.height)
+            }
+        case ConfigureNotify:
             // Another window was restacked: under a compositor the cover is
             // never told it is obscured, so look whether it went above.
             if isAboveCover(event.xconfigure.window) { raiseCover() }
@@ -260,6 +275,7 @@ final class Locker {
 
     private func fitCoverToRoot(width: Int32, height: Int32) {
         guard width > 0, height > 0 else { return }
+        coverSize = (width, height)
         Diagnostics.trace("screen is now \(width)x\(height): cover resized")
         XMoveResizeWindow(display, cover, 0, 0, UInt32(width), UInt32(height))
         raiseCover()
