@@ -721,6 +721,34 @@ test_doctor_and_init_refuse_a_pingate_group_with_members() {
     assert_not_contains "$out" "has members" "doctor without members"
 }
 
+# A deleted account's record stays in the store, and an account given its
+# uid later would sign in with its PIN: doctor names it, and root removes it
+# by the uid alone (remove and unlock take a uid no account has).
+test_a_deleted_accounts_record_is_named_by_doctor_and_removed_by_uid() {
+    store_reset
+    install_fake_module
+    enroll_pin pgcarol "$PIN"
+    cp /etc/passwd "$SANDBOX/passwd.saved"
+    trap 'cat "$SANDBOX/passwd.saved" > /etc/passwd' EXIT
+    grep -v '^pgcarol:' "$SANDBOX/passwd.saved" > /etc/passwd
+    run "$PINGATE" doctor
+    assert_eq 5 "$rc" "doctor with a deleted account's record: $out"
+    assert_contains "$out" "no account has uid 61003, whose record is still in the store"
+    assert_contains "$out" "fix: pingate remove 61003"
+    run "$PINGATE" unlock 61003
+    assert_eq 0 "$rc" "unlock 61003: $err"; assert_contains "$out" "unlocked 61003"
+    run "$PINGATE" remove 61003
+    assert_eq 0 "$rc" "remove 61003: $err"; assert_contains "$out" "removed the credential of 61003"
+    [ ! -e /var/lib/pingate/61003.record ] || fail "the record is still there"
+    run "$PINGATE" remove 61003
+    assert_eq 4 "$rc" "remove 61003 again"
+    run "$PINGATE" remove nosuchuser
+    assert_eq 4 "$rc" "remove of an unknown name"; assert_contains "$err" "no such user 'nosuchuser'"
+    cat "$SANDBOX/passwd.saved" > /etc/passwd
+    run "$PINGATE" doctor
+    assert_not_contains "$out" "no account has uid" "doctor after the remove"
+}
+
 # A group entry larger than any fixed buffer (8,000 members, about 72 KB)
 # is still found: the lookup grows its buffer on ERANGE instead of saying the
 # group does not exist.

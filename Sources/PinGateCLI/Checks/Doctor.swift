@@ -160,6 +160,12 @@ struct Doctor {
             do {
                 guard try store.readRecord(uid: uid) != nil else { continue }
                 good += 1
+                // A deleted account's record: whoever is given the uid next
+                // would sign in with its PIN.
+                if SystemUser.lookup(uid: uid) == nil {
+                    add(.problem, L("no account has uid %d, whose record is still in the store: an account given that uid later would take its PIN or pattern", uid),
+                        fix: "pingate remove \(uid)")
+                }
             } catch {
                 let name = SystemUser.lookup(uid: uid)?.name ?? String(uid)
                 add(.problem, "\(error)", fix: "pingate enroll --force \(name)   # or: pingate remove \(name)")

@@ -14,8 +14,8 @@ struct RemoveCommand: RecordCommand {
     let userName: String
     let locations: Locations
 
-    static func change(_ user: SystemUser, with administration: Administration) throws -> Bool {
-        try administration.remove(uid: UInt32(user.uid))
+    static func change(_ owner: RecordOwner, with administration: Administration) throws -> Bool {
+        try administration.remove(uid: owner.uid)
     }
 
     static func nothingToChange(_ user: String) -> String { L("%s has no PIN or pattern; nothing to remove", user) }

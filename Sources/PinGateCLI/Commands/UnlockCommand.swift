@@ -14,9 +14,9 @@ struct UnlockCommand: RecordCommand {
     let userName: String
     let locations: Locations
 
-    static func change(_ user: SystemUser, with administration: Administration) throws -> Bool {
-        guard try administration.unlock(uid: UInt32(user.uid)) else { return false }
-        SystemLog.write(.notice, "unlock: failures cleared by root (user=\(user.name) uid=\(user.uid))")
+    static func change(_ owner: RecordOwner, with administration: Administration) throws -> Bool {
+        guard try administration.unlock(uid: owner.uid) else { return false }
+        SystemLog.write(.notice, "unlock: failures cleared by root (user=\(owner.name) uid=\(owner.uid))")
         return true
     }
 
