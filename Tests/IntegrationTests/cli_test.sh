@@ -291,6 +291,11 @@ test_list_reports_an_unreadable_record_and_exits_5() {
     assert_eq 5 "$rc"; assert_contains "$out" '"error":"record'
     run "$PINGATE" status pgalice
     assert_eq 5 "$rc"; assert_contains "$err" "enroll --force"
+    # status --json keeps its promise of one object, as list --json does.
+    run "$PINGATE" status pgalice --json
+    assert_eq 5 "$rc"; assert_contains "$err" "enroll --force"
+    python3 -c 'import json, sys; d = json.loads(sys.argv[1]); assert d["user"] == "pgalice" and d["error"].startswith("record"), d' "$out" \
+        || fail "status --json of an unreadable record: [$out]"
 }
 
 # --- remove, unlock, verify ---------------------------------------------------

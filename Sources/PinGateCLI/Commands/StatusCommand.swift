@@ -43,7 +43,12 @@ struct StatusCommand: Command {
         if caller.isRoot {
             report = try StatusCommand.report(uid: UInt32(user.uid), user: user.name,
                                               store: try locations.store(), policy: try locations.policy())
-            if let error = report.error { throw CLIError(status: .storeOrConfig, message: error) }
+            if let error = report.error {
+                // --json keeps its promise of one object, "error" set as in
+                // `list --json`; the message and exit 5 follow either way.
+                if json { Output.line(report.json.text) }
+                throw CLIError(status: .storeOrConfig, message: error)
+            }
         } else {
             // What the owner reads (text, or JSON for their own program) tells
             // of the failed attempts, which are then marked seen.
