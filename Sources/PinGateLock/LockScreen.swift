@@ -40,6 +40,9 @@ public struct LockScreen {
     public private(set) var pointer: Point?
     /// False while the PIN or pattern is locked, disabled or unavailable.
     public private(set) var credentialUsable = false
+    /// The password is up because the PIN or pattern could not be used, not
+    /// because the person chose it: when it can be used again, it comes back.
+    private var passwordForced = false
     public var layout: DialogLayout
 
     public init(offer: CredentialOffer, layout: DialogLayout) {
@@ -50,8 +53,15 @@ public struct LockScreen {
     }
 
     /// Shows what `offer` allows: the PIN or pattern when usable (keeping the
-    /// current choice of the password if the person made it), else the password.
+    /// current choice of the password if the person made it, and a password
+    /// they are typing), else the password.
     public mutating func update(offer: CredentialOffer) {
+        defer {
+            if credentialUsable && passwordForced && password.characterCount == 0 {
+                passwordForced = false
+                showCredential()
+            }
+        }
         switch offer {
         case let .pin(length, _):
             if pin == nil || pin?.knownLength != length { pin = PINEntry(length: length) }
@@ -68,6 +78,7 @@ public struct LockScreen {
         case .locked, .disabled, .notEnrolled, .notOffered, .unavailable:
             credentialUsable = false
             mode = .password
+            passwordForced = true
         }
     }
 
@@ -84,6 +95,7 @@ public struct LockScreen {
     public mutating func switchTo(_ newMode: Mode) {
         guard newMode != mode else { return }
         guard newMode == .password || newMode == credentialMode else { return }
+        passwordForced = false
         clearEntries()
         mode = newMode
     }

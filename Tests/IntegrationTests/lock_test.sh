@@ -450,6 +450,47 @@ test_locked_pin_offers_the_password_with_the_time_left() {
     assert_eq 0 "$lock_rc" "locker exit status"
 }
 
+# While the PIN is locked the line above the field counts down each second;
+# a wrong password's "Wrong password" must stay up long enough to be read
+# (it used to be overwritten at the next tick), then the countdown returns.
+test_a_wrong_password_while_the_pin_is_locked_is_shown_before_the_countdown() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    local i before shown held
+    for i in 1 2 3 4 5; do printf '139%s\n' "$i" | "$PINGATE" verify pgalice --stdin >/dev/null 2>&1 || true; done
+    start_lock
+    before=$(grep -c "message: PIN locked for" "$LOG" || true)
+    xdo type --delay 20 "wrong horse"
+    xdo key Return
+    wait_for_log "message: Wrong password" 1 15 || fail "no wrong-password message: $(cat "$LOG")"
+    shown=$(date +%s%N)
+    wait_for_log "message: PIN locked for" $((before + 1)) 10 || fail "the countdown did not come back: $(grep -F 'message:' "$LOG")"
+    held=$(( ($(date +%s%N) - shown) / 1000000 ))
+    echo "    'Wrong password' shown for $held ms, then the countdown"
+    [ "$held" -ge 2500 ] || fail "'Wrong password' was replaced after $held ms"
+    assert_locked
+    assert_eq 5 "$(record_failures pgalice)" "failures"
+}
+
+# A disabled PIN (max_failures) leaves the password; root's `pingate unlock`
+# from elsewhere brings the PIN pad back to the running lock screen, which
+# asks the helper again every 10 s while it has no usable PIN (it asked only
+# once, so a failed status or an unlock left the password until a restart).
+test_a_pin_unlocked_by_root_comes_back_to_a_running_lock_screen() {
+    need_cli; fresh
+    printf 'free_failures = 0\nlockout_timeouts = 1\nmax_failures = 1\n' >> /etc/pingate/pingate.conf
+    enroll pgalice "$TEST_PIN" --pin
+    printf '1397\n' | "$PINGATE" verify pgalice --stdin >/dev/null 2>&1 || true
+    start_lock
+    assert_contains "$(cat "$LOG")" "ready: mode=password"
+    assert_contains "$(grep -F 'offer:' "$LOG")" "disabled"
+    "$PINGATE" unlock pgalice > /dev/null || fail "pingate unlock failed"
+    wait_for_log "mode: pin" 1 15 || fail "the PIN pad did not come back: $(grep -E 'offer:|mode:' "$LOG")"
+    xdo key 4 8 2 1
+    wait_unlocked
+    assert_eq 0 "$lock_rc" "locker exit status"
+}
+
 test_no_pin_goes_straight_to_the_password() {
     need_cli; fresh
     start_lock

@@ -270,6 +270,28 @@ struct PasswordTests {
             #expect(lock.mode == .password)
         }
     }
+
+    @Test("when a lockout ends, the PIN pad comes back unless the person chose the password or is typing it")
+    func lockoutEnds() {
+        let locked = CredentialOffer.locked(seconds: 60, failures: 5, isPattern: false)
+        let usable = CredentialOffer.pin(length: 4, failures: 5)
+        var lock = LockScreen(offer: locked, layout: DialogLayout(monitor: screen, scale: 1, gridSize: 3))
+        #expect(lock.mode == .password)
+        lock.update(offer: usable)
+        #expect(lock.mode == .pin)
+
+        lock.update(offer: locked)
+        _ = lock.handle(key(0x61, "a"))
+        lock.update(offer: usable)
+        #expect(lock.mode == .password)
+        #expect(lock.password.characterCount == 1)
+
+        var chosen = LockScreen(offer: usable, layout: DialogLayout(monitor: screen, scale: 1, gridSize: 3))
+        _ = chosen.handle(key(Keysym.tab))
+        #expect(chosen.mode == .password)
+        chosen.update(offer: usable)
+        #expect(chosen.mode == .password)
+    }
 }
 
 @Suite("Pattern drawing")

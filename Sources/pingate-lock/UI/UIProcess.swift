@@ -19,6 +19,16 @@ final class UIProcess {
     private let userName = Preflight.userName()
     private var message = ""
     private var messageIsAlert = false
+    /// The message is the lockout's countdown, which each tick may rewrite;
+    /// any other message stays up for `messageHoldSeconds` first, or a wrong
+    /// password typed while the PIN is locked would never be read.
+    private var messageIsCountdown = false
+    private var messageShownAt = 0.0
+    private static let messageHoldSeconds = 3.0
+    /// When the helper was last asked; a status that failed, or a disabled
+    /// PIN that root may unlock meanwhile, is asked again this often.
+    private var offerAskedAt = 0.0
+    private static let reaskSeconds = 10.0
     private var feedback: Scene.Feedback = .none
     private var wrongSince = 0.0
     /// The pattern just refused, drawn red for a moment: its cells, one byte
@@ -46,8 +56,7 @@ final class UIProcess {
         display = opened
         setCloseOnExec(XConnectionNumber(display))
         XErrorLog.install()
-        offer = HelperQuery.offer(user: userName)
-        traceOffer()
+        askOffer()
         ModuleKeeper.start(service: Authenticator.service, user: userName)
         createWindow()
         lock = LockScreen(offer: offer, layout: currentLayout())
@@ -179,6 +188,7 @@ final class UIProcess {
             if lock.mode != before {
                 message = Texts.prompt(for: lock.mode)
                 messageIsAlert = false
+                messageIsCountdown = false
                 Diagnostics.trace("mode: \(lock.mode) \(geometryTrace())")
             }
             redraw()
@@ -215,15 +225,16 @@ final class UIProcess {
             unlock()
         }
         if let problem = result.accountProblem {
+            // A right pattern that the account refused is not kept to draw red.
             feedback = .none
+            clearRefused()
             show(Texts.accountProblem(problem), alert: true)
             return
         }
         var stackSkippedTheModule = false
         if mode != .password {
             let failuresBefore = offer.failures
-            offer = HelperQuery.offer(user: userName)
-            traceOffer()
+            askOffer()
             // Nothing counted and not a word from the module: the stack never
             // asked for the PIN (the service is not in pingate.conf's
             // `services`, or the module is not in /etc/pam.d/pingate-lock).
@@ -269,6 +280,7 @@ final class UIProcess {
         if case .unavailable(let reason) = offer { Diagnostics.error("PIN status unavailable: \(reason)") }
         guard let reason = Texts.fallbackReason(offer, secondsLeft: secondsLocked()) else { return }
         show(reason, alert: true)
+        messageIsCountdown = true
     }
 
     private func secondsLocked() -> Int { max(0, Int((lockedUntil - monotonicSeconds()).rounded(.up))) }
@@ -288,20 +300,44 @@ final class UIProcess {
         }
         if case .locked = offer {
             if secondsLocked() == 0 {
-                offer = HelperQuery.offer(user: userName)
+                askOffer()
                 // Still locked (a timeout holds through its last whole
                 // second): count down what it says now, instead of asking
                 // again at every tick.
                 if case let .locked(seconds, _, _) = offer { lockedUntil = monotonicSeconds() + Double(max(seconds, 1)) }
-                traceOffer()
                 lock.update(offer: offer)
-                message = lock.credentialMode != nil ? Texts.prompt(for: lock.mode) : message
+                if lock.credentialMode != nil {
+                    message = Texts.prompt(for: lock.mode)
+                    messageIsCountdown = false
+                }
                 messageIsAlert = lock.credentialMode == nil
             }
-            if let reason = Texts.fallbackReason(offer, secondsLeft: secondsLocked()), reason != message {
+            if let reason = Texts.fallbackReason(offer, secondsLeft: secondsLocked()), reason != message,
+               messageIsCountdown || monotonicSeconds() - messageShownAt >= UIProcess.messageHoldSeconds {
+                if !messageIsCountdown { Diagnostics.trace("message: \(reason)") }
                 message = reason
+                messageIsAlert = true
+                messageIsCountdown = true
                 dirty = true
             }
+        }
+        switch offer {
+        case .unavailable, .disabled:
+            // Without this, one status that missed its deadline, or a PIN
+            // root unlocked elsewhere, left the password only until a restart.
+            guard monotonicSeconds() - offerAskedAt >= UIProcess.reaskSeconds else { break }
+            let before = lock.mode
+            askOffer()
+            lock.update(offer: offer)
+            if lock.mode != before {
+                Diagnostics.trace("mode: \(lock.mode) \(geometryTrace())")
+                message = Texts.prompt(for: lock.mode)
+                messageIsAlert = false
+                messageIsCountdown = false
+                dirty = true
+            }
+        default:
+            break
         }
         if clockText() != lastClock { dirty = true }
         if dirty { redraw() }
@@ -310,6 +346,8 @@ final class UIProcess {
     private func show(_ text: String, alert: Bool) {
         message = text
         messageIsAlert = alert
+        messageIsCountdown = false
+        messageShownAt = monotonicSeconds()
         Diagnostics.trace("message: \(text)")
         redraw()
     }
@@ -333,7 +371,12 @@ final class UIProcess {
         XFlush(display)
     }
 
-    private func traceOffer() { Diagnostics.trace("offer: \(offer)") }
+    /// The helper's answer for the owner, now.
+    private func askOffer() {
+        offer = HelperQuery.offer(user: userName)
+        offerAskedAt = monotonicSeconds()
+        Diagnostics.trace("offer: \(offer)")
+    }
 
     /// Where things are, for tests that click and drag as a person would.
     private func geometryTrace() -> String {
