@@ -10,34 +10,86 @@
 ///     m X Y                  pointer motion
 ///
 /// Numbers are decimal. Anything else is ignored by the reader.
+///
+/// A key's line carries a character of what may be a password, so both ends
+/// work on bytes in place: the line is written into a buffer that is zeroed
+/// after it is sent, and read from the reader's one buffer, which is zeroed
+/// after each line. No String, Substring or other copy is made of it.
 public enum InputEvent: Equatable, Sendable {
     case key(keysym: UInt32, character: Unicode.Scalar?)
     case press(button: Int, x: Int, y: Int)
     case release(button: Int, x: Int, y: Int)
     case motion(x: Int, y: Int)
 
-    public var line: String {
-        switch self {
-        case let .key(keysym, character): return "k \(keysym) \(character?.value ?? 0)\n"
-        case let .press(button, x, y): return "p \(button) \(x) \(y)\n"
-        case let .release(button, x, y): return "r \(button) \(x) \(y)\n"
-        case let .motion(x, y): return "m \(x) \(y)\n"
+    /// The longest line: a kind, three 20-character numbers, spaces, newline.
+    static let maximumLine = 2 + 3 * 21
+
+    /// Calls `body` with the event's line, written into a buffer of its own
+    /// that is zeroed afterwards (no String of it is made).
+    public func withLine<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        var buffer = [UInt8](repeating: 0, count: InputEvent.maximumLine)
+        var count = 0
+        func put(_ byte: UInt8) { buffer[count] = byte; count += 1 }
+        func put(_ number: Int) {
+            put(UInt8(ascii: " "))
+            if number < 0 { put(UInt8(ascii: "-")) }
+            var magnitude = number.magnitude, divisor: UInt = 1
+            while magnitude / divisor >= 10 { divisor *= 10 }
+            repeat {
+                put(UInt8(ascii: "0") + UInt8(magnitude / divisor))
+                magnitude %= divisor
+                divisor /= 10
+            } while divisor > 0
         }
+        switch self {
+        case let .key(keysym, character): put(UInt8(ascii: "k")); put(Int(keysym)); put(Int(character?.value ?? 0))
+        case let .press(button, x, y): put(UInt8(ascii: "p")); put(button); put(x); put(y)
+        case let .release(button, x, y): put(UInt8(ascii: "r")); put(button); put(x); put(y)
+        case let .motion(x, y): put(UInt8(ascii: "m")); put(x); put(y)
+        }
+        put(UInt8(ascii: "\n"))
+        defer { for index in buffer.indices { buffer[index] = 0 } }
+        return buffer.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
     }
 
-    public init?(line: Substring) {
-        let fields = line.split(separator: " ")
-        guard let kind = fields.first else { return nil }
-        let numbers = fields.dropFirst().compactMap { Int($0) }
-        guard numbers.count == fields.count - 1 else { return nil }
-        switch (kind, numbers.count) {
-        case ("k", 2):
-            guard let keysym = UInt32(exactly: numbers[0]), numbers[1] >= 0 else { return nil }
-            let scalar = numbers[1] == 0 ? nil : Unicode.Scalar(UInt32(truncatingIfNeeded: numbers[1]))
+    /// The line as text, for tests (a String of it would outlive a key).
+    var line: String { withLine { String(decoding: $0, as: UTF8.self) } }
+
+    /// Reads one line (without its newline) where it lies: a kind letter and
+    /// decimal numbers, each after one space.
+    init?(line bytes: UnsafeRawBufferPointer) {
+        guard let kind = bytes.first else { return nil }
+        var numbers = (0, 0, 0), count = 0, index = 1
+        while index < bytes.count {
+            guard count < 3, bytes[index] == UInt8(ascii: " ") else { return nil }
+            index += 1
+            let negative = index < bytes.count && bytes[index] == UInt8(ascii: "-")
+            if negative { index += 1 }
+            var value = 0, digits = 0
+            while index < bytes.count, bytes[index] != UInt8(ascii: " ") {
+                let digit = Int(bytes[index]) - Int(UInt8(ascii: "0"))
+                guard (0...9).contains(digit), digits < 18 else { return nil }
+                value = value * 10 + digit
+                digits += 1
+                index += 1
+            }
+            guard digits > 0 else { return nil }
+            if negative { value = -value }
+            switch count {
+            case 0: numbers.0 = value
+            case 1: numbers.1 = value
+            default: numbers.2 = value
+            }
+            count += 1
+        }
+        switch (kind, count) {
+        case (UInt8(ascii: "k"), 2):
+            guard let keysym = UInt32(exactly: numbers.0), numbers.1 >= 0 else { return nil }
+            let scalar = numbers.1 == 0 ? nil : Unicode.Scalar(UInt32(truncatingIfNeeded: numbers.1))
             self = .key(keysym: keysym, character: scalar)
-        case ("p", 3): self = .press(button: numbers[0], x: numbers[1], y: numbers[2])
-        case ("r", 3): self = .release(button: numbers[0], x: numbers[1], y: numbers[2])
-        case ("m", 2): self = .motion(x: numbers[0], y: numbers[1])
+        case (UInt8(ascii: "p"), 3): self = .press(button: numbers.0, x: numbers.1, y: numbers.2)
+        case (UInt8(ascii: "r"), 3): self = .release(button: numbers.0, x: numbers.1, y: numbers.2)
+        case (UInt8(ascii: "m"), 2): self = .motion(x: numbers.0, y: numbers.1)
         default: return nil
         }
     }
@@ -45,31 +97,35 @@ public enum InputEvent: Equatable, Sendable {
 
 /// Splits a byte stream into events; keeps an unfinished line for the next read.
 public struct InputEventReader {
-    private var pending: [UInt8] = []
-    /// A line longer than this is noise, never an event: dropped.
-    private let maximumLine = 64
+    /// One buffer for every line, made once: a line is read where it lies
+    /// and zeroed once read.
+    private var pending: [UInt8]
+    private var count = 0
 
-    public init() {}
+    public init() {
+        pending = [UInt8](repeating: 0, count: InputEvent.maximumLine)
+    }
 
-    public mutating func feed(_ bytes: some Sequence<UInt8>) -> [InputEvent] {
-        var events: [InputEvent] = []
+    /// Hands each whole line's event to `handle`, in order; a line longer
+    /// than any event is noise, dropped.
+    public mutating func feed(_ bytes: some Sequence<UInt8>, _ handle: (InputEvent) -> Void) {
         for byte in bytes {
             if byte == UInt8(ascii: "\n") {
-                if let event = InputEvent(line: Substring(decoding: pending, as: UTF8.self)) {
-                    events.append(event)
-                }
+                let event = count <= InputEvent.maximumLine
+                    ? pending.withUnsafeBytes { InputEvent(line: UnsafeRawBufferPointer(rebasing: $0[..<count])) } : nil
                 wipe()
-            } else if pending.count < maximumLine {
-                pending.append(byte)
+                if let event { handle(event) }
+            } else {
+                if count < InputEvent.maximumLine { pending[count] = byte }
+                count += 1
             }
         }
-        return events
     }
 
     /// Characters of a password pass through here: clear them once read.
     public mutating func wipe() {
         for index in pending.indices { pending[index] = 0 }
-        pending.removeAll(keepingCapacity: true)
+        count = 0
     }
 }
 
@@ -130,29 +186,36 @@ public enum Keysym {
     }
 }
 
-extension InputEvent {
-    /// The characters of UTF-8 text (invalid bytes read as U+FFFD), without
-    /// making a String of what may be part of a password.
-    public static func characters(ofUTF8 bytes: some Sequence<UInt8>) -> [Unicode.Scalar] {
-        var iterator = bytes.makeIterator()
-        var decoder = UTF8()
-        var characters: [Unicode.Scalar] = []
-        while true {
-            switch decoder.decode(&iterator) {
-            case let .scalarValue(scalar): characters.append(scalar)
-            case .error: characters.append("\u{FFFD}")
-            case .emptyInput: return characters
-            }
+/// The characters of UTF-8 text (invalid bytes read as U+FFFD), decoded as
+/// they are read: no String or Array is made of what may be a password.
+public struct UTF8Characters<Bytes: Sequence<UInt8>>: Sequence, IteratorProtocol {
+    private var bytes: Bytes.Iterator
+    private var decoder = UTF8()
+
+    public init(_ bytes: Bytes) { self.bytes = bytes.makeIterator() }
+
+    public mutating func next() -> Unicode.Scalar? {
+        switch decoder.decode(&bytes) {
+        case let .scalarValue(scalar): return scalar
+        case .error: return "\u{FFFD}"
+        case .emptyInput: return nil
         }
     }
+}
 
-    /// The events one key press forwards: its keysym with the first character
-    /// it typed, then any further characters (a Compose sequence can type
-    /// more than one) with keysym 0. Control characters are not text (Ctrl+U
+extension InputEvent {
+    /// The events one key press forwards, each handed to `forward` as it is
+    /// made (no array of them): its keysym with the first character it
+    /// typed, then any further characters (a Compose sequence can type more
+    /// than one) with keysym 0. Control characters are not text (Ctrl+U
     /// types 0x15): a password holds only printable characters.
-    public static func keyPress(keysym: UInt32, typed characters: [Unicode.Scalar]) -> [InputEvent] {
-        let printable = characters.filter { $0.properties.generalCategory != .control }
-        guard let first = printable.first else { return keysym == 0 ? [] : [.key(keysym: keysym, character: nil)] }
-        return [.key(keysym: keysym, character: first)] + printable.dropFirst().map { .key(keysym: 0, character: $0) }
+    public static func keyPress(keysym: UInt32, typed characters: some Sequence<Unicode.Scalar>,
+                                _ forward: (InputEvent) -> Void) {
+        var first = true
+        for character in characters where character.properties.generalCategory != .control {
+            forward(.key(keysym: first ? keysym : 0, character: character))
+            first = false
+        }
+        if first && keysym != 0 { forward(.key(keysym: keysym, character: nil)) }
     }
 }

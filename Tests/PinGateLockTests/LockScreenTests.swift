@@ -118,16 +118,23 @@ struct EntryStorageTests {
     }
 }
 
+/// The events a key press forwards, collected (tests only).
+func events(_ keysym: UInt32, _ typed: [Unicode.Scalar]) -> [InputEvent] {
+    var forwarded: [InputEvent] = []
+    InputEvent.keyPress(keysym: keysym, typed: typed) { forwarded.append($0) }
+    return forwarded
+}
+
 @Suite("Key presses forwarded")
 struct KeyPressTests {
     @Test("a layout's own characters pass; controls do not; a compose result of two characters makes two events")
     func forwarded() {
-        #expect(InputEvent.keyPress(keysym: 0x6d6, typed: ["ж"]) == [.key(keysym: 0x6d6, character: "ж")])
-        #expect(InputEvent.keyPress(keysym: 0x75, typed: ["\u{15}"]) == [.key(keysym: 0x75, character: nil)])
-        #expect(InputEvent.keyPress(keysym: 0, typed: ["a", "\u{301}"]) == [.key(keysym: 0, character: "a"), .key(keysym: 0, character: "\u{301}")])
-        #expect(InputEvent.keyPress(keysym: 0, typed: []) == [])
-        #expect(InputEvent.characters(ofUTF8: Array("жα".utf8)) == ["ж", "α"])
-        #expect(InputEvent.characters(ofUTF8: [0xff, 0x41]) == ["\u{FFFD}", "A"])
+        #expect(events(0x6d6, ["ж"]) == [.key(keysym: 0x6d6, character: "ж")])
+        #expect(events(0x75, ["\u{15}"]) == [.key(keysym: 0x75, character: nil)])
+        #expect(events(0, ["a", "\u{301}"]) == [.key(keysym: 0, character: "a"), .key(keysym: 0, character: "\u{301}")])
+        #expect(events(0, []) == [])
+        #expect(Array(UTF8Characters(Array("жα".utf8))) == ["ж", "α"])
+        #expect(Array(UTF8Characters([0xff, 0x41])) == ["\u{FFFD}", "A"])
     }
 
     @Test("without an input method: Latin-1 and Unicode keysyms type their character, others nothing")
@@ -141,7 +148,7 @@ struct KeyPressTests {
     @Test("a password typed in another script reaches the field")
     func cyrillicPassword() {
         var lock = LockScreen(offer: .notEnrolled, layout: DialogLayout(monitor: screen, scale: 1, gridSize: 3))
-        for event in InputEvent.keyPress(keysym: 0x6d6, typed: ["ж"]) + InputEvent.keyPress(keysym: 0x7e1, typed: ["α"]) {
+        for event in events(0x6d6, ["ж"]) + events(0x7e1, ["α"]) {
             _ = lock.handle(event)
         }
         #expect(text(lock.handle(key(Keysym.return))) == "жα")
@@ -402,10 +409,21 @@ struct ProtocolTests {
                                     .press(button: 1, x: 10, y: 20), .motion(x: 11, y: 21), .release(button: 1, x: 12, y: 22)]
         let bytes = Array(events.map(\.line).joined().utf8)
         var reader = InputEventReader()
-        let first = reader.feed(bytes[..<7])
-        let rest = reader.feed(bytes[7...])
-        #expect(first + rest == events)
-        #expect(reader.feed(Array("garbage\nk x y\n".utf8)).isEmpty)
+        var read: [InputEvent] = []
+        reader.feed(bytes[..<7]) { read.append($0) }
+        reader.feed(bytes[7...]) { read.append($0) }
+        #expect(read == events)
+        var noise: [InputEvent] = []
+        let tooLong = "k 1 " + String(repeating: "1", count: 80) + "\n"
+        for junk in ["garbage\n", "k x y\n", "k 1\n", "k  1 2\n", "k 1 2 \n", "m 1 2 3 4\n", "\n", tooLong, "p 1 2 -\n"] {
+            reader.feed(Array(junk.utf8)) { noise.append($0) }
+        }
+        #expect(noise.isEmpty)
+        var extremes: [InputEvent] = []
+        let wide: [InputEvent] = [.motion(x: -5, y: 0), .press(button: 3, x: 999_999_999_999_999_999, y: -999_999_999_999_999_999),
+                                  .key(keysym: UInt32.max, character: "\u{10FFFF}")]
+        reader.feed(Array(wide.map(\.line).joined().utf8)) { extremes.append($0) }
+        #expect(extremes == wide)
     }
 
     @Test("the dialog shrinks to fit a small screen and grows with the DPI")

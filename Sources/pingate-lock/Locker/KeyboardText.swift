@@ -33,21 +33,30 @@ final class KeyboardText {
         XFilterEvent(&event, 0) != 0
     }
 
-    /// The keysym and the characters of a key press.
-    func lookUp(_ event: inout XKeyEvent) -> (keysym: UInt32, typed: [Unicode.Scalar]) {
+    /// The events of a key press, its keysym and the characters it typed,
+    /// each handed to `forward` (`InputEvent.keyPress`). The text is looked up
+    /// into a buffer zeroed afterwards, and decoded where it lies.
+    func lookUp(_ event: inout XKeyEvent, _ forward: (InputEvent) -> Void) {
         var keysym: KeySym = 0
         var buffer = [CChar](repeating: 0, count: 64)
         defer { for index in buffer.indices { buffer[index] = 0 } }
         guard let context else {
             _ = XLookupString(&event, &buffer, Int32(buffer.count - 1), &keysym, nil)
             let code = UInt32(truncatingIfNeeded: keysym)
-            return (code, Keysym.character(of: code).map { [$0] } ?? [])
+            if let character = Keysym.character(of: code) {
+                InputEvent.keyPress(keysym: code, typed: CollectionOfOne(character), forward)
+            } else {
+                InputEvent.keyPress(keysym: code, typed: EmptyCollection(), forward)
+            }
+            return
         }
         var status: Int32 = 0
         let count = Xutf8LookupString(context, &event, &buffer, Int32(buffer.count - 1), &keysym, &status)
         let hasKeysym = status == XLookupKeySym || status == XLookupBoth
         let hasText = (status == XLookupChars || status == XLookupBoth) && count > 0
-        let typed = hasText ? InputEvent.characters(ofUTF8: buffer[..<Int(count)].lazy.map { UInt8(bitPattern: $0) }) : []
-        return (hasKeysym ? UInt32(truncatingIfNeeded: keysym) : 0, typed)
+        buffer.withUnsafeBytes { bytes in
+            let text = UnsafeRawBufferPointer(rebasing: bytes[..<(hasText ? Int(count) : 0)])
+            InputEvent.keyPress(keysym: hasKeysym ? UInt32(truncatingIfNeeded: keysym) : 0, typed: UTF8Characters(text), forward)
+        }
     }
 }

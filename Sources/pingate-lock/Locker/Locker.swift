@@ -154,8 +154,7 @@ final class Locker {
             // (The stamps still show a secret's length and rhythm: the trace
             // is for tests only, as pingate-lock(1) says.)
             Diagnostics.trace("key press \(traceTime())")
-            let (keysym, typed) = keyboard.lookUp(&event.xkey)
-            InputEvent.keyPress(keysym: keysym, typed: typed).forEach(forward)
+            keyboard.lookUp(&event.xkey, forward)
         case ButtonPress:
             forward(.press(button: Int(event.xbutton.button), x: Int(event.xbutton.x_root), y: Int(event.xbutton.y_root)))
         case ButtonRelease:

@@ -110,9 +110,7 @@ final class UIChild {
     }
 
     func send(_ event: InputEvent) {
-        var bytes = Array(event.line.utf8)
-        _ = bytes.withUnsafeBytes { write(inputFD, $0.baseAddress, $0.count) }
-        for index in bytes.indices { bytes[index] = 0 }
+        _ = event.withLine { write(inputFD, $0.baseAddress, $0.count) }
     }
 
     /// Reads what the status pipe holds now (it never blocks, and a writer

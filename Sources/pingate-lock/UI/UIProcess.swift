@@ -150,7 +150,7 @@ final class UIProcess {
                     return 1
                 }
                 if count > 0 {
-                    for event in reader.feed(buffer[..<count]) { handleInput(event) }
+                    reader.feed(buffer[..<count]) { handleInput($0) }
                 }
                 buffer.wipe()  // a password's characters pass through, one key at a time
             }
