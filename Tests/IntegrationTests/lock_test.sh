@@ -491,6 +491,23 @@ test_a_pin_unlocked_by_root_comes_back_to_a_running_lock_screen() {
     assert_eq 0 "$lock_rc" "locker exit status"
 }
 
+# When a lockout runs out the PIN pad comes back by itself, drawn at once
+# (the lockout forced the password; the person did not choose it), and the
+# PIN typed on it unlocks.
+test_the_pin_pad_comes_back_when_a_lockout_runs_out() {
+    need_cli; fresh
+    printf 'free_failures = 0\nlockout_timeouts = 2\nmax_failures = 5\n' >> /etc/pingate/pingate.conf
+    enroll pgalice "$TEST_PIN" --pin
+    printf '1397\n' | "$PINGATE" verify pgalice --stdin >/dev/null 2>&1 || true
+    start_lock
+    assert_contains "$(cat "$LOG")" "ready: mode=password"
+    wait_for_log "mode: pin" 1 8 || fail "the PIN pad did not come back: $(grep -E 'offer:|mode:|message:' "$LOG")"
+    wait_for_log "message: Enter your PIN" 1 2 || fail "the line above the pad was not said afresh: $(grep -F 'message:' "$LOG")"
+    xdo key 4 8 2 1
+    wait_unlocked
+    assert_eq 0 "$lock_rc" "locker exit status"
+}
+
 test_no_pin_goes_straight_to_the_password() {
     need_cli; fresh
     start_lock

@@ -25,10 +25,14 @@ final class UIProcess {
     private var messageIsCountdown = false
     private var messageShownAt = 0.0
     private static let messageHoldSeconds = 3.0
-    /// When the helper was last asked; a status that failed, or a disabled
-    /// PIN that root may unlock meanwhile, is asked again this often.
+    /// When the helper was last asked, and whether its answer may change
+    /// while the screen stays locked (`HelperQuery.offer`): then it is asked
+    /// again, after 10 s, and twice as long each time the answer stays the
+    /// same, up to 160 s (each ask runs the helper, which logs it).
     private var offerAskedAt = 0.0
-    private static let reaskSeconds = 10.0
+    private var offerMayChange = false
+    private var reaskSeconds = UIProcess.firstReaskSeconds
+    private static let firstReaskSeconds = 10.0, longestReaskSeconds = 160.0
     private var feedback: Scene.Feedback = .none
     private var wrongSince = 0.0
     /// The pattern just refused, drawn red for a moment: its cells, one byte
@@ -299,19 +303,14 @@ final class UIProcess {
             dirty = true
         }
         if case .locked = offer {
-            if secondsLocked() == 0 {
-                askOffer()
-                // Still locked (a timeout holds through its last whole
-                // second): count down what it says now, instead of asking
-                // again at every tick.
-                if case let .locked(seconds, _, _) = offer { lockedUntil = monotonicSeconds() + Double(max(seconds, 1)) }
-                lock.update(offer: offer)
-                if lock.credentialMode != nil {
-                    message = Texts.prompt(for: lock.mode)
-                    messageIsCountdown = false
-                }
-                messageIsAlert = lock.credentialMode == nil
-            }
+            if secondsLocked() == 0 { reask() }
+        }
+        if offerMayChange && monotonicSeconds() - offerAskedAt >= reaskSeconds {
+            // One status that missed its deadline, or a PIN root unlocked
+            // elsewhere, would otherwise leave the password until a restart.
+            reask()
+        }
+        if case .locked = offer {
             if let reason = Texts.fallbackReason(offer, secondsLeft: secondsLocked()), reason != message,
                messageIsCountdown || monotonicSeconds() - messageShownAt >= UIProcess.messageHoldSeconds {
                 if !messageIsCountdown { Diagnostics.trace("message: \(reason)") }
@@ -320,24 +319,6 @@ final class UIProcess {
                 messageIsCountdown = true
                 dirty = true
             }
-        }
-        switch offer {
-        case .unavailable, .disabled:
-            // Without this, one status that missed its deadline, or a PIN
-            // root unlocked elsewhere, left the password only until a restart.
-            guard monotonicSeconds() - offerAskedAt >= UIProcess.reaskSeconds else { break }
-            let before = lock.mode
-            askOffer()
-            lock.update(offer: offer)
-            if lock.mode != before {
-                Diagnostics.trace("mode: \(lock.mode) \(geometryTrace())")
-                message = Texts.prompt(for: lock.mode)
-                messageIsAlert = false
-                messageIsCountdown = false
-                dirty = true
-            }
-        default:
-            break
         }
         if clockText() != lastClock { dirty = true }
         if dirty { redraw() }
@@ -373,9 +354,32 @@ final class UIProcess {
 
     /// The helper's answer for the owner, now.
     private func askOffer() {
-        offer = HelperQuery.offer(user: userName)
+        (offer, offerMayChange) = HelperQuery.offer(user: userName)
         offerAskedAt = monotonicSeconds()
         Diagnostics.trace("offer: \(offer)")
+    }
+
+    /// Asks the helper again while locked and shows what its answer allows:
+    /// the PIN pad or grid when it can be used again (LockScreen keeps a
+    /// password the person chose or is typing), laid out for the pattern's
+    /// grid, with the line above the field said afresh and the screen redrawn.
+    private func reask() {
+        let before = (mode: lock.mode, offer: offer)
+        askOffer()
+        // Still locked (a timeout holds through its last whole second): count
+        // down what it says now, instead of asking again at every tick.
+        if case let .locked(seconds, _, _) = offer { lockedUntil = monotonicSeconds() + Double(max(seconds, 1)) }
+        reaskSeconds = offer == before.offer ? min(reaskSeconds * 2, UIProcess.longestReaskSeconds) : UIProcess.firstReaskSeconds
+        lock.update(offer: offer)
+        if lock.layout.gridSize != gridSize { lock.layout = currentLayout() }
+        if lock.mode != before.mode { Diagnostics.trace("mode: \(lock.mode) \(geometryTrace())") }
+        guard lock.mode != before.mode || offer != before.offer else { return }
+        if let reason = Texts.fallbackReason(offer, secondsLeft: secondsLocked()) {
+            show(reason, alert: true)
+            messageIsCountdown = true
+        } else {
+            show(Texts.prompt(for: lock.mode), alert: false)
+        }
     }
 
     /// Where things are, for tests that click and drag as a person would.
