@@ -636,8 +636,11 @@ do_uninstall() {
         # stay readable by whatever group is given the removed group's gid.
         if [ -z "$ROOT" ] && [ -e "$PINGATE_LOADED_KEY_DIR" ]; then
             if mountpoint -q "$PINGATE_LOADED_KEY_DIR"; then umount "$PINGATE_LOADED_KEY_DIR" || true; fi
-            rm -rf -- "${PINGATE_LOADED_KEY_DIR:?}"
-            say removed "$PINGATE_LOADED_KEY_DIR/ (the key loaded into memory)"
+            if ! mountpoint -q "$PINGATE_LOADED_KEY_DIR" && rm -rf -- "${PINGATE_LOADED_KEY_DIR:?}"; then
+                say removed "$PINGATE_LOADED_KEY_DIR/ (the key loaded into memory)"
+            else
+                echo "warning: could not unmount and remove $PINGATE_LOADED_KEY_DIR (the key loaded into memory); it goes at the next reboot, or run: umount $PINGATE_LOADED_KEY_DIR && rm -rf $PINGATE_LOADED_KEY_DIR" >&2
+            fi
         fi
         remove_empty_directory /etc/pingate
         remove_group

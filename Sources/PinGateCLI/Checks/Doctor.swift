@@ -162,7 +162,7 @@ struct Doctor {
                 good += 1
                 // A deleted account's record: whoever is given the uid next
                 // would sign in with its PIN.
-                if SystemUser.lookup(uid: uid) == nil {
+                if SystemUser.exists(uid: uid) == false {
                     add(.problem, L("no account has uid %d, whose record is still in the store: an account given that uid later would take its PIN or pattern", uid),
                         fix: "pingate remove \(uid)")
                 }

@@ -15,6 +15,21 @@ public struct SystemUser: Sendable, Equatable {
         lookup { entry, buffer, size, result in getpwuid_r(uid, entry, buffer, size, result) }
     }
 
+    /// Whether the passwd database has an entry for `uid`; nil when it could
+    /// not say (a directory service out of reach), so that an outage is never
+    /// taken for a deleted account.
+    public static func exists(uid: UserID) -> Bool? {
+        var entry = passwd()
+        var result: UnsafeMutablePointer<passwd>? = nil
+        return withNSSBuffer({ getpwuid_r(uid, &entry, $0, $1, &result) }) { status in
+            switch status {
+            case 0: return result != nil
+            case ENOENT, ESRCH, EBADF, EPERM: return false  // getpwuid_r(3): "not found"
+            default: return nil
+            }
+        }
+    }
+
     /// The names of many uids: one pass over the passwd database (getpwent)
     /// instead of a getpwuid per uid, each of which scans all of /etc/passwd —
     /// quadratic for `pingate list` (10,000 users: 6.6 s, now 0.1 s). The
@@ -108,16 +123,21 @@ public struct SystemGroup: Sendable, Equatable {
 /// the call writes all it returns, and zeroing a fixed 64 KiB cost a quarter
 /// of a helper run's instructions (and still failed a group larger than it).
 func withNSSBuffer<Result>(_ lookup: (UnsafeMutablePointer<CChar>, Int) -> CInt, read: () -> Result?) -> Result? {
+    withNSSBuffer(lookup) { status in status == 0 ? read() : nil }
+}
+
+/// The same, for a caller that tells the lookup's failures apart: `finish`
+/// gets its status once the buffer was large enough (or the largest failed).
+func withNSSBuffer<Result>(_ lookup: (UnsafeMutablePointer<CChar>, Int) -> CInt, finish: (CInt) -> Result) -> Result {
     var size = 4096
-    while size <= 16 << 20 {
+    while true {
         let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: size)
         defer { buffer.deallocate() }
         let status = lookup(buffer, size)
-        if status == ERANGE {
+        if status == ERANGE && size < 16 << 20 {
             size *= 2
             continue
         }
-        return status == 0 ? read() : nil
+        return finish(status)
     }
-    return nil
 }
