@@ -634,12 +634,16 @@ do_uninstall() {
         if [ -e "$ROOT$PINGATE_STORE" ]; then rm -rf -- "$ROOT${PINGATE_STORE:?}"; say removed "$PINGATE_STORE/ (the store)"; fi
         # The key loaded into memory goes with the store: left there, it would
         # stay readable by whatever group is given the removed group's gid.
+        # The key first, so that a mount too busy to go takes no key with it.
         if [ -z "$ROOT" ] && [ -e "$PINGATE_LOADED_KEY_DIR" ]; then
-            if mountpoint -q "$PINGATE_LOADED_KEY_DIR"; then umount "$PINGATE_LOADED_KEY_DIR" || true; fi
-            if ! mountpoint -q "$PINGATE_LOADED_KEY_DIR" && rm -rf -- "${PINGATE_LOADED_KEY_DIR:?}"; then
+            find "${PINGATE_LOADED_KEY_DIR:?}" -mindepth 1 -delete 2>/dev/null || true
+            if mountpoint -q "$PINGATE_LOADED_KEY_DIR"; then
+                umount "$PINGATE_LOADED_KEY_DIR" 2>/dev/null || umount -l "$PINGATE_LOADED_KEY_DIR" 2>/dev/null || true
+            fi
+            if rmdir "$PINGATE_LOADED_KEY_DIR" 2>/dev/null; then
                 say removed "$PINGATE_LOADED_KEY_DIR/ (the key loaded into memory)"
             else
-                echo "warning: could not unmount and remove $PINGATE_LOADED_KEY_DIR (the key loaded into memory); it goes at the next reboot, or run: umount $PINGATE_LOADED_KEY_DIR && rm -rf $PINGATE_LOADED_KEY_DIR" >&2
+                echo "warning: could not remove $PINGATE_LOADED_KEY_DIR entirely: $(ls -A "$PINGATE_LOADED_KEY_DIR" 2>&1 | tr '\n' ' ')" >&2
             fi
         fi
         remove_empty_directory /etc/pingate

@@ -337,6 +337,22 @@ test_purge_removes_the_key_loaded_into_memory() {
     assert_contains "$out" "/run/pingate/ (the key loaded into memory)"
 }
 
+# A process that keeps the ramfs busy cannot keep the key: it is removed
+# before the unmount is tried, and the purge goes on to the group.
+test_purge_removes_the_loaded_key_even_from_a_busy_mount() {
+    install_pingate > /dev/null
+    mount -t tmpfs -o mode=755 tmpfs /run || fail "cannot mount a private /run"
+    local holder
+    mkdir -p /run/pingate && mount -t ramfs ramfs /run/pingate || fail "cannot mount a ramfs on /run/pingate"
+    head -c 32 /dev/urandom > /run/pingate/machine.key
+    (cd /run/pingate && exec sleep 30) &
+    holder=$!
+    trap "kill $holder 2>/dev/null; umount -l /run" EXIT
+    local out; out="$("$INSTALL" --uninstall --purge 2>&1)" || fail "--uninstall --purge failed: $out"
+    [ ! -e /run/pingate/machine.key ] || fail "the loaded key is still there"
+    ! getent group pingate > /dev/null || fail "the purge stopped before the group"
+}
+
 test_staged_root_uses_the_target_group_and_touches_nothing_else() {
     local stage="$OVERLAY/stage"
     mkdir -p "$stage/etc"

@@ -16,17 +16,14 @@ public struct SystemUser: Sendable, Equatable {
     }
 
     /// Whether the passwd database has an entry for `uid`; nil when it could
-    /// not say (a directory service out of reach), so that an outage is never
-    /// taken for a deleted account.
+    /// not say, so that an outage is never taken for a deleted account. Only
+    /// glibc's own "not found" (status 0, no entry) is a no: some directory
+    /// services' modules report being out of reach as ENOENT.
     public static func exists(uid: UserID) -> Bool? {
         var entry = passwd()
         var result: UnsafeMutablePointer<passwd>? = nil
         return withNSSBuffer({ getpwuid_r(uid, &entry, $0, $1, &result) }) { status in
-            switch status {
-            case 0: return result != nil
-            case ENOENT, ESRCH, EBADF, EPERM: return false  // getpwuid_r(3): "not found"
-            default: return nil
-            }
+            status == 0 ? result != nil : nil
         }
     }
 

@@ -11,18 +11,19 @@ enum HelperQuery {
 
     /// The offer, and whether it may change while the screen stays locked
     /// without anything done here: a PIN disabled (root may unlock it), a
-    /// store error (a sealed key not loaded yet after a resume) or a helper
-    /// that could not answer (missing, stopped, past its deadline). Not an
-    /// answer that holds for the whole lock: not at the machine, password
-    /// first, no credential, not offered.
+    /// store error (a sealed key not loaded yet after a resume), not at the
+    /// machine (the session comes back to the front, a remote session ends),
+    /// password first (logind could not be read), or a helper that could not
+    /// answer (missing, stopped, past its deadline). Not: a usable or locked
+    /// PIN (the lockout's own countdown asks again), none, not offered.
     static func offer(user: String) -> (offer: CredentialOffer, mayChange: Bool) {
         let request = HelperRequest(operation: .status, user: user, service: Authenticator.service)
         do {
             let answer = try HelperClient(timeoutSeconds: deadlineSeconds).send(request)
             let offer = CredentialOffer(answer)
             switch answer.statusOutcome {
-            case .disabled, .storeError: return (offer, true)
-            default: return (offer, false)
+            case .disabled, .storeError, .notLocal, .passwordFirst: return (offer, true)
+            case .enrolled, .locked, .notEnrolled, .notOffered: return (offer, false)
             }
         } catch {
             return (.unavailable(reason: error.description), true)

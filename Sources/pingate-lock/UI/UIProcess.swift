@@ -374,6 +374,9 @@ final class UIProcess {
         if lock.layout.gridSize != gridSize { lock.layout = currentLayout() }
         if lock.mode != before.mode { Diagnostics.trace("mode: \(lock.mode) \(geometryTrace())") }
         guard lock.mode != before.mode || offer != before.offer else { return }
+        // Still locked (a timeout holds through its last whole second): the
+        // countdown in tick() says so, after a message it must let be read.
+        if case .locked = offer, lock.mode == before.mode { return }
         if let reason = Texts.fallbackReason(offer, secondsLeft: secondsLocked()) {
             show(reason, alert: true)
             messageIsCountdown = true
