@@ -838,13 +838,20 @@ test_a_screen_that_grows_or_shrinks_while_locked_stays_covered() {
     command -v Xephyr >/dev/null || skip "no Xephyr (apt: xserver-xephyr; Tests/run-all.sh installs it)"
     need_cli; fresh
     enroll pgalice "$TEST_PIN" --pin
-    local outer=$DISPLAY nested=":$((DISPLAY_NUMBER + 1))" xephyr host size
-    Xephyr "$nested" -resizeable -screen 800x600 -ac -noreset -nolisten tcp >"$SANDBOX/xephyr.log" 2>&1 &
+    local outer=$DISPLAY nested xephyr host size number_file="$SANDBOX/xephyr.display"
+    # On a display Xephyr picks itself (-displayfd, as start_xvfb): a number
+    # guessed next to the outer one may be taken, and then nothing comes up.
+    : > "$number_file"
+    Xephyr -displayfd 3 -resizeable -screen 800x600 -ac -noreset -nolisten tcp 3>"$number_file" >"$SANDBOX/xephyr.log" 2>&1 &
     xephyr=$!
     trap 'rc=$?; stop_lock; kill "$xephyr" 2>/dev/null; exit $rc' EXIT
     local i
+    for i in $(seq 100); do [ -s "$number_file" ] && break; sleep 0.1; done
+    nested=":$(tr -dc 0-9 < "$number_file")"
+    [ "$nested" != ":" ] || fail "Xephyr did not start: $(cat "$SANDBOX/xephyr.log")"
     for i in $(seq 100); do DISPLAY=$nested xdpyinfo >/dev/null 2>&1 && break; sleep 0.1; done
-    host=$(xdotool search --sync --class Xephyr | head -n 1)
+    host=$(timeout 10 xdotool search --sync --class Xephyr | head -n 1)
+    [ -n "$host" ] || fail "no Xephyr window on $outer: $(cat "$SANDBOX/xephyr.log")"
     DISPLAY=$nested
     start_lock
     for size in 1200x900 640x480; do
