@@ -472,17 +472,23 @@ test_a_wrong_password_while_the_pin_is_locked_is_shown_before_the_countdown() {
     assert_eq 5 "$(record_failures pgalice)" "failures"
 }
 
+# lock_after_one_wrong_pin SETTING...: pgalice's PIN under these pingate.conf
+# lines, one wrong guess, then the lock screen, which starts with the password.
+lock_after_one_wrong_pin() {
+    printf '%s\n' "$@" >> /etc/pingate/pingate.conf
+    enroll pgalice "$TEST_PIN" --pin
+    printf '1397\n' | "$PINGATE" verify pgalice --stdin >/dev/null 2>&1 || true
+    start_lock
+    assert_contains "$(cat "$LOG")" "ready: mode=password"
+}
+
 # A disabled PIN (max_failures) leaves the password; root's `pingate unlock`
 # from elsewhere brings the PIN pad back to the running lock screen, which
 # asks the helper again every 10 s while it has no usable PIN (it asked only
 # once, so a failed status or an unlock left the password until a restart).
 test_a_pin_unlocked_by_root_comes_back_to_a_running_lock_screen() {
     need_cli; fresh
-    printf 'free_failures = 0\nlockout_timeouts = 1\nmax_failures = 1\n' >> /etc/pingate/pingate.conf
-    enroll pgalice "$TEST_PIN" --pin
-    printf '1397\n' | "$PINGATE" verify pgalice --stdin >/dev/null 2>&1 || true
-    start_lock
-    assert_contains "$(cat "$LOG")" "ready: mode=password"
+    lock_after_one_wrong_pin "free_failures = 0" "lockout_timeouts = 1" "max_failures = 1"
     assert_contains "$(grep -F 'offer:' "$LOG")" "disabled"
     "$PINGATE" unlock pgalice > /dev/null || fail "pingate unlock failed"
     wait_for_log "mode: pin" 1 15 || fail "the PIN pad did not come back: $(grep -E 'offer:|mode:' "$LOG")"
@@ -496,11 +502,7 @@ test_a_pin_unlocked_by_root_comes_back_to_a_running_lock_screen() {
 # PIN typed on it unlocks.
 test_the_pin_pad_comes_back_when_a_lockout_runs_out() {
     need_cli; fresh
-    printf 'free_failures = 0\nlockout_timeouts = 2\nmax_failures = 5\n' >> /etc/pingate/pingate.conf
-    enroll pgalice "$TEST_PIN" --pin
-    printf '1397\n' | "$PINGATE" verify pgalice --stdin >/dev/null 2>&1 || true
-    start_lock
-    assert_contains "$(cat "$LOG")" "ready: mode=password"
+    lock_after_one_wrong_pin "free_failures = 0" "lockout_timeouts = 2" "max_failures = 5"
     wait_for_log "mode: pin" 1 8 || fail "the PIN pad did not come back: $(grep -E 'offer:|mode:|message:' "$LOG")"
     wait_for_log "message: Enter your PIN" 1 2 || fail "the line above the pad was not said afresh: $(grep -F 'message:' "$LOG")"
     xdo key 4 8 2 1
