@@ -56,12 +56,6 @@ public struct LockScreen {
     /// current choice of the password if the person made it, and a password
     /// they are typing), else the password.
     public mutating func update(offer: CredentialOffer) {
-        defer {
-            if credentialUsable && passwordForced && password.characterCount == 0 {
-                passwordForced = false
-                showCredential()
-            }
-        }
         switch offer {
         case let .pin(length, _):
             if pin == nil || pin?.knownLength != length { pin = PINEntry(length: length) }
@@ -80,6 +74,9 @@ public struct LockScreen {
             mode = .password
             passwordForced = true
         }
+        // Usable again after a forced password: the credential comes back
+        // (switchTo ends the forcing), unless a password is being typed.
+        if credentialUsable && passwordForced && password.characterCount == 0 { showCredential() }
     }
 
     /// The credential's own mode, for the first screen and the switch button.
