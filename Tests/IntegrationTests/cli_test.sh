@@ -346,6 +346,9 @@ test_status_and_verify_tell_the_owner_of_failed_attempts_once() {
     verify pgalice "$PIN"
     run "$PINGATE" status pgalice
     assert_contains "$out" "2 failed PIN attempts since your last PIN sign-in" "root's status"
+    # LP fills the count itself: a second count in its arguments took the time's place.
+    grep -Eq "since your last PIN sign-in, the first at [0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8} " <<< "$out" ||
+        fail "no time of the first failure in root's status: $out"
     run "$PINGATE" status pgalice --json
     assert_eq 2 "$(json_field unseen_failures <<< "$out")" "root's JSON"
     run as_user pgalice "$PINGATE" status
@@ -359,7 +362,8 @@ test_status_and_verify_tell_the_owner_of_failed_attempts_once() {
     verify pgalice "$PIN"
     run as_user pgalice bash -c "printf '$PIN\n' | '$PINGATE' verify pgalice --stdin"
     assert_eq 0 "$rc" "exit: $err"
-    assert_contains "$out" "1 failed PIN attempt since your last PIN sign-in, at " "the owner's verify"
+    grep -Eq "1 failed PIN attempt since your last PIN sign-in, at [0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8} " <<< "$out" ||
+        fail "the owner's verify did not tell the failed attempt and its time: $out"
     run as_user pgalice bash -c "printf '$PIN\n' | '$PINGATE' verify pgalice --stdin"
     assert_not_contains "$out" "failed PIN attempt" "the next verify"
 }

@@ -7,8 +7,8 @@ extension FailureNotice {
         let when = Output.time(firstAt)
         return kind == .pattern
             ? LP("%d failed pattern attempt since your last pattern sign-in, at %s",
-                 "%d failed pattern attempts since your last pattern sign-in, the first at %s", failures, failures, when)
+                 "%d failed pattern attempts since your last pattern sign-in, the first at %s", failures, when)
             : LP("%d failed PIN attempt since your last PIN sign-in, at %s",
-                 "%d failed PIN attempts since your last PIN sign-in, the first at %s", failures, failures, when)
+                 "%d failed PIN attempts since your last PIN sign-in, the first at %s", failures, when)
     }
 }
