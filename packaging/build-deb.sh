@@ -27,6 +27,13 @@
 # with dlopen, which dpkg-shlibdeps cannot see) and pingate (= version)
 # (pingate-lock).
 #
+# One set of packages installs on Debian 12 and on Debian 13. Debian 13 renamed
+# the libraries built with 64-bit time_t (the "t64" transition); each renamed
+# package Provides its old name, so the Depends computed here on Debian 12 holds
+# there too — all but libtss2-mu-4.0.1-0t64, which ships the same soname as
+# libtss2-mu0, Conflicts with it and Provides nothing: it is added as an
+# alternative (RELEASE_ALTERNATIVES).
+#
 # Built-Using (pingate) names the Debian sources of the static archives linked
 # into the helper (libsodium, libstdc++ and its unwinder; Package.swift says
 # why), so a security update of one of them is known to need a rebuild.
@@ -99,6 +106,20 @@ shared_library_depends() {
     (cd "$tree" && dpkg-shlibdeps -O "${arguments[@]}" 2>/dev/null) | sed -n 's/^shlibs:Depends=//p'
 }
 
+# A Depends entry of Debian 12 and the package Debian 13 has in its place,
+# where that package does not Provide the old name.
+RELEASE_ALTERNATIVES=("libtss2-mu0 libtss2-mu-4.0.1-0t64")
+
+# with_release_alternatives: the Depends line on stdin, each entry of
+# RELEASE_ALTERNATIVES followed by "| ITS_SUCCESSOR".
+with_release_alternatives() {
+    local pair expression=()
+    for pair in "${RELEASE_ALTERNATIVES[@]}"; do
+        expression+=(-e "s/(^|, )(${pair%% *}( \\([^)]*\\))?)(,|\$)/\\1\\2 | ${pair#* }\\4/")
+    done
+    sed -E "${expression[@]}"
+}
+
 # build_package PACKAGE EXTRA_DEPENDS: stages the package's files, its docs
 # and control area, and writes the .deb to $OUTPUT.
 build_package() {
@@ -123,7 +144,7 @@ build_package() {
     chmod 0644 "$doc/changelog.gz"
 
     local depends
-    depends="$(shared_library_depends "$package" "$stage" "${binaries[@]}")"
+    depends="$(shared_library_depends "$package" "$stage" "${binaries[@]}" | with_release_alternatives)"
     [ -n "$depends" ] || die "dpkg-shlibdeps found no dependencies for $package's binaries"
     depends="$depends, $extra_depends"
 

@@ -46,7 +46,10 @@ REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 . "$REPO_ROOT/packaging/layout.sh"
 
 BUILD_PACKAGES=(libpam0g-dev libsodium-dev libsystemd-dev libtss2-dev gettext chrpath libx11-dev libxrandr-dev libcairo2-dev libpango1.0-dev)
-RUNTIME_PACKAGES=(libpam0g libsodium23 libtss2-esys-3.0.2-0 libtss2-tctildr0 libtss2-mu0 libtss2-rc0 libtss2-tcti-device0)
+# "A|B": either satisfies it; Debian 13's tpm2-tss is libtss2-mu-4.0.1-0t64, which
+# does not Provide Debian 12's name (the other renamed libraries do).
+RUNTIME_PACKAGES=(libpam0g libsodium23 libtss2-esys-3.0.2-0 libtss2-tctildr0 "libtss2-mu0|libtss2-mu-4.0.1-0t64"
+                  libtss2-rc0 libtss2-tcti-device0)
 BACKUP_SUFFIX=.pingate-backup
 MARKER="# Added by PinGate's install.sh --enable; install.sh --disable or --uninstall removes it."
 # Lock screens whose PAM service Debian does not ship (KDE's kscreenlocker asks
@@ -271,15 +274,34 @@ seal_with_tpm() {
 
 # ensure_packages PACKAGE...: apt-get install the ones that are missing.
 ensure_packages() {
-    local missing=() package
-    for package in "$@"; do
-        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'ok installed' || missing+=("$package")
+    local missing=() entry
+    for entry in "$@"; do
+        installed_one_of "$entry" || missing+=("$(installable_one_of "$entry")")
     done
     [ ${#missing[@]} -eq 0 ] && return
     echo "Installing missing packages: ${missing[*]}"
     apt-get install -y --no-install-recommends "${missing[@]}" ||
         { apt-get update && apt-get install -y --no-install-recommends "${missing[@]}"; } ||
         die "could not install ${missing[*]} with apt-get"
+}
+
+# installed_one_of "A|B": one of the packages is installed.
+installed_one_of() {
+    local package
+    for package in ${1//|/ }; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'ok installed' && return 0
+    done
+    return 1
+}
+
+# installable_one_of "A|B": the first package apt has a candidate for (else A,
+# so that apt's error names it).
+installable_one_of() {
+    local package
+    for package in ${1//|/ }; do
+        apt-cache policy "$package" 2>/dev/null | grep -q 'Candidate: [^(]' && { echo "$package"; return; }
+    done
+    echo "${1%%|*}"
 }
 
 # as_repo_owner COMMAND...: builds as the clone's owner, so that `sudo install.sh`

@@ -15,7 +15,7 @@ pingate_install_fact() {
 }
 
 # shellcheck disable=SC2034  # read by the scripts that source this file
-PINGATE_VERSION=0.1.0
+PINGATE_VERSION=0.2.0
 PINGATE_GROUP="$(pingate_install_fact PINGATE_GROUP)"
 PINGATE_MULTIARCH="$(pingate_install_fact PINGATE_MULTIARCH)"
 PINGATE_HELPER="$(pingate_install_fact PINGATE_HELPER_PATH)"

@@ -1,6 +1,6 @@
 /// `pingate`: parses the global options and dispatches to a subcommand.
 public enum RootCommand {
-    static let version = "0.1.0"
+    static let version = "0.2.0"
 
     static var commands: [any Command.Type] { [
         EnrollCommand.self, ChangeCommand.self, RemoveCommand.self, StatusCommand.self,

@@ -31,7 +31,7 @@ no_digits() { ! grep -q '[0-9]' <<< "$1"; }
 
 test_version_prints_0_1_0() {
     run "$PINGATE" --version
-    assert_eq 0 "$rc" "exit"; assert_eq "pingate 0.1.0" "$out"
+    assert_eq 0 "$rc" "exit"; assert_eq "pingate 0.2.0" "$out"
 }
 
 test_help_goes_to_stdout_for_every_command() {

@@ -47,10 +47,10 @@ expect() {
 test_the_packages_build_with_the_version_in_their_names() {
     need_deb
     local arch; arch=$(dpkg --print-architecture)
-    assert_eq "pingate_0.1.0_$arch.deb" "$(basename "$DEB")" "file name"
-    assert_eq "pingate-lock_0.1.0_$arch.deb" "$(basename "$LOCK_DEB")" "file name"
-    assert_eq "pingate 0.1.0" "$(dpkg-deb -f "$DEB" Package Version | awk -F': ' '{printf "%s%s", sep, $2; sep=" "}')"
-    assert_eq "pingate-lock 0.1.0" "$(dpkg-deb -f "$LOCK_DEB" Package Version | awk -F': ' '{printf "%s%s", sep, $2; sep=" "}')"
+    assert_eq "pingate_0.2.0_$arch.deb" "$(basename "$DEB")" "file name"
+    assert_eq "pingate-lock_0.2.0_$arch.deb" "$(basename "$LOCK_DEB")" "file name"
+    assert_eq "pingate 0.2.0" "$(dpkg-deb -f "$DEB" Package Version | awk -F': ' '{printf "%s%s", sep, $2; sep=" "}')"
+    assert_eq "pingate-lock 0.2.0" "$(dpkg-deb -f "$LOCK_DEB" Package Version | awk -F': ' '{printf "%s%s", sep, $2; sep=" "}')"
 }
 
 # archive_files DEB: "MODE OWNER PATH" of every file (not directory), sorted.
@@ -120,7 +120,7 @@ test_control_fields_name_only_the_runtime_libraries() {
             *) fail "unexpected dependency $package of pingate-lock in [$depends]" ;;
         esac
     done
-    assert_contains "$depends" "pingate (= 0.1.0)"
+    assert_contains "$depends" "pingate (= 0.2.0)"
     assert_contains "$depends" "libx11-6"
     assert_eq "/etc/pam.d/pingate-lock" "$(dpkg-deb --ctrl-tarfile "$LOCK_DEB" | tar -xO ./conffiles)" "pingate-lock's conffiles"
 }
@@ -175,7 +175,7 @@ test_dpkg_refuses_pingate_lock_without_pingate() {
     rm -f /var/lib/man-db/auto-update
     local out
     out="$(dpkg -i "$LOCK_DEB" 2>&1)" && fail "dpkg installed pingate-lock alone: $out"
-    assert_contains "$out" "depends on pingate (= 0.1.0)"
+    assert_contains "$out" "depends on pingate (= 0.2.0)"
     [ ! -e /usr/bin/pingate-lock ] || [ "$(dpkg-query -W -f='${Status}' pingate-lock)" != "install ok installed" ] ||
         fail "pingate-lock is configured without pingate"
     dpkg -r pingate-lock > /dev/null 2>&1 || true
