@@ -32,7 +32,8 @@ APT_PACKAGES=(libpam0g-dev libsodium-dev libsystemd-dev pamtester sudo gettext v
               cinnamon-screensaver libglib2.0-bin         # cinnamon_test.sh: Cinnamon's lock screen, and its schema
               gir1.2-cvc-1.0 gir1.2-caribou-1.0           # ... the typelibs it imports that only the Cinnamon desktop brings
               libtss2-dev swtpm tpm2-tools                 # the CLI's tpm2-tss (key seal/load); tpm_test.sh: a software TPM, tpm2_pcrextend
-              libtss2-tcti-swtpm0 xxd)                    # tpm_test.sh: the CLI reaches swtpm through this TCTI; key bytes as hex
+              libtss2-tcti-swtpm0 xxd                     # tpm_test.sh: the CLI reaches swtpm through this TCTI; key bytes as hex
+              debootstrap systemd-container git)          # booted_test.sh: Debian 12 and 13 trees, booted by systemd-nspawn; 0.1.0 from git
 
 step() { printf '\n==> %s\n' "$*"; }
 

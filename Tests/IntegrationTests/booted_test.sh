@@ -1,0 +1,330 @@
+#!/bin/bash
+# booted_test.sh — PinGate's packages on booted Debian 12 (bookworm) and
+# Debian 13 (trixie) systems: real systemd, real logind, real sudo, sshd, su
+# and apt, driven from outside.
+#
+# How the systems are made, cached and booted (container_lib.sh):
+#   * Tree: `debootstrap --variant=minbase --include=systemd-sysv,dbus,
+#     libpam-systemd,sudo,openssh-server,…,<pingate's Depends>` of each
+#     release from Debian's archive, then a few settings (hostname, masked
+#     timers, no apt sources, sshd on 127.0.0.1:2222 but not started). Made
+#     once per machine at /var/cache/pingate-tests/trees/<release>-<hash>,
+#     the hash being of the package list and of the code that builds the
+#     tree, so a change of either makes a new tree. It is built under a
+#     .building-* name and renamed when complete: an interrupted build never
+#     leaves a half tree that looks cached (the next run removes it). About
+#     two minutes per release, network-bound; the trees are never written to.
+#   * Boot: each test boots a tree on an overlayfs mount (the cached tree as
+#     lower dir, an upper dir in a temporary directory), so every test starts
+#     from the clean tree, with `systemd-nspawn --register=no --keep-unit
+#     --private-network -b` (SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=1: the host's
+#     cgroups are v1) from a fresh cgroup of its own, so that two containers
+#     never share unit names such as session-c1.scope. Ready when
+#     `systemctl is-system-running --wait` answers and logind has seat0 (less
+#     than a second here). One container at a time; stopped by a poweroff
+#     (SIGRTMIN+4 to its systemd) with a 20 s deadline, killed after it, and
+#     the overlay unmounted, on every exit path (trap).
+#   * Driving: `nsenter -t <its PID 1> -a` runs each command inside, always
+#     under `timeout`; the scripts that run inside are heredocs (`ct_sh`).
+#     A seat session is what a display manager makes: a process started by
+#     systemd-run with PAMName=login and XDG_SEAT=seat0, XDG_SESSION_TYPE=x11.
+#   * The packages: this tree's packaging/build-deb.sh --no-build (the release
+#     build must exist, as run-all.sh makes it), copied into the container's
+#     /tmp and installed with `apt-get install ./pingate_*.deb` (no network:
+#     the tree already has every dependency). The upgrade test builds
+#     0.1.0 once from commit 09b9b16 (cached in /var/cache/pingate-tests/debs).
+#
+# Run as root: bash Tests/IntegrationTests/booted_test.sh
+
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/container_lib.sh"
+
+REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+export PATH="/opt/swift/usr/bin:$PATH"
+PIN=4827            # not weak: no repeated digit, no constant step, not common
+WRONG_PIN=9051
+BOB_PIN=6173
+ALICE_PASSWORD=alice-pw-7Qz
+BOB_PASSWORD=bob-pw-3Kv
+PREVIOUS_COMMIT=09b9b16     # pingate 0.1.0
+# The apt transcripts and the locality table, kept after the run.
+REPORT_DIR="${PINGATE_BOOTED_REPORT:-/tmp/pingate-booted}"
+
+WORK="$(mktemp -d /tmp/pingate-booted.XXXXXX)"
+trap 'rm -rf "$WORK"' EXIT
+mkdir -p "$REPORT_DIR"
+
+# Why every test skips, when the machine cannot boot containers at all.
+SKIP_ALL=""
+if [ "$(id -u)" != 0 ]; then
+    SKIP_ALL="needs root (debootstrap, overlay mounts, systemd-nspawn)"
+else
+    for command in debootstrap systemd-nspawn nsenter; do
+        command -v "$command" > /dev/null || { SKIP_ALL="$command is not installed"; break; }
+    done
+fi
+
+BUILD_STATUS=1
+if [ -n "${PINGATE_BOOTED_DEB:-}" ]; then     # a package built elsewhere (debugging)
+    mkdir -p "$WORK/dist" && cp "$PINGATE_BOOTED_DEB" "$WORK/dist/" && BUILD_STATUS=0
+elif [ -z "$SKIP_ALL" ]; then
+    "$REPO_ROOT/packaging/build-deb.sh" --no-build --output "$WORK/dist" > "$WORK/build.out" 2>&1
+    BUILD_STATUS=$?
+fi
+DEB="$(ls "$WORK"/dist/pingate_*.deb 2>/dev/null | head -1)"
+
+need_deb() {
+    [ -z "$SKIP_ALL" ] || skip "$SKIP_ALL"
+    [ "$BUILD_STATUS" = 0 ] && [ -f "$DEB" ] || fail "build-deb.sh failed: $(cat "$WORK/build.out")"
+}
+
+# boot RELEASE: boots the release's tree for this test (the test's subshell
+# stops it on exit); skips when the tree cannot be made (no archive).
+boot() {
+    local release="$1"
+    trap container_stop EXIT
+    if ! container_tree "$release" > "$WORK/tree-$release.out" 2>&1; then
+        if [ ! -d "$CT_CACHE/trees" ] || ! ls -d "$CT_CACHE/trees/$release-"* > /dev/null 2>&1; then
+            skip "could not make the $release tree (debootstrap; is Debian's archive reachable?): $(tail -3 "$WORK/tree-$release.out" | tr '\n' ' ')"
+        fi
+        fail "could not make the $release tree: $(cat "$WORK/tree-$release.out")"
+    fi
+    container_boot "$release" || fail "the $release container did not boot (above)"
+}
+
+# install_deb RELEASE DEB [TRANSCRIPT]: apt-get install ./DEB inside, unforced
+# and without downloading; the transcript is kept in TRANSCRIPT.
+install_deb() {
+    local release="$1" deb="$2" transcript="${3:-$WORK/apt-$1.log}"
+    cp "$deb" "$(ct_root)/tmp/" || fail "could not copy $deb into the container"
+    local rc=0
+    CT_TIMEOUT=300 ct_sh "$(basename "$deb")" > "$transcript" 2>&1 <<'EOF' || rc=$?
+cd /tmp && apt-get install -y "./$1"
+EOF
+    [ "$rc" = 0 ] || fail "apt-get install ./$(basename "$deb") failed on $release (status $rc); its transcript:
+$(cat "$transcript")"
+}
+
+# in_ct_stat PATH: "owner:group mode" inside the container.
+in_ct_stat() {
+    ct_sh "$1" <<'EOF'
+stat -c '%U:%G %a' "$1"
+EOF
+}
+
+# --- 1. the package installs, and goes -----------------------------------------------
+
+install_and_remove() {
+    local release="$1"
+    need_deb
+    boot "$release"
+    install_deb "$release" "$DEB" "$REPORT_DIR/apt-install-$release.log"
+    echo "    $release: $(grep -E '^(Setting up pingate|Unpacking pingate|[0-9]+ upgraded)' "$REPORT_DIR/apt-install-$release.log" | tr '\n' ';')"
+    assert_eq "root:pingate 2755" "$(in_ct_stat /usr/libexec/pingate/pingate-verify)" "the helper"
+    assert_eq "root:pingate 750" "$(in_ct_stat /var/lib/pingate)" "the store"
+    assert_eq "root:pingate 640" "$(in_ct_stat /var/lib/pingate/machine.key)" "the machine key"
+    local doctor
+    doctor="$(ct_sh 2>&1 <<'EOF'
+pingate doctor; echo "exit status $?"
+EOF
+)"
+    assert_contains "$doctor" "exit status 0" "pingate doctor on $release"
+
+    local after
+    after="$(CT_TIMEOUT=300 ct_sh 2>&1 <<'EOF'
+apt-get remove -y pingate > /tmp/remove.log 2>&1 || { echo "remove failed"; cat /tmp/remove.log; }
+[ -d /var/lib/pingate ] && echo "after remove: store kept"
+getent group pingate > /dev/null && echo "after remove: group kept"
+apt-get purge -y pingate > /tmp/purge.log 2>&1 || { echo "purge failed"; cat /tmp/purge.log; }
+[ -e /var/lib/pingate ] && echo "after purge: store left"
+getent group pingate > /dev/null && echo "after purge: group left"
+dpkg-statoverride --list | grep pingate && echo "after purge: statoverride left"
+[ -e /etc/pingate ] && echo "after purge: /etc/pingate left"
+dpkg-query -W -f='${Status}\n' pingate 2>/dev/null | grep -v not-installed
+echo done
+EOF
+)"
+    assert_eq "after remove: store kept
+after remove: group kept
+done" "$after" "what remove and purge left on $release"
+}
+
+test_debian_12_apt_installs_the_package_unforced_with_its_modes_and_purge_leaves_nothing() {
+    install_and_remove bookworm
+}
+test_debian_13_apt_installs_the_package_unforced_with_its_modes_and_purge_leaves_nothing() {
+    install_and_remove trixie
+}
+
+# --- 2. who may spend a PIN, through real logind -------------------------------------
+
+# The program each case runs as alice (or through ssh): sudo -S -k id -u, or
+# su bob -c 'id -u', answered with $2 on stdin; prints what it answered and
+# the prompts it showed.
+write_try_program() {
+    cat > "$(ct_root)/usr/local/bin/pingate-try" <<'EOF'
+#!/bin/sh
+err="$(mktemp)"
+case "$1" in
+    sudo)   out="$(printf '%s\n' "$2" | timeout 30 sudo -S -k id -u 2> "$err")" ;;
+    su-bob) out="$(printf '%s\n' "$2" | timeout 30 su bob -c 'id -u' 2> "$err")" ;;
+esac
+echo "result=[$out] prompts=[$(tr '\n' ' ' < "$err")]"
+rm -f "$err"
+EOF
+    chmod 0755 "$(ct_root)/usr/local/bin/pingate-try"
+    # The contexts, run inside as root: pingate-case CONTEXT WHAT ANSWER.
+    cat > "$(ct_root)/usr/local/bin/pingate-case" <<'EOF'
+set -u
+context="$1"; shift
+alice_uid="$(id -u alice)"
+seat_env="Environment=XDG_SEAT=seat0 XDG_SESSION_TYPE=x11 XDG_SESSION_CLASS=user"
+case "$context" in
+    seat)       # a seat session of its own, as a display manager makes it
+        systemd-run --quiet --wait --pipe --collect -p PAMName=login -p User=alice -p "$seat_env" \
+            /usr/local/bin/pingate-try "$@" < /dev/null ;;
+    user-manager)   # a job of alice's systemd --user
+        runuser -u alice -- env XDG_RUNTIME_DIR="/run/user/$alice_uid" \
+            DBUS_SESSION_BUS_ADDRESS="unix:path=/run/user/$alice_uid/bus" \
+            systemd-run --user --quiet --wait --pipe --collect /usr/local/bin/pingate-try "$@" < /dev/null ;;
+    ssh)
+        ssh -p 2222 -i /root/alice_key -o BatchMode=yes -o StrictHostKeyChecking=no \
+            -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR alice@127.0.0.1 /usr/local/bin/pingate-try "$@" < /dev/null ;;
+    cron)       # cron's PAM service, no seat
+        systemd-run --quiet --wait --pipe --collect -p PAMName=cron -p User=alice \
+            /usr/local/bin/pingate-try "$@" < /dev/null ;;
+    seat-start) # a seat session that stays, until seat-stop
+        systemd-run --quiet --unit=pingate-alice-seat -p PAMName=login -p User=alice -p "$seat_env" \
+            sleep 900 < /dev/null
+        for i in $(seq 100); do
+            session="$(loginctl show-user alice -p Display --value 2>/dev/null)"
+            [ -n "$session" ] && [ "$(loginctl show-session "$session" -p Active --value)" = yes ] && exit 0
+            sleep 0.1
+        done
+        echo "alice's seat session did not become active"; loginctl; exit 1 ;;
+    seat-stop)
+        systemctl stop pingate-alice-seat.service
+        for i in $(seq 100); do
+            [ -z "$(loginctl show-user alice -p Display --value 2>/dev/null)" ] && exit 0
+            sleep 0.1
+        done
+        echo "alice's seat session did not end"; loginctl; exit 1 ;;
+    count)
+        pingate status "$1" --json | sed -nE 's/.*"failures": *([0-9]+).*/\1/p' ;;
+    sessions)
+        loginctl list-sessions --no-legend ;;
+esac
+EOF
+}
+
+# setup_locality: pingate installed, alice (a sudoer) and bob with passwords
+# and PINs, the Debian profile enabled (one "PIN or password" prompt), and
+# sshd with alice's key.
+setup_locality() {
+    local release="$1"
+    install_deb "$release" "$DEB"
+    write_try_program
+    local out
+    out="$(CT_TIMEOUT=120 ct_sh "$PIN" "$BOB_PIN" "$ALICE_PASSWORD" "$BOB_PASSWORD" 2>&1 <<'EOF'
+set -e
+useradd -m -s /bin/sh alice
+useradd -m -s /bin/sh bob
+printf 'alice:%s\nbob:%s\n' "$3" "$4" | chpasswd
+usermod -aG sudo alice
+pam-auth-update --enable pingate
+printf '%s\n%s\n' "$1" "$1" | pingate enroll alice --pin --stdin > /dev/null
+printf '%s\n%s\n' "$2" "$2" | pingate enroll bob --pin --stdin > /dev/null
+ssh-keygen -q -t ed25519 -N '' -f /root/alice_key
+install -d -o alice -g alice -m 0700 /home/alice/.ssh
+install -o alice -g alice -m 0600 /root/alice_key.pub /home/alice/.ssh/authorized_keys
+systemctl unmask ssh.service > /dev/null 2>&1
+systemctl start ssh.service
+echo setup done
+EOF
+)" || fail "setting up alice, bob and sshd on $release failed: $out"
+    assert_contains "$out" "setup done" "setup on $release"
+}
+
+# run_case CONTEXT WHAT ANSWER: one try; prints pingate-try's line.
+run_case() {
+    CT_TIMEOUT=90 ct_sh "$@" 2>&1 <<'EOF'
+sh /usr/local/bin/pingate-case "$@"
+EOF
+}
+count() {
+    ct_sh "$1" <<'EOF'
+sh /usr/local/bin/pingate-case count "$1"
+EOF
+}
+seat() {
+    local out
+    out="$(ct_sh "$1" 2>&1 <<'EOF'
+sh /usr/local/bin/pingate-case "seat-$1"
+EOF
+)" || fail "seat-$1: $out"
+}
+
+ROWS=()
+# row CASE CONTEXT WHAT USER PIN PASSWORD: a wrong PIN, the PIN, and (where
+# the PIN was refused) the password, from CONTEXT; one table row.
+row() {
+    local name="$1" context="$2" what="$3" user="$4" pin="$5" password="$6"
+    local wrong right count offered accepted password_works=-
+    wrong="$(run_case "$context" "$what" "$WRONG_PIN")"
+    count="$(count "$user")"
+    right="$(run_case "$context" "$what" "$pin")"
+    echo "      $name: wrong PIN -> $wrong" >&2
+    echo "      $name: the PIN -> $right" >&2
+    # Success is sudo's id -u printing 0, su's printing bob's uid.
+    local target=0
+    [ "$what" = su-bob ] && target="$(ct id -u bob)"
+    case "$right" in *"prompts=["*PIN*) offered=yes ;; *) offered=no ;; esac
+    case "$right" in *"result=[$target]"*) accepted=yes ;; *) accepted=no ;; esac
+    if [ "$accepted" = no ]; then
+        local by_password
+        by_password="$(run_case "$context" "$what" "$password")"
+        echo "      $name: the password -> $by_password" >&2
+        case "$by_password" in *"result=[$target]"*) password_works=yes ;; *) password_works=no ;; esac
+    fi
+    ROWS+=("$(printf '%-44s %-9s %-8s %-9s %-12s %s' "$name" "$CT_RELEASE" "$offered" "$accepted" "$count" "$password_works")")
+}
+
+locality() {
+    local release="$1"
+    need_deb
+    boot "$release"
+    setup_locality "$release"
+    row "a. seat session" seat sudo alice "$PIN" "$ALICE_PASSWORD"
+    seat start
+    row "b. user manager, seat session open" user-manager sudo alice "$PIN" "$ALICE_PASSWORD"
+    ct_sh > /dev/null <<'EOF' || fail "enable-linger failed"
+loginctl enable-linger alice
+EOF
+    seat stop
+    row "c. user manager, seat gone, lingering" user-manager sudo alice "$PIN" "$ALICE_PASSWORD"
+    row "d. ssh to 127.0.0.1:2222" ssh sudo alice "$PIN" "$ALICE_PASSWORD"
+    row "e. cron's PAM service, no seat" cron sudo alice "$PIN" "$ALICE_PASSWORD"
+    row "f. su alice -> bob (bob's PIN)" seat su-bob bob "$BOB_PIN" "$BOB_PASSWORD"
+
+    local header table expected
+    header="$(printf '%-44s %-9s %-8s %-9s %-12s %s' case release offered accepted "wrong counts" "password works")"
+    table="$(printf '%s\n' "$header" "${ROWS[@]}")"
+    printf '%s\n' "$table" | tee "$REPORT_DIR/locality-$release.txt" | sed 's/^/    /'
+    expected="$(printf '%s\n' "$header" \
+        "$(printf '%-44s %-9s %-8s %-9s %-12s %s' "a. seat session" "$release" yes yes 1 -)" \
+        "$(printf '%-44s %-9s %-8s %-9s %-12s %s' "b. user manager, seat session open" "$release" yes yes 1 -)" \
+        "$(printf '%-44s %-9s %-8s %-9s %-12s %s' "c. user manager, seat gone, lingering" "$release" no no 0 yes)" \
+        "$(printf '%-44s %-9s %-8s %-9s %-12s %s' "d. ssh to 127.0.0.1:2222" "$release" no no 0 yes)" \
+        "$(printf '%-44s %-9s %-8s %-9s %-12s %s' "e. cron's PAM service, no seat" "$release" no no 0 yes)" \
+        "$(printf '%-44s %-9s %-8s %-9s %-12s %s' "f. su alice -> bob (bob's PIN)" "$release" no no 0 yes)")"
+    assert_eq "$expected" "$table" "the locality table on $release"
+}
+
+test_debian_12_the_pin_is_spent_only_from_alices_seat_session_or_her_user_manager_while_it_lasts() {
+    locality bookworm
+}
+test_debian_13_the_pin_is_spent_only_from_alices_seat_session_or_her_user_manager_while_it_lasts() {
+    locality trixie
+}
+
+run_tests

@@ -1,0 +1,287 @@
+# container_lib.sh — booted Debian systems for the integration tests: a
+# debootstrap tree per release, made once and cached on the machine, booted
+# with real systemd and logind by systemd-nspawn on a throwaway overlay, and
+# driven from outside with nsenter. booted_test.sh says how it is used.
+#
+#   container_tree RELEASE        path of the cached tree (made if missing)
+#   container_boot RELEASE        boots it; sets CT_PID (the container's PID 1)
+#   ct CMD...                     runs CMD inside (timeout'd), stdin passed on
+#   container_stop                clean poweroff with a deadline, then cleanup
+
+CT_CACHE="${PINGATE_TEST_CACHE:-/var/cache/pingate-tests}"
+CT_MIRROR="${PINGATE_TEST_MIRROR:-http://deb.debian.org/debian}"
+
+# What every tree holds besides minbase: real systemd and logind, the clients
+# the tests drive (sudo, ssh, su, cron's PAM service, polkit), and every
+# package pingate's Depends names, so `apt-get install ./pingate_*.deb` needs
+# no download (the containers have no network).
+CT_PACKAGES_COMMON="systemd-sysv dbus dbus-user-session libpam-systemd login passwd sudo
+  openssh-server openssh-client polkitd pkexec procps iproute2 libpam-runtime
+  libpam-modules adduser debconf libsodium23 cron"
+# The tpm2-tss runtime: Debian 13 renamed the libraries built with 64-bit time_t.
+CT_PACKAGES_bookworm="libtss2-esys-3.0.2-0 libtss2-tctildr0 libtss2-mu0 libtss2-rc0 libtss2-tcti-device0"
+CT_PACKAGES_trixie="libtss2-esys-3.0.2-0t64 libtss2-tctildr0t64 libtss2-mu-4.0.1-0t64 libtss2-rc0t64 libtss2-tcti-device0t64"
+
+ct_packages() {
+    local extra="CT_PACKAGES_$1"
+    echo $CT_PACKAGES_COMMON ${!extra}
+}
+
+# ct_configure_tree DIR: what the tree gets after debootstrap (part of the
+# cache key, as the package list is).
+ct_configure_tree() {
+    local dir="$1"
+    echo pingate-test > "$dir/etc/hostname"
+    printf '127.0.0.1 localhost\n127.0.1.1 pingate-test\n::1 localhost\n' > "$dir/etc/hosts"
+    # Nothing in a test boot waits for a network, a clock or the archive.
+    local unit
+    for unit in apt-daily.timer apt-daily-upgrade.timer dpkg-db-backup.timer e2scrub_all.timer \
+                fstrim.timer man-db.timer systemd-timesyncd.service getty@tty1.service \
+                console-getty.service ssh.service ssh.socket; do
+        ln -sf /dev/null "$dir/etc/systemd/system/$unit"
+    done
+    # man-db's trigger is slow and no test reads a man page.
+    rm -f "$dir/var/lib/man-db/auto-update"
+    # apt and dpkg inside: no download, no documentation prompts.
+    rm -f "$dir"/etc/apt/sources.list "$dir"/etc/apt/sources.list.d/*
+    : > "$dir/etc/apt/sources.list"
+    chroot "$dir" apt-get clean
+    # sshd on the container's own loopback (the containers have their own
+    # network namespace), started by the tests when they need it.
+    mkdir -p "$dir/etc/ssh/sshd_config.d"
+    printf 'Port 2222\nListenAddress 127.0.0.1\nPasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM yes\n' \
+        > "$dir/etc/ssh/sshd_config.d/pingate-test.conf"
+}
+
+# The cache key: the release, the package list and the code that builds it.
+ct_tree_key() {
+    local release="$1"
+    { echo "$release"; ct_packages "$release"; declare -f ct_configure_tree ct_build_tree; } |
+        sha256sum | cut -c1-12
+}
+
+ct_build_tree() {
+    local release="$1" final="$2" log="$3" tmp
+    mkdir -p "$CT_CACHE/trees"
+    tmp="$(mktemp -d "$CT_CACHE/trees/.building-$release.XXXXXX")"
+    if ! debootstrap --variant=minbase --include="$(ct_packages "$release" | tr ' ' ',')" \
+            "$release" "$tmp" "$CT_MIRROR" > "$log" 2>&1; then
+        echo "debootstrap $release failed; its log: $log" >&2
+        tail -20 "$log" >&2
+        rm -rf --one-file-system "$tmp"
+        return 1
+    fi
+    ct_configure_tree "$tmp" >> "$log" 2>&1 || { rm -rf --one-file-system "$tmp"; return 1; }
+    # Complete: only now does it get the name that says it is cached.
+    mv -T "$tmp" "$final"
+}
+
+# container_tree RELEASE: prints the cached tree's path, building it first if
+# needed. Builds of one release are serialized by a lock; a half tree left by
+# an interrupted build keeps its .building-* name and is removed here.
+container_tree() {
+    local release="$1" key final log
+    key="$(ct_tree_key "$release")"
+    final="$CT_CACHE/trees/$release-$key"
+    mkdir -p "$CT_CACHE/trees"
+    (
+        flock -w 1800 9 || { echo "could not lock the tree cache" >&2; exit 1; }
+        if [ ! -d "$final" ]; then
+            rm -rf --one-file-system "$CT_CACHE/trees/.building-$release".* 2>/dev/null
+            log="$CT_CACHE/trees/$release-$key.log"
+            local start=$(date +%s)
+            ct_build_tree "$release" "$final" "$log" || exit 1
+            echo "(built the $release tree in $(( $(date +%s) - start )) s: $final)" >&2
+        fi
+    ) 9> "$CT_CACHE/trees/.lock-$release" || return 1
+    echo "$final"
+}
+
+# --- booting ---------------------------------------------------------------------
+
+CT_PID=""        # the container's systemd, as the host sees it
+CT_NSPAWN=""     # systemd-nspawn's pid
+CT_RUN=""        # this boot's scratch directory: the overlay's upper dir, the console log
+CT_CGROUP=""     # the host cgroup the container was started from
+CT_RELEASE=""
+
+# ct_alive PID: the process runs (a zombie does not count).
+ct_alive() {
+    [ -n "$1" ] && [ -e "/proc/$1" ] && [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" != Z ]
+}
+
+# ct_cleanup: unmounts and removes whatever container_boot made; safe to call
+# twice and from a trap.
+ct_cleanup() {
+    if ct_alive "$CT_NSPAWN"; then
+        [ -n "$CT_PID" ] && kill -KILL "$CT_PID" 2>/dev/null
+        kill -KILL "$CT_NSPAWN" 2>/dev/null
+        local i
+        for i in $(seq 50); do ct_alive "$CT_NSPAWN" || break; sleep 0.1; done
+    fi
+    if [ -n "$CT_RUN" ]; then
+        if mountpoint -q "$CT_RUN/root" 2>/dev/null; then
+            umount "$CT_RUN/root" 2>/dev/null || umount -l "$CT_RUN/root"
+        fi
+        rm -rf --one-file-system "$CT_RUN"
+    fi
+    if [ -n "$CT_CGROUP" ] && [ -d "$CT_CGROUP" ]; then
+        # Empty sub-cgroups first (nspawn's payload leaves some behind).
+        find "$CT_CGROUP" -depth -type d -exec rmdir {} + 2>/dev/null
+    fi
+    CT_PID="" CT_NSPAWN="" CT_RUN="" CT_CGROUP=""
+}
+
+# ct_host_cgroup_root: where a fresh cgroup for a container is made (the
+# name=systemd hierarchy of a cgroup v1 host, or the unified one).
+ct_host_cgroup_root() {
+    local dir
+    for dir in /sys/fs/cgroup/systemd /sys/fs/cgroup/unified /sys/fs/cgroup; do
+        if [ -f "$dir/cgroup.procs" ] && [ -w "$dir" ]; then echo "$dir"; return 0; fi
+    done
+    return 1
+}
+
+# container_boot RELEASE: boots the cached tree on a fresh overlay; returns 1
+# (with the reason on stderr) when it does not reach a running system within
+# its deadline.
+container_boot() {
+    local release="$1" tree root
+    CT_RELEASE="$release"
+    tree="$(container_tree "$release")" || return 1
+    CT_RUN="$(mktemp -d /tmp/pingate-ct-"$release".XXXXXX)"
+    mkdir -p "$CT_RUN/upper" "$CT_RUN/work" "$CT_RUN/root"
+    root="$CT_RUN/root"
+    mount -t overlay overlay -o "lowerdir=$tree,upperdir=$CT_RUN/upper,workdir=$CT_RUN/work" "$root" ||
+        { echo "could not mount an overlay over $tree" >&2; return 1; }
+    local cgroot
+    cgroot="$(ct_host_cgroup_root)" || { echo "no writable cgroup hierarchy on the host" >&2; return 1; }
+    CT_CGROUP="$cgroot/pingate-test-$release-$$-$RANDOM"
+    mkdir "$CT_CGROUP" || return 1
+    # The launching subshell moves itself into the fresh cgroup, then becomes
+    # nspawn: each container has a cgroup of its own, so two never share unit
+    # names such as session-c1.scope.
+    (
+        echo "$BASHPID" > "$CT_CGROUP/cgroup.procs" || exit 1
+        exec env SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=1 systemd-nspawn --quiet --register=no --keep-unit \
+            --private-network --console=read-only --machine="pingate-$release" -D "$root" -b
+    ) < /dev/null > "$CT_RUN/console.log" 2>&1 &
+    CT_NSPAWN=$!
+    # PID 1 of the container: nspawn's child whose innermost pid is 1.
+    local i pid
+    for i in $(seq 200); do
+        for pid in $(pgrep -P "$CT_NSPAWN" 2>/dev/null); do
+            if [ "$(awk '/^NSpid:/ {print $NF}' "/proc/$pid/status" 2>/dev/null)" = 1 ] &&
+               [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = systemd ]; then
+                CT_PID="$pid"; break 2
+            fi
+        done
+        ct_alive "$CT_NSPAWN" || break
+        sleep 0.1
+    done
+    if [ -z "$CT_PID" ]; then
+        echo "the $release container's systemd did not start; nspawn's output:" >&2
+        tail -30 "$CT_RUN/console.log" >&2
+        return 1
+    fi
+    # Ready: the boot finished (running, or degraded with the failed units
+    # shown) and logind has seat0.
+    # systemd's own socket first (its /run is a tmpfs of the container's mount
+    # namespace: seen from here through /proc/PID/root).
+    for i in $(seq 300); do
+        [ -S "/proc/$CT_PID/root/run/systemd/private" ] && break
+        ct_alive "$CT_PID" || break
+        sleep 0.1
+    done
+    local state
+    state="$(CT_TIMEOUT=90 ct_sh 2>"$CT_RUN/ready.err" <<'EOF'
+systemctl is-system-running --wait
+EOF
+)"
+    case "$state" in
+        running) ;;
+        degraded) echo "(the $release container booted degraded: $(ct_sh <<'EOF' | tr '\n' ' '
+systemctl --failed --no-legend --plain | awk '{print $1}'
+EOF
+))" >&2 ;;
+        *) echo "the $release container did not finish booting within 90 s (state: ${state:-none}; $(head -c 300 "$CT_RUN/ready.err")); its console:" >&2
+           tail -30 "$CT_RUN/console.log" >&2
+           return 1 ;;
+    esac
+    for i in $(seq 100); do
+        [ -e "/proc/$CT_PID/root/run/systemd/seats/seat0" ] && return 0
+        sleep 0.1
+    done
+    echo "logind has no seat0 in the $release container" >&2
+    return 1
+}
+
+# ct CMD...: CMD inside the container as root, with a clean environment and a
+# deadline (CT_TIMEOUT seconds, 60 by default); stdin is passed on.
+ct() {
+    timeout -k 5 "${CT_TIMEOUT:-60}" nsenter -t "$CT_PID" -a \
+        env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+        HOME=/root LANG=C.UTF-8 TERM=dumb DEBIAN_FRONTEND=noninteractive "$@"
+}
+
+# ct_sh [ARGS...] <<'EOF' ... EOF: a shell script on stdin, run inside as root
+# (sh -s -- ARGS), with the deadline above.
+ct_sh() {
+    ct sh -s -- "$@"
+}
+
+# ct_root: the container's file system as its processes see it (its /tmp and
+# /run are its own tmpfs mounts), from the host.
+ct_root() { echo "/proc/$CT_PID/root"; }
+
+# container_stop: a clean poweroff with a 20 s deadline; PID 1 and nspawn are
+# killed if it hangs. Then the overlay is unmounted and removed.
+container_stop() {
+    if ct_alive "$CT_PID"; then
+        kill -RTMIN+4 "$CT_PID" 2>/dev/null    # systemd: poweroff
+        local i
+        for i in $(seq 200); do
+            ct_alive "$CT_NSPAWN" || break
+            sleep 0.1
+        done
+        if ct_alive "$CT_NSPAWN"; then
+            echo "(the $CT_RELEASE container did not power off within 20 s: killed)" >&2
+        fi
+    fi
+    ct_cleanup
+}
+
+# --- the previous release's packages ------------------------------------------------
+
+# ct_previous_debs COMMIT: prints the directory that holds the pingate and
+# pingate-lock .debs built from COMMIT of this repository (release build,
+# PAM module, catalogues, that commit's own build-deb.sh), building them
+# once into $CT_CACHE/debs/COMMIT (a temporary directory renamed into place
+# when complete). Status 2 when the clone does not have COMMIT.
+ct_previous_debs() {
+    local commit="$1" repo="$2" final="$CT_CACHE/debs/$1"
+    mkdir -p "$CT_CACHE/debs"
+    git -C "$repo" cat-file -e "$commit^{commit}" 2>/dev/null || [ -d "$final" ] || return 2
+    (
+        flock -w 1800 9 || { echo "could not lock the package cache" >&2; exit 1; }
+        [ -d "$final" ] && exit 0
+        rm -rf --one-file-system "$CT_CACHE/debs/.building-$commit".* 2>/dev/null
+        local tmp start=$(date +%s)
+        tmp="$(mktemp -d "$CT_CACHE/debs/.building-$commit.XXXXXX")"
+        mkdir "$tmp/src" "$tmp/debs"
+        if ! { git -C "$repo" archive --format=tar "$commit" | tar -x -C "$tmp/src" &&
+               cd "$tmp/src" &&
+               swift build -c release --static-swift-stdlib &&
+               make -s -C pam && make -s -C po &&
+               packaging/build-deb.sh --no-build --output "$tmp/debs"; } > "$CT_CACHE/debs/$commit.log" 2>&1; then
+            echo "building the packages of $commit failed; the end of $CT_CACHE/debs/$commit.log:" >&2
+            tail -20 "$CT_CACHE/debs/$commit.log" >&2
+            rm -rf --one-file-system "$tmp"
+            exit 1
+        fi
+        mv -T "$tmp/debs" "$final"
+        rm -rf --one-file-system "$tmp"
+        echo "(built the packages of $commit in $(( $(date +%s) - start )) s: $final)" >&2
+    ) 9> "$CT_CACHE/debs/.lock-$commit" || return 1
+    echo "$final"
+}
