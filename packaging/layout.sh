@@ -71,6 +71,7 @@ elf  $PINGATE_MODULE 0644 root root $PINGATE_MODULE_BUILD
 data $PINGATE_PROFILE 0644 root root $REPO_ROOT/pam/pam-configs/pingate
 conf $PINGATE_CONF 0644 root root $REPO_ROOT/packaging/pingate.conf
 data $PINGATE_KEY_UNIT 0644 root root $REPO_ROOT/packaging/systemd/pingate-key.service
+data /usr/share/bash-completion/completions/pingate 0644 root root $REPO_ROOT/packaging/completion/pingate
 EOF
     pingate_man_pages pam_pingate.8 pingate.conf.5 pingate.8
     local lang

@@ -5,7 +5,7 @@ public enum RootCommand {
     static var commands: [any Command.Type] { [
         EnrollCommand.self, ChangeCommand.self, RemoveCommand.self, StatusCommand.self,
         UnlockCommand.self, ListCommand.self, VerifyCommand.self, PolicyCommand.self,
-        DoctorCommand.self, StackCommand.self, KeyCommand.self, InitCommand.self, HelpCommand.self,
+        DoctorCommand.self, StackCommand.self, EnableCommand.self, DisableCommand.self, KeyCommand.self, InitCommand.self, HelpCommand.self,
     ] }
 
     /// What `pingate` alone takes before a command.

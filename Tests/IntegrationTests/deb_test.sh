@@ -66,6 +66,7 @@ test_the_archives_hold_exactly_the_installed_files_with_their_modes() {
 -rw-r--r-- root/root .$MODULE
 -rwxr-xr-x root/root ./usr/libexec/pingate/pingate-verify
 -rwxr-xr-x root/root ./usr/sbin/pingate
+-rw-r--r-- root/root ./usr/share/bash-completion/completions/pingate
 -rw-r--r-- root/root ./usr/share/doc/pingate/changelog.gz
 -rw-r--r-- root/root ./usr/share/doc/pingate/copyright
 -rw-r--r-- root/root ./usr/share/man/man5/pingate.conf.5.gz
@@ -98,13 +99,16 @@ test_control_fields_name_only_the_runtime_libraries() {
         case "$package" in
             libc6|libpam0g|libsodium23|libsystemd0|libstdc++6|libgcc-s1|libpam-runtime|adduser) ;;
             # The CLI's `pingate key` (tpm2-tss); the helper links none of it.
-            libtss2-esys-3.0.2-0|libtss2-tctildr0|libtss2-mu0|libtss2-rc0|libtss2-tcti-device0) ;;
+            libtss2-esys-3.0.2-0|libtss2-tctildr0|libtss2-rc0|libtss2-tcti-device0) ;;
+            # Debian 13's libtss2-mu provides no old name: one package set installs on both.
+            "libtss2-mu0|libtss2-mu-4.0.1-0t64") ;;
             "debconf|debconf-2.0") ;;   # one alternative: the question whether to seal the key with the TPM
             *) fail "unexpected dependency $package of pingate in [$depends]" ;;
         esac
     done
     assert_contains "$depends" "libsodium23 (>= "
     assert_contains "$depends" "libpam-runtime (>= 1.0.1-6)"
+    assert_contains "$depends" "libtss2-mu0 (>= 3.0.1) | libtss2-mu-4.0.1-0t64"
     # The helper carries libsodium, libstdc++ and its unwinder from their
     # static archives: a security update of their sources needs a rebuild.
     local built_using; built_using="$(dpkg-deb -f "$DEB" Built-Using)"
@@ -247,6 +251,24 @@ test_dpkg_remove_takes_the_profile_out_first_and_keeps_the_store() {
     [ ! -e "$HELPER" ] || fail "helper left behind"
     [ -f /var/lib/pingate/machine.key ] || fail "remove (not purge) deleted the key"
     [ -f /etc/pingate/pingate.conf ] || fail "remove (not purge) deleted the conffile"
+}
+
+# A remove undoes `pingate enable` before the module leaves: a stack keeps no
+# line naming a missing module, and a file enable made from /usr/lib/pam.d is
+# deleted, since left behind it would hide every later update of the original.
+test_dpkg_remove_undoes_pingate_enable_including_a_copied_distribution_file() {
+    need_deb
+    dpkg_do -i "$DEB"
+    local sudo_before; sudo_before="$(sha256sum < /etc/pam.d/sudo)"
+    mkdir -p /usr/lib/pam.d
+    printf '%s\n' "auth requisite pam_nologin.so" "@include common-auth" > /usr/lib/pam.d/pgdistro
+    rm -f /etc/pam.d/pgdistro
+    /usr/sbin/pingate enable sudo pgdistro > "$OVERLAY/enable.out" 2>&1 || fail "pingate enable failed: $(cat "$OVERLAY/enable.out")"
+    grep -q pam_pingate /etc/pam.d/pgdistro || fail "no PIN line in the copied pgdistro"
+    dpkg_do -r pingate
+    [ ! -e /etc/pam.d/pgdistro ] || fail "the copy of /usr/lib/pam.d/pgdistro was left behind"
+    assert_eq "$sudo_before" "$(sha256sum < /etc/pam.d/sudo)" "sudo's stack after dpkg -r"
+    assert_eq "" "$(grep -l pam_pingate /etc/pam.d/* 2>/dev/null || true)" "stacks naming pam_pingate.so after dpkg -r"
 }
 
 # A remove masks the key's boot unit; installing again must take the mask

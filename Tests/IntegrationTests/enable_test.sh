@@ -242,6 +242,74 @@ test_enable_locker_kde_creates_the_service_from_other_and_disable_removes_it() {
     assert_eq "" "$(grep -l announce "$STAGE/etc/pam.d/"*)" "files with announce"
 }
 
+# A jump above the insertion point that passes over it would land one rule
+# earlier once the PinGate line is counted: with this stack pgbob's password
+# failed before (the jump lands on pam_deny) and passed after.
+test_enable_refuses_a_jump_that_would_cross_the_pin_line_and_changes_nothing() {
+    stage_root
+    stage_stack sudo "auth [success=1 default=ignore] pam_succeed_if.so quiet user = pgbob" "@include common-auth"
+    local before; before="$(tree_state "$STAGE")"
+    install_staged --enable sudo
+    assert_eq 2 "$rc" "exit status (output: $out)"
+    assert_contains "$out" "/etc/pam.d/sudo:1"
+    assert_contains "$out" "--force"
+    assert_eq "$before" "$(tree_state "$STAGE")" "the staged root after a refused --enable"
+}
+
+# --- pingate enable and disable ---------------------------------------------------
+
+CLI="$REPO_ROOT/.build/release/pingate"
+
+# Debian 13 ships Plasma 6's kde (and polkit-1) only in /usr/lib/pam.d: enable
+# makes /etc/pam.d/kde from it, libpam reads that; disable deletes it, and
+# libpam reads the distribution's file again, updated meanwhile or not.
+test_pingate_enable_copies_a_distribution_stack_and_disable_removes_it() {
+    stage_root
+    mkdir -p "$STAGE/usr/lib/pam.d"
+    printf '%s\n' "auth       requisite   pam_nologin.so" "@include common-auth" "@include common-account" > "$STAGE/usr/lib/pam.d/kde"
+    local before; before="$(tree_state "$STAGE")"
+    out="$("$CLI" enable --root "$STAGE" kde 2>&1)" || fail "pingate enable kde failed: $out"
+    assert_contains "$out" "created    /etc/pam.d/kde (from /usr/lib/pam.d/kde"
+    out="$("$CLI" stack --root "$STAGE" kde)"
+    assert_contains "$out" "pingate_rule = /etc/pam.d/kde:4"
+    assert_contains "$out" "rule = /etc/pam.d/kde:2 requisite pam_nologin.so"
+    echo "auth optional pam_kwallet5.so" >> "$STAGE/usr/lib/pam.d/kde"
+    local updated; updated="$(tree_state "$STAGE")"
+    out="$("$CLI" disable --root "$STAGE" kde 2>&1)" || fail "pingate disable kde failed: $out"
+    assert_contains "$out" "removed    /etc/pam.d/kde (made by pingate enable: libpam reads /usr/lib/pam.d/kde again)"
+    assert_eq "$(grep -v ' ./etc/pam.d/kde' <<< "$updated")" "$(tree_state "$STAGE")" "the staged root after disable"
+    assert_contains "$("$CLI" stack --root "$STAGE" kde)" "the auth stack of kde as libpam reads it: /usr/lib/pam.d/kde"
+    [ -n "$before" ] || fail "no tree state"
+}
+
+test_pingate_enable_dry_run_prints_the_diff_and_changes_nothing() {
+    stage_root
+    local before; before="$(tree_state "$STAGE")"
+    out="$("$CLI" enable --dry-run --root "$STAGE" sudo 2>&1)" || fail "pingate enable --dry-run failed: $out"
+    assert_contains "$out" "+auth       sufficient pam_pingate.so"
+    assert_contains "$out" "+++ /etc/pam.d/sudo"
+    assert_eq "$before" "$(tree_state "$STAGE")" "the staged root after --dry-run"
+    out="$("$CLI" enable --json --root "$STAGE" sudo 2>&1)" || fail "pingate enable --json failed: $out"
+    assert_contains "$out" '"outcome":"enabled"'
+    out="$("$CLI" disable --all --json --root "$STAGE" 2>&1)" || fail "pingate disable --all failed: $out"
+    assert_contains "$out" '"service":"sudo","file":"/etc/pam.d/sudo","outcome":"restored"'
+    assert_eq "$before" "$(tree_state "$STAGE")" "the staged root after enable and disable --all"
+}
+
+test_pingate_enable_never_adds_a_pin_to_a_conversation_nobody_sees() {
+    stage_root
+    local service
+    for service in kde-fingerprint kde-smartcard gdm-fingerprint gdm-smartcard; do
+        stage_stack "$service" "@include common-auth"
+        local rc=0
+        out="$("$CLI" enable --root "$STAGE" "$service" 2>&1)" || rc=$?
+        assert_eq 2 "$rc" "exit status for $service (output: $out)"
+        assert_contains "$out" "no person ever sees its questions"
+        grep -q pam_pingate "$STAGE/etc/pam.d/$service" && fail "$service was enabled"
+    done
+    return 0
+}
+
 # --- single-prompt lockers -------------------------------------------------------
 
 test_enable_locker_swaylock_adds_no_nullok_and_no_password_line() {
@@ -282,7 +350,7 @@ test_enable_over_an_older_line_says_how_to_replace_it() {
         "@include common-auth"
     install_staged --enable locker mate-screensaver
     assert_eq 0 "$rc" "exit status (output: $out)"
-    assert_contains "$out" "warning: /etc/pam.d/mate-screensaver has the PinGate line an older install.sh wrote, not the one it needs now (auth       [success=done new_authtok_reqd=done auth_err=die default=ignore] pam_pingate.so retries=2 again_or_password nonotice). Run --disable mate-screensaver, then --enable mate-screensaver again."
+    assert_contains "$out" "warning: /etc/pam.d/mate-screensaver has the PinGate line an older release wrote, not the one it needs now (auth       [success=done new_authtok_reqd=done auth_err=die default=ignore] pam_pingate.so retries=2 again_or_password nonotice). Run pingate disable mate-screensaver, then pingate enable mate-screensaver again."
     install_staged --disable locker mate-screensaver
     install_staged --enable locker mate-screensaver
     assert_eq 0 "$rc" "exit status (output: $out)"
@@ -360,7 +428,7 @@ test_doctor_reports_each_installed_lock_screen() {
     install_here
     out="$(/usr/sbin/pingate doctor 2>&1)" || true
     assert_contains "$out" "note    MATE lock screen: no PIN is offered (no pam_pingate.so in the auth stack of mate-screensaver, $file)" "doctor before --enable"
-    assert_contains "$out" "fix: install.sh --enable mate-screensaver" "doctor before --enable"
+    assert_contains "$out" "fix: pingate enable mate-screensaver" "doctor before --enable"
     install_here --enable locker mate-screensaver
     out="$(/usr/sbin/pingate doctor 2>&1)" || true
     assert_contains "$out" "ok      MATE lock screen: a PIN is offered (service mate-screensaver)" "doctor after --enable"

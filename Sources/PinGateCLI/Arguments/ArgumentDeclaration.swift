@@ -8,8 +8,12 @@ struct ArgumentDeclaration {
         case flag
         /// `--name VALUE` or `--name=VALUE`.
         case option(valueName: String)
-        /// A word in its place, such as `USER`.
-        case positional(required: Bool)
+        /// A word in its place, such as `USER`; a `repeating` one, always
+        /// the last, takes every word left (`SERVICE…`).
+        case positional(required: Bool, repeating: Bool = false)
+
+        var isRequired: Bool { if case .positional(true, _) = self { true } else { false } }
+        var isRepeating: Bool { if case .positional(_, true) = self { true } else { false } }
     }
 
     /// `["--grid"]`, `["-h", "--help"]`; a positional's is its value name, `["USER"]`.
@@ -30,7 +34,9 @@ struct ArgumentDeclaration {
     /// How it is written in a usage line: `USER`, `[USER]`, `[--grid R]`.
     var usage: String {
         switch kind {
-        case let .positional(required): return required ? name : "[\(name)]"
+        case let .positional(required, repeating):
+            let words = repeating ? name + "…" : name
+            return required ? words : "[\(words)]"
         default: return "[\(rowNames)]"
         }
     }
@@ -119,8 +125,8 @@ extension Option where Value == Int {
 struct Positional: DeclaredArgument {
     let declaration: ArgumentDeclaration
 
-    init(_ valueName: String, required: Bool = false, help: String? = nil, missing: String? = nil) {
-        declaration = ArgumentDeclaration(names: [valueName], kind: .positional(required: required), help: help,
+    init(_ valueName: String, required: Bool = false, repeating: Bool = false, help: String? = nil, missing: String? = nil) {
+        declaration = ArgumentDeclaration(names: [valueName], kind: .positional(required: required, repeating: repeating), help: help,
                                           rootOnly: false, missing: missing)
     }
 

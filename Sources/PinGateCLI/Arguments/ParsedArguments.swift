@@ -9,7 +9,7 @@ struct ParsedArguments {
     private let declarations: [ArgumentDeclaration]
     private var flags: Set<String> = []
     private var values: [String: String] = [:]
-    private var positionals: [String: String] = [:]
+    private var positionals: [String: [String]] = [:]
 
     init(_ arguments: [String], declarations: [ArgumentDeclaration], usage: String) throws(CLIError) {
         self.usage = usage
@@ -19,10 +19,11 @@ struct ParsedArguments {
         var optionsEnded = false
         while let argument = remaining.popFirst() {
             if optionsEnded || !argument.hasPrefix("-") || argument == "-" {
-                guard positionals.count < positionalSlots.count else {
+                let slot = positionalSlots.first { positionals[$0.name] == nil || $0.kind.isRepeating }
+                guard let slot else {
                     throw CLIError.usage(L("unexpected argument '%s'", argument.prefix(60)), usage)
                 }
-                positionals[positionalSlots[positionals.count].name] = argument
+                positionals[slot.name, default: []].append(argument)
                 continue
             }
             if argument == "--" { optionsEnded = true; continue }
@@ -48,14 +49,17 @@ struct ParsedArguments {
                 values[key] = value
             }
         }
-        if !wantsHelp, let missing = positionalSlots.first(where: { $0.kind == .positional(required: true) && positionals[$0.name] == nil }) {
+        if !wantsHelp, let missing = positionalSlots.first(where: { $0.kind.isRequired && positionals[$0.name] == nil }) {
             throw CLIError.usage(missing.missing ?? L("missing %s", missing.name), usage)
         }
     }
 
     subscript(flag: Flag) -> Bool { flags.contains(declared(flag.declaration)) }
 
-    subscript(positional: Positional) -> String? { positionals[declared(positional.declaration)] }
+    subscript(positional: Positional) -> String? { positionals[declared(positional.declaration)]?.first }
+
+    /// Every word a repeating positional took, in order.
+    func all(_ positional: Positional) -> [String] { positionals[declared(positional.declaration)] ?? [] }
 
     /// The flag's value of the choice given, or nil; two of them are a usage error.
     func choice<Value>(_ choice: FlagChoice<Value>) throws(CLIError) -> Value? {

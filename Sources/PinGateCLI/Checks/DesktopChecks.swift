@@ -13,7 +13,7 @@ extension Doctor {
     }
 
     private mutating func checkDesktop(_ client: PAMClient, stack: PAMStack) {
-        let enable = "install.sh --enable \(client.service)"
+        let enable = "pingate enable \(client.service)"
         guard let rule = PAMPINRule.all(in: stack).first?.rule else {
             let file = stack.file ?? "/etc/pam.d/other"
             add(.note, L("%s: no PIN is offered (no pam_pingate.so in the auth stack of %s, %s)", client.name, client.service, file),
@@ -27,12 +27,12 @@ extension Doctor {
         }
         // The options that fit how this screen asks, and its control (a
         // one-field screen's ends the try on a wrong PIN): a line written by
-        // hand, or by an older install.sh (`sufficient`), may lack them.
+        // hand, or by an older release (`sufficient`), may lack them.
         let missing = client.moduleOptions.filter { !rule.arguments.contains($0) }
         guard missing.isEmpty, rule.writtenControl == client.control else {
             add(.problem, L("%s: the pam_pingate.so line at %s is not the one this screen needs (it shows PAM's questions its own way): %s",
                             client.name, rule.origin.description, client.enableLine.split(separator: " ").joined(separator: " ")),
-                fix: "install.sh --disable \(client.service) && \(enable)")
+                fix: "pingate disable \(client.service) && \(enable)")
             return
         }
         if client.isLoginScreen && Policy.lists(client.service, in: policy.passwordFirstServices) {

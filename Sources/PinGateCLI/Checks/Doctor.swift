@@ -206,7 +206,7 @@ struct Doctor {
             guard !pinRules.isEmpty else { continue }
             users.append(name)
             for skipped in pinRules.flatMap(\.skippedGuards) where reported.insert(skipped).inserted {
-                add(.problem, L("a correct PIN now skips %s (%s), added after PinGate was enabled; move it before pam_pingate.so or run install.sh --disable/--enable",
+                add(.problem, L("a correct PIN now skips %s (%s), added after PinGate was enabled; move it before pam_pingate.so, or run pingate disable and pingate enable",
                                 skipped.writtenModule ?? skipped.name, skipped.origin.description),
                     fix: L("see 'pingate stack %s' for the stack as libpam reads it", name))
             }

@@ -2,8 +2,7 @@ import PinGateCore
 
 /// `pingate stack SERVICE [--root DIR] [--json]`: a PAM service's auth stack
 /// as Debian 12's libpam reads it (`PAMStackReader`), and what
-/// `install.sh --enable` needs from it (`PAMEnableFacts`): install.sh runs
-/// it instead of reading the stack itself.
+/// `pingate enable` needs from it (`PAMEnableFacts`): and `pingate enable` acts on.
 ///
 /// Text, `key = value` lines under a comment; the keys and values are the
 /// same in every language:
@@ -50,13 +49,10 @@ struct StackCommand: Command {
     init(_ arguments: ParsedArguments) throws {
         let declared = Self.arguments
         service = arguments[declared.service] ?? ""
-        root = try arguments.value(declared.root) ?? ""
+        root = try ServiceNames.root(arguments, declared.root)
         json = arguments[declared.json.flag]
         guard !service.isEmpty, !service.contains("/") else {
             throw CLIError.usage(L("'%s' is not a PAM service name", service.prefix(60)), arguments.usage)
-        }
-        guard root.isEmpty || root.hasPrefix("/") else {
-            throw CLIError.usage(L("--root needs an absolute path, got '%s'", root.prefix(200)), arguments.usage)
         }
     }
 

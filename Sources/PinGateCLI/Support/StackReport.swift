@@ -13,13 +13,13 @@ struct StackReport {
         client = PAMClient.forService(stack.service)
     }
 
-    /// A service Debian ships no file for, which install.sh --enable may
+    /// A service Debian ships no file for, which pingate enable may
     /// create from other's stack.
     private var createFromOther: Bool { client.createdFromOther && stack.file == nil }
 
     /// A comment, then `failure`, `rule`, `pingate_rule`, `insert_before`,
     /// `guard`, `enable_line` and `create_from_other` lines. The keys and values are the same in every language
-    /// (install.sh reads them); the comment and the notes in parentheses are
+    /// (scripts read them); the comment and the notes in parentheses are
     /// translated.
     var lines: [String] {
         var lines = ["# " + heading]

@@ -48,6 +48,9 @@ public struct PAMAction: Equatable, Hashable, Sendable {
 public struct PAMActions: Equatable, Sendable {
     private var table: [PAMAction]
 
+    /// The action of every return value, in PAMReturn's order.
+    public var all: [PAMAction] { table }
+
     static var undefined: PAMActions { PAMActions(table: Array(repeating: .undefined, count: PAMReturn.allCases.count)) }
 
     public subscript(_ value: PAMReturn) -> PAMAction {

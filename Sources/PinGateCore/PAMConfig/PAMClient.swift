@@ -2,7 +2,7 @@ import CPinGateContract
 
 /// A program that asks PAM for a sign-in, known by its service name: how it
 /// shows PAM's questions decides which module options its stack line needs.
-/// `install.sh --enable` takes the line from here (`pingate stack` prints it
+/// `pingate enable` takes the line from here (`pingate stack` prints it
 /// as `enable_line`), and `pingate doctor` checks each installed one against
 /// it, so the two cannot drift.
 public struct PAMClient: Equatable, Sendable {
@@ -35,7 +35,7 @@ public struct PAMClient: Equatable, Sendable {
         self.isLoginScreen = isLoginScreen
     }
 
-    /// The auth line `install.sh --enable` puts in front of the password:
+    /// The auth line `pingate enable` puts in front of the password:
     /// always just the module, so that anything but a correct PIN goes on
     /// through the stack as before.
     public var enableLine: String {
@@ -46,6 +46,12 @@ public struct PAMClient: Equatable, Sendable {
     public static func forService(_ service: String) -> PAMClient {
         known.first { $0.service == service } ?? PAMClient(service: service, name: service, programs: [])
     }
+
+    /// Conversations a greeter runs beside the one with a field (Plasma 6's
+    /// lock screen asks kde-fingerprint and kde-smartcard at once with kde;
+    /// GDM its fingerprint and smartcard services beside gdm-password): no
+    /// person ever sees their questions, so no PIN is ever asked there.
+    public static let unseenConversations: Set<String> = ["kde-fingerprint", "kde-smartcard", "gdm-fingerprint", "gdm-smartcard"]
 
     /// The control of every one-field lock screen's line: a correct PIN
     /// ends the stack (as `sufficient`), a wrong one ends the try

@@ -1,5 +1,5 @@
 /// A rule a correct PIN would skip that does more than check the password:
-/// named as `install.sh --enable` and `pingate doctor` report it.
+/// named as `pingate enable` and `pingate doctor` report it.
 public struct PAMGuard: Equatable, Hashable, Sendable {
     /// `pam_u2f`, `/opt/x/pam_unix.so` (a path outside the security
     /// directories, as written), `pam_deny(unconditional)`, or a rule libpam

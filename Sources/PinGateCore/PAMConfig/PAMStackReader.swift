@@ -38,11 +38,15 @@ public struct PAMStackReader: Sendable {
 
     /// A staged root the paths are read under ("" for this system).
     public let root: String
+    /// Files read from here instead of the disk (paths without the root):
+    /// the stack as it would be once `pingate enable` has written them.
+    public let pending: [String: [UInt8]]
 
-    public init(root: String = "") {
+    public init(root: String = "", pending: [String: [UInt8]] = [:]) {
         var root = root
         while root.hasSuffix("/") { root.removeLast() }
         self.root = root
+        self.pending = pending
     }
 
     public func authStack(service: String) -> PAMStack {
@@ -78,6 +82,7 @@ public struct PAMStackReader: Sendable {
     /// The bytes libpam's `fopen` and `fgets` would get from `path` (under
     /// the root): a directory opens and reads as empty; nil if it cannot be opened.
     func readFile(_ path: String) -> [UInt8]? {
+        if let bytes = pending[path] { return bytes }
         do {
             return try readSmallFileBytes(root + path, limit: Self.fileSizeLimit)
         } catch let error as Errno where error == .isDirectory {
