@@ -21,17 +21,12 @@ struct DisableCommand: Command {
     struct Arguments: ArgumentGroup {
         let services = Positional("SERVICE", repeating: true)
         let all = Flag("--all", help: L("every service pingate enable changed"))
-        let dryRun = Flag("--dry-run", help: L("print the changes as a diff; write nothing"))
-        let root = Option<String>("--root", value: "DIR", rootOnly: true,
-                                  help: L("change the stacks of the staged root DIR (an absolute path) instead of this system's"))
-        let json = JSONOption(help: L("one JSON object, as pingate enable prints it"))
+        let options = ServiceSwitchOptions(json: JSONOption(help: L("one JSON object, as pingate enable prints it")))
     }
     static let arguments = Arguments()
 
     let services: [String]
-    let dryRun: Bool
-    let json: Bool
-    let switcher: PAMServiceSwitcher
+    let options: ServiceSwitchOptions.Values
 
     init(_ arguments: ParsedArguments) throws {
         let declared = Self.arguments
@@ -40,25 +35,16 @@ struct DisableCommand: Command {
         guard all != !named.isEmpty else {
             throw CLIError.usage(all ? L("--all takes no SERVICE") : L("missing SERVICE (or --all)"), arguments.usage)
         }
-        dryRun = arguments[declared.dryRun]
-        json = arguments[declared.json.flag]
-        switcher = PAMServiceSwitcher(root: try ServiceNames.root(arguments, declared.root))
-        services = all ? switcher.enabledServices() : named
+        options = try declared.options.values(arguments)
+        services = all ? options.switcher.enabledServices() : named
     }
 
     func validate(caller: Caller) throws {
-        if !dryRun { try caller.requireRoot(Self.name) }
+        try options.validate(caller: caller, command: Self.name)
     }
 
     func run(caller: Caller) throws -> ExitStatus {
-        let changes = services.map(switcher.disabling)
-        if !dryRun { try ServiceSwitchWriter.write(changes, with: switcher) }
-        if json {
-            Output.line(ServiceSwitchReport.json(changes, refused: [], dryRun: dryRun).text)
-        } else {
-            for change in changes { ServiceSwitchReport.lines(change, dryRun: dryRun).forEach(Output.line) }
-        }
-        for change in changes { ServiceSwitchReport.warnings(change).forEach(Output.rawError) }
+        try options.finish(services.map(options.switcher.disabling))
         return .ok
     }
 }

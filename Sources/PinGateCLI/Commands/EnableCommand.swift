@@ -28,44 +28,36 @@ struct EnableCommand: Command {
         let services = Positional("SERVICE", required: true, repeating: true,
                                   missing: L("missing SERVICE (a PAM service name, such as sudo or kde)"))
         let force = Flag("--force", help: L("enable even where a correct PIN skips more than the password, or a jump crosses the line"))
-        let dryRun = Flag("--dry-run", help: L("print the changes as a diff; write nothing"))
-        let root = Option<String>("--root", value: "DIR", rootOnly: true,
-                                  help: L("change the stacks of the staged root DIR (an absolute path) instead of this system's"))
-        let json = JSONOption(help: L("one JSON object: dry_run, services (service, file, outcome, source, line, files, warnings), refused (service, reason, guards, jumps)"))
+        let options = ServiceSwitchOptions(json: JSONOption(help: L("one JSON object: dry_run, services (service, file, outcome, source, line, files, warnings), refused (service, reason, guards, jumps)")))
     }
     static let arguments = Arguments()
 
     let services: [String]
     let force: Bool
-    let dryRun: Bool
-    let json: Bool
-    let switcher: PAMServiceSwitcher
+    let options: ServiceSwitchOptions.Values
     let configPath: String
 
     init(_ arguments: ParsedArguments) throws {
         let declared = Self.arguments
         services = try ServiceNames.validated(arguments.all(declared.services), usage: arguments.usage)
         force = arguments[declared.force]
-        dryRun = arguments[declared.dryRun]
-        json = arguments[declared.json.flag]
-        let root = try ServiceNames.root(arguments, declared.root)
-        switcher = PAMServiceSwitcher(root: root)
+        options = try declared.options.values(arguments)
         let config = GlobalOptions.arguments.locations.config
-        configPath = arguments.isGiven(config.declaration) ? Locations(arguments).configPath : switcher.root + Policy.defaultPath
+        configPath = arguments.isGiven(config.declaration) ? Locations(arguments).configPath : options.switcher.root + Policy.defaultPath
     }
 
     func validate(caller: Caller) throws {
-        if !dryRun { try caller.requireRoot(Self.name) }
+        try options.validate(caller: caller, command: Self.name)
     }
 
     func run(caller: Caller) throws -> ExitStatus {
         var changes: [PAMServiceSwitch] = []
         var refused: [(String, PAMEnableRefusal)] = []
         for service in services {
-            do { changes.append(try switcher.enabling(service, force: force)) } catch { refused.append((service, error)) }
+            do { changes.append(try options.switcher.enabling(service, force: force)) } catch { refused.append((service, error)) }
         }
         if !refused.isEmpty {
-            if json { Output.line(ServiceSwitchReport.json([], refused: refused, dryRun: dryRun).text) }
+            if options.json { Output.line(ServiceSwitchReport.json([], refused: refused, dryRun: options.dryRun).text) }
             for (service, refusal) in refused {
                 let lines = ServiceSwitchReport.refusal(refusal, service: service)
                 Output.error(lines[0])
@@ -74,13 +66,7 @@ struct EnableCommand: Command {
             let missing = refused.contains { if case .noStackFile = $0.1 { true } else { false } }
             return missing && refused.count == 1 ? .notFound : .usage
         }
-        if !dryRun { try ServiceSwitchWriter.write(changes, with: switcher) }
-        if json {
-            Output.line(ServiceSwitchReport.json(changes, refused: [], dryRun: dryRun).text)
-        } else {
-            for change in changes { ServiceSwitchReport.lines(change, dryRun: dryRun).forEach(Output.line) }
-        }
-        for change in changes { ServiceSwitchReport.warnings(change).forEach(Output.rawError) }
+        try options.finish(changes)
         notOfferedWarnings(changes).forEach(Output.rawError)
         return .ok
     }

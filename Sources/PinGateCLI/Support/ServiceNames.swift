@@ -1,7 +1,43 @@
 import PinGateCore
 
-/// The arguments `enable`, `disable` and `stack` share: service names and
-/// a staged root.
+/// `--dry-run`, `--root DIR` and `--json`, as `enable` and `disable` take them.
+struct ServiceSwitchOptions: ArgumentGroup {
+    let dryRun = Flag("--dry-run", help: L("print the changes as a diff; write nothing"))
+    let root = Option<String>("--root", value: "DIR", rootOnly: true,
+                              help: L("change the stacks of the staged root DIR (an absolute path) instead of this system's"))
+    let json: JSONOption
+
+    /// What the options say, read once.
+    struct Values {
+        let dryRun: Bool
+        let json: Bool
+        let switcher: PAMServiceSwitcher
+
+        /// Writes the changes (unless a dry run), then says what was done.
+        func finish(_ changes: [PAMServiceSwitch]) throws {
+            if !dryRun { try ServiceSwitchWriter.write(changes, with: switcher) }
+            if json {
+                Output.line(ServiceSwitchReport.json(changes, refused: [], dryRun: dryRun).text)
+            } else {
+                for change in changes { ServiceSwitchReport.lines(change, dryRun: dryRun).forEach(Output.line) }
+            }
+            for change in changes { ServiceSwitchReport.warnings(change).forEach(Output.rawError) }
+        }
+
+        /// Only a dry run may be asked by anyone: it reads what anyone may read.
+        func validate(caller: Caller, command: String) throws {
+            if !dryRun { try caller.requireRoot(command) }
+        }
+    }
+
+    func values(_ arguments: ParsedArguments) throws(CLIError) -> Values {
+        Values(dryRun: arguments[dryRun], json: arguments[json.flag],
+               switcher: PAMServiceSwitcher(root: try ServiceNames.root(arguments, root)))
+    }
+}
+
+/// The service names `enable`, `disable` take, and the staged root they and
+/// `stack` take.
 enum ServiceNames {
     /// libpam looks a service up in lower case, without a directory:
     /// /etc/pam.d/Sudo is never read for "Sudo".
