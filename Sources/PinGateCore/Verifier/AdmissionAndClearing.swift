@@ -16,7 +16,7 @@ struct CountedAttempt: ~Copyable {
     /// counted up to it (`UserRecord.failuresCounted(after:)`).
     let serial: UInt64
     /// `CredentialHasher.repeatTag` of the credential, kept if it proves wrong.
-    let repeatTag: [UInt8]
+    let repeatTag: Secret
     /// Whether the record's hash was made with other parameters than the
     /// current ones: read once, with the check that it can be read at all.
     let needsRehash: Bool
@@ -112,7 +112,7 @@ extension Verifier {
         // time, again (a client retrying on its own, Enter pressed twice), is
         // wrong without a second count. Compared under the lock, before the count.
         let tag = hasher.repeatTag(credential, uid: file.uid)
-        if let last = record.lastWrongTag, constantTimeEqual(last, tag) {
+        if let last = record.lastWrongTag, tag.constantTimeEquals(last) {
             return .decided(.repeated(failures: record.failures))
         }
 

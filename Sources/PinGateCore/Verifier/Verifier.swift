@@ -177,8 +177,11 @@ public struct Verifier: Sendable {
     private func rememberWrong(_ attempt: borrowing CountedAttempt, on file: RecordFile) throws {
         _ = try file.withLock {
             var record = try file.read()
-            guard record.hash == attempt.record.hash, record.lastWrongTag != attempt.repeatTag else { return }
-            record.lastWrongTag = attempt.repeatTag
+            guard record.hash == attempt.record.hash else { return }
+            if let last = record.lastWrongTag, attempt.repeatTag.constantTimeEquals(last) { return }
+            // The one copy out of the `Secret`: the tag of an answer just
+            // verified wrong, which the record keeps on disk anyway.
+            record.lastWrongTag = attempt.repeatTag.withUnsafeBytes { Array($0) }
             // Lost in a crash, the same wrong guess is counted again: stricter.
             try file.write(record, durability: .pageCache)
         }
