@@ -15,6 +15,9 @@ struct CountedAttempt: ~Copyable {
     /// This attempt's place in the count: a success clears only the failures
     /// counted up to it (`UserRecord.failuresCounted(after:)`).
     let serial: UInt64
+    /// The last-failure stamps as the count found them, put back by a
+    /// success that leaves no failure (`UserRecord.clearFailures`).
+    let stampsBeforeCount: FailureStamps
     /// `CredentialHasher.repeatTag` of the credential, kept if it proves wrong.
     let repeatTag: Secret
     /// Whether the record's hash was made with other parameters than the
@@ -117,12 +120,14 @@ extension Verifier {
         }
 
         // Step 3: count first.
+        let stampsBeforeCount = record.failureStamps
         let serial = record.countAttempt(at: now)
         if policy.lockout.isDisabled(afterFailures: record.failures) { record.disabled = true }
         try file.write(record)
         faultHook?(.counted)
         try file.beginVerification()
-        return .decided(.counted(CountedAttempt(credential: credential, record: record, serial: serial, repeatTag: tag, needsRehash: needsRehash)))
+        return .decided(.counted(CountedAttempt(credential: credential, record: record, serial: serial, stampsBeforeCount: stampsBeforeCount,
+                                                  repeatTag: tag, needsRehash: needsRehash)))
     }
 
     /// The answer to an attempt made while `block` is in force.
@@ -159,7 +164,7 @@ extension Verifier {
             }
             // Wrong guesses counted while this one was being verified are
             // not erased by its success.
-            record.clearFailures(forSuccessOf: attempt.serial)
+            record.clearFailures(forSuccessOf: attempt.serial, stamps: attempt.record.failureStamps, before: attempt.stampsBeforeCount)
             record.disabled = policy.lockout.isDisabled(afterFailures: record.failures)
             record.lastSuccess = clock.now()
             if let replacement {
