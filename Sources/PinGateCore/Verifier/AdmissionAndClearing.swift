@@ -18,8 +18,6 @@ struct CountedAttempt: ~Copyable {
     /// The last-failure stamps as the count found them, put back by a
     /// success that leaves no failure (`UserRecord.clearFailures`).
     let stampsBeforeCount: FailureStamps
-    /// `CredentialHasher.repeatTag` of the credential, kept if it proves wrong.
-    let repeatTag: Secret
     /// Whether the record's hash was made with other parameters than the
     /// current ones: read once, with the check that it can be read at all.
     let needsRehash: Bool
@@ -114,8 +112,11 @@ extension Verifier {
         // Only attempts a person made count: the answer verified wrong last
         // time, again (a client retrying on its own, Enter pressed twice), is
         // wrong without a second count. Compared under the lock, before the count.
-        let tag = hasher.repeatTag(credential, uid: file.uid)
-        if let last = record.lastWrongTag, tag.constantTimeEquals(last) {
+        // The tag is a secret (it names the PIN to anyone with the key) and
+        // is dropped, wiped, here: not held through the KDF, where it would
+        // be one more locked page than RLIMIT_MEMLOCK may allow; a wrong
+        // answer's is made again afterwards (`rememberWrong`).
+        if let last = record.lastWrongTag, hasher.repeatTag(credential, uid: file.uid).constantTimeEquals(last) {
             return .decided(.repeated(failures: record.failures))
         }
 
@@ -127,7 +128,7 @@ extension Verifier {
         faultHook?(.counted)
         try file.beginVerification()
         return .decided(.counted(CountedAttempt(credential: credential, record: record, serial: serial, stampsBeforeCount: stampsBeforeCount,
-                                                  repeatTag: tag, needsRehash: needsRehash)))
+                                                  needsRehash: needsRehash)))
     }
 
     /// The answer to an attempt made while `block` is in force.
