@@ -2,7 +2,7 @@ import Glibc
 import PinGateCore
 
 /// The helper's flow: arguments (root only), stdin checks, the request, the
-/// caller rules (only the owner; only at the machine), then the Verifier.
+/// caller rules (only at the machine, then only the owner), then the Verifier.
 /// Every request ends in exactly one answer.
 enum HelperMain {
     /// A run's first answer, and for a status asked with then=verify that
@@ -66,6 +66,19 @@ enum HelperMain {
         if let service = request.service, !policy.allows(service: service) {
             return HelperAnswer(StatusOutcome.notOffered(service: service))
         }
+        // Only at the machine, for every operation and every path (the
+        // module, `pingate verify` and `change`, the lock screen), before
+        // the user is looked up and the store is touched: nothing is counted
+        // for a remote guess, and a remote caller gets the same answer for a
+        // name nobody has as for an enrolled user, so it cannot probe which
+        // accounts exist. The rule judges the caller, never the target.
+        let caller = CallerFacts(request: request, realUID: callerUID)
+        let claims = RequestClaims(request: request, callerUID: callerUID)
+        if case let .elsewhere(reason) = LocalityRule().judge(caller) {
+            let judged = caller.pid == 0 ? getpid() : caller.pid
+            HelperOperations.log(.notLocal("\(reason); judged pid \(judged)"), operation: request.operation.rawValue, fields: claims.logFields)
+            return HelperAnswer(StatusOutcome.notLocal(reason))
+        }
         // A user may spend, or learn about, only their own attempts. Checked
         // before the store is touched, so the answer is the same whether or
         // not the other user exists or is enrolled.
@@ -74,21 +87,12 @@ enum HelperMain {
         else {
             // The name is what the request says, perhaps no user's at all:
             // from a non-root caller a claim, and quoted either way.
-            let user = "\(RequestContext.fieldPrefix(callerUID: callerUID))user=\(RequestContext.quoted(request.user))"
+            let user = "\(RequestClaims.fieldPrefix(callerUID: callerUID))user=\(RequestClaims.quoted(request.user))"
             return refuse("a user may only ask about their own PIN", detail: "\(user) caller_uid=\(callerUID)")
         }
-        let context = RequestContext(request: request, target: target, callerUID: callerUID)
-        // Only at the machine, for every operation and every path (the
-        // module, `pingate verify` and `change`, the lock screen), before
-        // the store is touched: nothing is counted for a remote guess.
-        let caller = CallerFacts(request: request, realUID: callerUID)
+        let context = RequestContext(claims: claims, target: target)
         guard caller.uid == 0 || caller.uid == target.uid else {
             return refuse("caller_uid \(caller.uid) is not the user's", detail: context.logFields)
-        }
-        if case let .elsewhere(reason) = LocalityRule().judge(caller) {
-            let judged = caller.pid == 0 ? getpid() : caller.pid
-            HelperOperations.log(.notLocal("\(reason); judged pid \(judged)"), operation: request.operation.rawValue, context: context)
-            return HelperAnswer(StatusOutcome.notLocal(reason))
         }
         return HelperOperations(options: options, policy: policy, seams: seams).perform(request, context: context)
     }
@@ -128,36 +132,40 @@ enum HelperMain {
     }
 }
 
-/// Who asked, for whom, from where: the log fields of one request.
+/// Who asked, and from where: what a request says of itself, for the log.
 ///
-/// The target user and the caller's uid are facts the helper checked. The
+/// The caller's uid is a fact the helper checked. The user's name, the
 /// service, tty and remote host are whatever the caller wrote: from root
 /// (the PAM module under sudo or login) they are PAM's items, but any user
 /// can run the helper and write `service=sudo tty=tty1`. So a non-root
 /// caller's are logged as `claimed_…`, and a reader of the log can tell a
-/// fact from a claim.
-struct RequestContext {
-    /// The request's claims (its secrets stay with the request).
+/// fact from a claim. (The request's secrets stay with the request.)
+struct RequestClaims {
+    let user: String
     let service: String?
     let tty: String?
     let remoteHost: String?
-    let target: SystemUser
     let callerUID: uid_t
 
-    init(request: borrowing HelperRequest, target: SystemUser, callerUID: uid_t) {
+    init(request: borrowing HelperRequest, callerUID: uid_t) {
+        user = request.user
         service = request.service
         tty = request.tty
         remoteHost = request.remoteHost
-        self.target = target
         self.callerUID = callerUID
     }
 
-    var logFields: String {
-        let prefix = RequestContext.fieldPrefix(callerUID: callerUID)
-        let service = service.map(RequestContext.value) ?? "?"
-        let tty = tty.map(RequestContext.value) ?? "?"
-        let rhost = remoteHost.map { " \(prefix)rhost=\(RequestContext.value($0))" } ?? ""
-        return "user=\(target.name) uid=\(target.uid) \(prefix)service=\(service) \(prefix)tty=\(tty)\(rhost) caller_uid=\(callerUID)"
+    /// The fields of a request refused before its user was looked up: the
+    /// name as written, quoted, since no lookup vouched for it.
+    var logFields: String { "\(RequestClaims.fieldPrefix(callerUID: callerUID))user=\(RequestClaims.quoted(user)) \(fieldsAfterTheUser)" }
+
+    /// service, tty, rhost and the caller's uid.
+    var fieldsAfterTheUser: String {
+        let prefix = RequestClaims.fieldPrefix(callerUID: callerUID)
+        let service = service.map(RequestClaims.value) ?? "?"
+        let tty = tty.map(RequestClaims.value) ?? "?"
+        let rhost = remoteHost.map { " \(prefix)rhost=\(RequestClaims.value($0))" } ?? ""
+        return "\(prefix)service=\(service) \(prefix)tty=\(tty)\(rhost) caller_uid=\(callerUID)"
     }
 
     /// A caller-written value as it is when it cannot be read as more than
@@ -184,4 +192,12 @@ struct RequestContext {
         quoted.append("\"")
         return String(quoted)
     }
+}
+
+/// A request whose user was looked up: the log fields of every answer after that.
+struct RequestContext {
+    let claims: RequestClaims
+    let target: SystemUser
+
+    var logFields: String { "user=\(target.name) uid=\(target.uid) \(claims.fieldsAfterTheUser)" }
 }

@@ -10,7 +10,7 @@ struct HelperOperations {
 
     func perform(_ request: borrowing HelperRequest, context: RequestContext) -> HelperAnswer {
         if let reason = FirstSignInRule().passwordRequired(service: request.service, uid: context.target.uid, policy: policy) {
-            Self.log(.passwordFirst(reason), operation: request.operation.rawValue, context: context)
+            Self.log(.passwordFirst(reason), operation: request.operation.rawValue, fields: context.logFields)
             return HelperAnswer(StatusOutcome.passwordFirst(reason))
         }
         let location: StoreLocation
@@ -33,7 +33,7 @@ struct HelperOperations {
             case let .some(secret): outcome = verifier.verify(uid: uid, input: secret)
             case .none: return .refused("verify needs a secret")
             }
-            Self.log(outcome, operation: "verify", context: context)
+            Self.log(outcome, operation: "verify", fields: context.logFields)
             return finished(HelperAnswer(outcome), request: request, verifier: verifier, uid: uid, context: context)
         case .change:
             guard let kind = request.newKind else {
@@ -58,7 +58,7 @@ struct HelperOperations {
             case .none:
                 return .refused("change needs the current and the new credential")
             }
-            Self.log(outcome, operation: "change", context: context)
+            Self.log(outcome, operation: "change", fields: context.logFields)
             return finished(HelperAnswer(outcome), request: request, verifier: verifier, uid: uid, context: context)
         }
     }
@@ -90,9 +90,8 @@ struct HelperOperations {
     }
 
     /// The one log line of an answered request (HelperMain logs its
-    /// not-local refusals here too).
-    static func log(_ outcome: VerifyOutcome, operation: String, context: RequestContext) {
-        let fields = context.logFields
+    /// not-local refusals here too, with the fields of a user not looked up).
+    static func log(_ outcome: VerifyOutcome, operation: String, fields: String) {
         switch outcome {
         case .ok:
             SystemLog.write(.notice, "\(operation): success (\(fields))")

@@ -204,6 +204,21 @@ PY
     assert_contains "$out" "pgalice (uid 61001): PIN, active"
 }
 
+# A success is counted first, like every attempt; once cleared it leaves
+# no failure behind: not "failures: 0" with a "last failure" at its time.
+test_status_after_one_correct_verify_shows_no_failure() {
+    store_reset
+    enroll_pin pgalice "$PIN"
+    verify pgalice "$PIN" || fail "the right PIN"
+    run "$PINGATE" status pgalice
+    assert_eq 0 "$rc" "exit: $err"
+    assert_contains "$out" "failures:"
+    grep -Eq '^ *last failure: +never$' <<< "$out" || fail "status after one success: [$out]"
+    run "$PINGATE" status pgalice --json
+    assert_eq null "$(json_field last_failure <<< "$out")" "last_failure"
+    [ "$(json_field last_success <<< "$out")" != null ] || fail "last_success"
+}
+
 test_status_of_a_user_without_credential_exits_4() {
     store_reset
     run "$PINGATE" status pgbob --json

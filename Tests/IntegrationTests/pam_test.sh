@@ -336,6 +336,28 @@ test_a_service_outside_the_list_learns_nothing_about_the_user() {
     assert_eq 0 "$(record_failures pgalice)" "failures"
 }
 
+# A remote caller (sshd, through common-auth, with sudo's service name in
+# the list) is refused by the locality rule before the user is looked up:
+# an enrolled user, a user without a PIN and a name nobody has get the same
+# answer, from the module and from the helper itself, so that a remote
+# client cannot probe which accounts exist.
+test_a_remote_caller_learns_nothing_about_the_user() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    local user seen first="" answer first_answer=""
+    for user in pgalice pgbob nosuchuser; do
+        run "$user" "$TEST_PIN"$'\n' --rhost 192.0.2.7
+        seen="$(result) prompts=$(prompts) $(grep "^INFO" <<< "$out" | grep -v "^INFO NEXT" || true)"
+        [ -n "$first" ] || first=$seen
+        assert_eq "$first" "$seen" "what the remote client of $user is told"
+        answer=$(helper_request op=status "user=$user" service=sudo rhost=192.0.2.7 caller_uid=0)
+        [ -n "$first_answer" ] || first_answer=$answer
+        assert_eq "$first_answer" "$answer" "the helper's answer for $user"
+    done
+    assert_contains "$first" "offered only at the machine" "the answer"
+    assert_eq 0 "$(record_failures pgalice)" "failures"
+}
+
 test_service_missing_from_the_config_list_is_ignored() {
     need_cli; fresh
     enroll pgalice "$TEST_PIN" --pin

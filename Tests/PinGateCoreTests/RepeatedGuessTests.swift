@@ -63,11 +63,16 @@ struct RepeatedGuessTests {
         let hasher = CredentialHasher(key: MachineKey.generate(), parameters: parameters)
         let other = CredentialHasher(key: MachineKey.generate(), parameters: parameters)
         let tag = hasher.repeatTag(pin, uid: 1000)
-        #expect(tag.count == 32)
-        #expect(tag == hasher.repeatTag(pin, uid: 1000))
-        #expect(tag != hasher.repeatTag(pin, uid: 1001))
-        #expect(tag != other.repeatTag(pin, uid: 1000))
-        let preHash = hasher.keyedPreHash(pin, uid: 1000)
-        #expect(tag != (0..<preHash.count).map { preHash[$0] })
+        // Results first: #expect cannot take a ~Copyable Secret.
+        let count = tag.count
+        let same = tag.constantTimeEquals(hasher.repeatTag(pin, uid: 1000))
+        let otherUser = tag.constantTimeEquals(hasher.repeatTag(pin, uid: 1001))
+        let otherKey = tag.constantTimeEquals(other.repeatTag(pin, uid: 1000))
+        let preHash = tag.constantTimeEquals(hasher.keyedPreHash(pin, uid: 1000))
+        #expect(count == 32)
+        #expect(same)
+        #expect(!otherUser)
+        #expect(!otherKey)
+        #expect(!preHash)
     }
 }

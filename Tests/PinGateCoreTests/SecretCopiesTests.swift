@@ -1,3 +1,4 @@
+import CSodium
 import Glibc
 import Testing
 @testable import PinGateCore
@@ -73,6 +74,39 @@ struct SecretCopiesTests {
             #expect(pin.weakness() == nil)
         }
         #expect(found == [false], "copies left: \(found)")
+    }
+
+    /// With the machine key, a repeat tag names the PIN it was made from (10⁴
+    /// HMACs try every PIN), so the tag of the right PIN, made for every
+    /// attempt before it is counted, must be wiped like the PIN.
+    @Test("verifying the right PIN leaves no copy of its repeat tag")
+    func repeatTagLeavesNoCopy() throws {
+        let store = try TestStore()
+        try store.enrollPIN("6038", uid: 1000)
+        let needle = try Self.repeatTag(of: "6038", uid: 1000, store: store)
+        let input = secret("6038")
+        let found = FreedMemoryProbe.holds([needle]) {
+            #expect(store.verifier.verify(uid: 1000, input: input) == .ok)
+        }
+        #expect(found == [false], "copies left: \(found)")
+    }
+
+    /// `CredentialHasher.repeatTag` of a PIN, made here straight into the
+    /// one array the probe looks for: asking the hasher would leave a copy
+    /// of its own for the probe to find, whatever the verifier does.
+    static func repeatTag(of pin: String, uid: UInt32, store: TestStore) throws -> [UInt8] {
+        var tag = [UInt8](repeating: 0, count: Int(crypto_auth_hmacsha256_BYTES))
+        var state = crypto_auth_hmacsha256_state()
+        let key = try store.store.loadKey()
+        key.bytes.withUnsafeBytes { bytes in
+            _ = crypto_auth_hmacsha256_init(&state, bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), bytes.count)
+        }
+        let message = CredentialHasher.repeatDomain
+            + [UInt8(uid >> 24), UInt8((uid >> 16) & 0xff), UInt8((uid >> 8) & 0xff), UInt8(uid & 0xff), CredentialKind.pin.rawValue]
+            + Array(pin.utf8)
+        _ = crypto_auth_hmacsha256_update(&state, message, UInt64(message.count))
+        _ = crypto_auth_hmacsha256_final(&state, &tag)
+        return tag
     }
 }
 

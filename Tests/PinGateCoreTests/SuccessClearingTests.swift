@@ -44,6 +44,51 @@ struct SuccessClearingTests {
         #expect(store.verifier.verify(uid: 1000, input: secret("5813")) == .ok)
     }
 
+    // A success is counted first, as every attempt is (stamped as a failure
+    // now); the clear must not leave that stamp behind as a failure that
+    // never was. `pingate status` showed "failures: 0" and "last failure:"
+    // at the time of the success.
+    @Test("a success that leaves no failure puts back the last-failure stamps it found")
+    func successLeavesNoStampOfItsOwn() throws {
+        let store = try TestStore()
+        try store.enrollPIN("0427")
+        store.clock.advance(by: 60)
+        #expect(store.verifier.verify(uid: 1000, input: secret("0427")) == .ok)
+        let record = try #require(try store.record())
+        #expect(record.failures == 0)
+        #expect(record.lastFailure == 0, "never failed, but the last failure reads \(record.lastFailure)")
+        #expect(record.lastFailureBoot == nil)
+    }
+
+    @Test("a success after failures keeps the time of the last real failure")
+    func successKeepsTheLastRealFailure() throws {
+        let store = try TestStore()
+        try store.enrollPIN("0427")
+        _ = store.verifier.verify(uid: 1000, input: secret("1111"))
+        let failed = try #require(try store.record())
+        store.clock.advance(by: 60)
+        #expect(store.verifier.verify(uid: 1000, input: secret("0427")) == .ok)
+        let record = try #require(try store.record())
+        #expect(record.failures == 0)
+        #expect(record.lastFailure == failed.lastFailure)
+        #expect(record.lastFailureBoot == failed.lastFailureBoot)
+    }
+
+    @Test("a success that leaves raced failures keeps the stamp of the last of them")
+    func successWithRacedFailuresKeepsTheirStamp() throws {
+        let store = try TestStore()
+        try store.enrollPIN("0427")
+        let right = ParkedAttempt(store.verifier, input: "0427", parkedAt: .released)
+        store.clock.advance(by: 60)
+        _ = store.verifier.verify(uid: 1000, input: secret("1111"))
+        let raced = try #require(try store.record())
+        #expect(right.finish() == .ok)
+        let record = try #require(try store.record())
+        #expect(record.failures == 1)
+        #expect(record.lastFailure == raced.lastFailure)
+        #expect(record.lastFailureBoot == raced.lastFailureBoot)
+    }
+
     @Test("each counted attempt takes the next attempt serial, and an admin unlock keeps it")
     func attemptSerialIsMonotonic() throws {
         let store = try TestStore()

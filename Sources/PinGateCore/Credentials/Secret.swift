@@ -132,6 +132,13 @@ public struct Secret: ~Copyable {
         return sodium_memcmp(memory.address, other.memory.address, count) == 0
     }
 
+    /// Constant-time equality with bytes that are no secret of their own (a
+    /// record's tag of a wrong answer); lengths are not secret.
+    public func constantTimeEquals(_ bytes: [UInt8]) -> Bool {
+        guard count == bytes.count else { return false }
+        return bytes.withUnsafeBytes { sodium_memcmp(memory.address, $0.baseAddress, count) == 0 }
+    }
+
     /// Bytes `range` as a secret of their own.
     public func extracting(_ range: Range<Int>) -> Secret {
         precondition(range.lowerBound >= 0 && range.upperBound <= count, "Secret range out of bounds")

@@ -128,9 +128,11 @@ public struct CredentialHasher: ~Copyable, Sendable {
     /// canonical secret)`: how the record remembers the last credential
     /// verified wrong, so the same wrong answer again is not counted again.
     /// Microseconds, not the KDF; useless without the key, like the hash.
-    public func repeatTag(_ credential: borrowing Credential, uid: UInt32) -> [UInt8] {
-        let digest = keyedDigest(domain: CredentialHasher.repeatDomain, credential, uid: uid)
-        return (0..<digest.count).map { digest[$0] }
+    /// A `Secret`, wiped when dropped: with the key, 10⁴ HMACs turn a tag
+    /// back into its PIN, and every attempt makes one (the right PIN's too)
+    /// before it is counted.
+    public func repeatTag(_ credential: borrowing Credential, uid: UInt32) -> Secret {
+        keyedDigest(domain: CredentialHasher.repeatDomain, credential, uid: uid)
     }
 
     private func keyedDigest(domain: [UInt8], _ credential: borrowing Credential, uid: UInt32) -> Secret {

@@ -15,8 +15,9 @@ struct CountedAttempt: ~Copyable {
     /// This attempt's place in the count: a success clears only the failures
     /// counted up to it (`UserRecord.failuresCounted(after:)`).
     let serial: UInt64
-    /// `CredentialHasher.repeatTag` of the credential, kept if it proves wrong.
-    let repeatTag: [UInt8]
+    /// The last-failure stamps as the count found them, put back by a
+    /// success that leaves no failure (`UserRecord.clearFailures`).
+    let stampsBeforeCount: FailureStamps
     /// Whether the record's hash was made with other parameters than the
     /// current ones: read once, with the check that it can be read at all.
     let needsRehash: Bool
@@ -111,18 +112,23 @@ extension Verifier {
         // Only attempts a person made count: the answer verified wrong last
         // time, again (a client retrying on its own, Enter pressed twice), is
         // wrong without a second count. Compared under the lock, before the count.
-        let tag = hasher.repeatTag(credential, uid: file.uid)
-        if let last = record.lastWrongTag, constantTimeEqual(last, tag) {
+        // The tag is a secret (it names the PIN to anyone with the key) and
+        // is dropped, wiped, here: not held through the KDF, where it would
+        // be one more locked page than RLIMIT_MEMLOCK may allow; a wrong
+        // answer's is made again afterwards (`rememberWrong`).
+        if let last = record.lastWrongTag, hasher.repeatTag(credential, uid: file.uid).constantTimeEquals(last) {
             return .decided(.repeated(failures: record.failures))
         }
 
         // Step 3: count first.
+        let stampsBeforeCount = record.failureStamps
         let serial = record.countAttempt(at: now)
         if policy.lockout.isDisabled(afterFailures: record.failures) { record.disabled = true }
         try file.write(record)
         faultHook?(.counted)
         try file.beginVerification()
-        return .decided(.counted(CountedAttempt(credential: credential, record: record, serial: serial, repeatTag: tag, needsRehash: needsRehash)))
+        return .decided(.counted(CountedAttempt(credential: credential, record: record, serial: serial, stampsBeforeCount: stampsBeforeCount,
+                                                  needsRehash: needsRehash)))
     }
 
     /// The answer to an attempt made while `block` is in force.
@@ -159,7 +165,7 @@ extension Verifier {
             }
             // Wrong guesses counted while this one was being verified are
             // not erased by its success.
-            record.clearFailures(forSuccessOf: attempt.serial)
+            record.clearFailures(forSuccessOf: attempt.serial, stamps: attempt.record.failureStamps, before: attempt.stampsBeforeCount)
             record.disabled = policy.lockout.isDisabled(afterFailures: record.failures)
             record.lastSuccess = clock.now()
             if let replacement {

@@ -12,6 +12,9 @@ extension UserRecord {
         return attemptSerial
     }
 
+    /// The time of the last failure on both clocks, as it stands.
+    var failureStamps: FailureStamps { FailureStamps(wall: lastFailure, boot: lastFailureBoot) }
+
     /// Marks now as the time of the last failure, on both clocks: the timeout
     /// in force runs from here.
     mutating func stampFailure(at now: ClockReading) {
@@ -42,12 +45,22 @@ extension UserRecord {
 
     /// A success clears the failures counted before its own attempt (its
     /// own count included); those before it are set aside for the notice.
-    mutating func clearFailures(forSuccessOf serial: UInt64) {
+    ///
+    /// Its own count stamped it as a failure (step 3 counts before it
+    /// verifies). When no failure remains and nothing stamped the record
+    /// since (`counted`, its stamps after that count), the stamps go back to
+    /// `before`, what the count found: the last failure shown is one that
+    /// was, and no timeout can run from a success. Otherwise a later count,
+    /// an unlock or a timeout's restart owns them, and they stay.
+    mutating func clearFailures(forSuccessOf serial: UInt64, stamps counted: FailureStamps, before: FailureStamps) {
         let remaining = failuresCounted(after: serial)
         setAsideForNotice(failures - remaining - 1)
         failures = remaining
         firstFailure = remaining > 0 ? lastFailure : 0
         lastWrongTag = nil
+        if remaining == 0, failureStamps == counted {
+            (lastFailure, lastFailureBoot) = (before.wall, before.boot)
+        }
     }
 
     /// The notice the owner has not seen, taken: it is told once.
@@ -61,4 +74,11 @@ extension UserRecord {
     public var pendingNotice: FailureNotice? {
         unseenFailures > 0 ? FailureNotice(failures: unseenFailures, firstAt: unseenSince) : nil
     }
+}
+
+/// The last failure's time on both clocks: the wall clock's for display,
+/// the boot clock's for the timeout (`UserRecord.lastFailure`, `lastFailureBoot`).
+struct FailureStamps: Equatable {
+    let wall: Int64
+    let boot: BootInstant?
 }

@@ -165,7 +165,7 @@ public struct Verifier: Sendable {
         guard matched else {
             // Best effort: a tag that cannot be kept (a full disk) only
             // means the next repeat is counted; the answer is still "wrong".
-            try? rememberWrong(counted, on: file)
+            try? rememberWrong(counted, on: file, hasher: hasher)
             return wrong(afterFailures: counted.record.failures)
         }
         return try clear(counted, on: file, hasher: hasher, replacement: replacement)
@@ -174,11 +174,15 @@ public struct Verifier: Sendable {
     /// Keeps the repeat tag of a credential just verified wrong, unless root
     /// replaced the credential meanwhile. Only now, after the verification:
     /// identical guesses made in parallel before it are all counted.
-    private func rememberWrong(_ attempt: borrowing CountedAttempt, on file: RecordFile) throws {
+    private func rememberWrong(_ attempt: borrowing CountedAttempt, on file: RecordFile, hasher: borrowing CredentialHasher) throws {
+        let tag = hasher.repeatTag(attempt.credential, uid: file.uid)
         _ = try file.withLock {
             var record = try file.read()
-            guard record.hash == attempt.record.hash, record.lastWrongTag != attempt.repeatTag else { return }
-            record.lastWrongTag = attempt.repeatTag
+            guard record.hash == attempt.record.hash else { return }
+            if let last = record.lastWrongTag, tag.constantTimeEquals(last) { return }
+            // The one copy out of the `Secret`: the tag of an answer just
+            // verified wrong, which the record keeps on disk anyway.
+            record.lastWrongTag = tag.withUnsafeBytes { Array($0) }
             // Lost in a crash, the same wrong guess is counted again: stricter.
             try file.write(record, durability: .pageCache)
         }
