@@ -82,7 +82,9 @@ need_deb() {
 # stops it on exit); skips when the tree cannot be made (no archive).
 boot() {
     local release="$1"
+    # The container goes with the test's subshell, however it ends.
     trap container_stop EXIT
+    trap 'exit 143' TERM INT HUP
     if ! container_tree "$release" > "$WORK/tree-$release.out" 2>&1; then
         # No archive is a machine's limit (skipped); anything else, such as a
         # package name the release does not have, is a failure.
@@ -91,6 +93,7 @@ boot() {
         fi
         fail "could not make the $release tree: $(cat "$WORK/tree-$release.out")"
     fi
+    grep -h '^(built the' "$WORK/tree-$release.out" || true
     container_boot "$release" || fail "the $release container did not boot (above)"
 }
 
@@ -266,6 +269,14 @@ count() {
 sh /usr/local/bin/pingate-case count "$1"
 EOF
 }
+# sessions: logind's sessions inside: Id, Name, Seat, Remote, Class of each.
+sessions() {
+    ct_sh <<'EOF' | tr '\n' ';'
+for s in $(loginctl list-sessions --no-legend | awk '{print $1}'); do
+    loginctl show-session "$s" -p Id -p Name -p Seat -p Class -p Remote | tr '\n' ' '; echo
+done
+EOF
+}
 seat() {
     local out
     out="$(ct_sh "$1" 2>&1 <<'EOF'
@@ -306,11 +317,13 @@ locality() {
     setup_locality "$release"
     row "a. seat session" seat sudo alice "$PIN" "$ALICE_PASSWORD"
     seat start
+    echo "      sessions with alice's seat session open: $(sessions)" >&2
     row "b. user manager, seat session open" user-manager sudo alice "$PIN" "$ALICE_PASSWORD"
     ct_sh > /dev/null <<'EOF' || fail "enable-linger failed"
 loginctl enable-linger alice
 EOF
     seat stop
+    echo "      sessions after it ended (lingering): $(sessions)" >&2
     row "c. user manager, seat gone, lingering" user-manager sudo alice "$PIN" "$ALICE_PASSWORD"
     row "d. ssh to 127.0.0.1:2222" ssh sudo alice "$PIN" "$ALICE_PASSWORD"
     row "e. cron's PAM service, no seat" cron sudo alice "$PIN" "$ALICE_PASSWORD"

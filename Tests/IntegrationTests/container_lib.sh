@@ -64,7 +64,8 @@ ct_build_tree() {
     local release="$1" final="$2" log="$3" tmp
     mkdir -p "$CT_CACHE/trees"
     tmp="$(mktemp -d "$CT_CACHE/trees/.building-$release.XXXXXX")"
-    if ! debootstrap --variant=minbase --include="$(ct_packages "$release" | tr ' ' ',')" \
+    # A deadline: an archive that stops answering must not hang the suite.
+    if ! timeout 1200 debootstrap --variant=minbase --include="$(ct_packages "$release" | tr ' ' ',')" \
             "$release" "$tmp" "$CT_MIRROR" > "$log" 2>&1; then
         echo "debootstrap $release failed; its log: $log" >&2
         tail -20 "$log" >&2
@@ -92,6 +93,12 @@ container_tree() {
             local start=$(date +%s)
             ct_build_tree "$release" "$final" "$log" || exit 1
             echo "(built the $release tree in $(( $(date +%s) - start )) s: $final)" >&2
+            # Trees of this release made by older package lists or code are
+            # never used again.
+            local old
+            for old in "$CT_CACHE/trees/$release"-*; do
+                [ "$old" = "$final" ] || [ "$old" = "$log" ] || rm -rf --one-file-system "$old"
+            done
         fi
     ) 9> "$CT_CACHE/trees/.lock-$release" || return 1
     echo "$final"
@@ -271,7 +278,7 @@ ct_previous_debs() {
         mkdir "$tmp/src" "$tmp/debs"
         if ! { git -C "$repo" archive --format=tar "$commit" | tar -x -C "$tmp/src" &&
                cd "$tmp/src" &&
-               swift build -c release --static-swift-stdlib &&
+               timeout 1800 swift build -c release --static-swift-stdlib &&
                make -s -C pam && make -s -C po &&
                packaging/build-deb.sh --no-build --output "$tmp/debs"; } > "$CT_CACHE/debs/$commit.log" 2>&1; then
             echo "building the packages of $commit failed; the end of $CT_CACHE/debs/$commit.log:" >&2
