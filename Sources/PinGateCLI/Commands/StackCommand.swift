@@ -1,7 +1,7 @@
 import PinGateCore
 
 /// `pingate stack SERVICE [--root DIR] [--json]`: a PAM service's auth stack
-/// as Debian 12's libpam reads it (`PAMStackReader`), and what
+/// as the installed libpam reads it (`PAMStackReader`), and what
 /// `pingate enable` needs from it (`PAMEnableFacts`): and `pingate enable` acts on.
 ///
 /// Text, `key = value` lines under a comment; the keys and values are the
@@ -27,7 +27,7 @@ struct StackCommand: Command {
     static let name = "stack"
     static var abstract: String { L("show a PAM service's auth stack as libpam reads it, and what a PIN there would skip") }
     static var discussion: String {
-        HelpText.paragraph(L("Reads /etc/pam.d/SERVICE the way Debian 12's libpam (Linux-PAM 1.5.2) does — comments, continuations, [value=action] controls, include, substack and @include, a missing module, a line libpam cannot use — and prints its auth rules in the order libpam runs them, each with the file and line it comes from. Then what install.sh --enable needs: 'pingate_rule' for each rule that already runs pam_pingate.so, 'insert_before' the line the PinGate line would go before, one 'guard' for each rule a correct PIN there would skip that is more than the password (a second factor, a lockout, a directory, an access check, a line libpam cannot read), 'enable_line' the line install.sh --enable writes for this service (its options fit how the program shows PAM's questions), and 'create_from_other = yes' for a lock screen Debian ships no file for.")) + "\n\n"
+        HelpText.paragraph(L("Reads /etc/pam.d/SERVICE the way the installed libpam does — Debian 12's Linux-PAM 1.5.2 or Debian 13's 1.7.0, told apart by dpkg's record of libpam0g: comments, continuations, [value=action] controls, include, substack and @include, a missing module, a line libpam cannot use — and prints its auth rules in the order libpam runs them, each with the file and line it comes from. Then what pingate enable needs: 'pingate_rule' for each rule that already runs pam_pingate.so, 'insert_before' the line the PinGate line would go before, one 'guard' for each rule a correct PIN there would skip that is more than the password (a second factor, a lockout, a directory, an access check, a line libpam cannot read), 'enable_line' the line pingate enable writes for this service (its options fit how the program shows PAM's questions), and 'create_from_other = yes' for a lock screen Debian ships no file for.")) + "\n\n"
             + HelpText.paragraph(L("Anyone may read this system's stacks; only root may read a staged root (--root)."))
     }
     static var exitStatuses: String? {

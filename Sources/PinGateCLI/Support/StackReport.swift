@@ -34,13 +34,14 @@ struct StackReport {
     }
 
     private var heading: String {
+        let libpam = stack.dialect.name
         guard let file = stack.file else {
-            return L("the auth stack of %s as libpam reads it: no file of its own, so \"other\"'s", stack.service)
+            return L("the auth stack of %s as libpam (%s) reads it: no file of its own, so \"other\"'s", stack.service, libpam)
         }
         if stack.fromOther, stack.failure == nil {
-            return L("the auth stack of %s as libpam reads it: %s has no auth rule, so \"other\"'s", stack.service, file)
+            return L("the auth stack of %s as libpam (%s) reads it: %s has no auth rule, so \"other\"'s", stack.service, libpam, file)
         }
-        return L("the auth stack of %s as libpam reads it: %s", stack.service, file)
+        return L("the auth stack of %s as libpam (%s) reads it: %s", stack.service, libpam, file)
     }
 
     /// `[success=1 default=ignore] pam_unix.so nullok`, as written, with a note
@@ -78,6 +79,7 @@ struct StackReport {
         case let .unreadableInclude(path): return L("libpam gives up: @include of %s, which it cannot read", path) + place
         case let .badModuleName(path): return L("libpam gives up: a module path without a name, '%s'", path) + place
         case .includeWithoutName: return L("libpam crashes: an include without a stack name") + place
+        case let .includedTooDeep(path): return L("libpam gives up: @include of %s is nested deeper than it follows", path) + place
         }
     }
 
@@ -95,6 +97,7 @@ struct StackReport {
             ("guards", .array(facts.guards.map { .object([("module", .string($0.name)), ("where", .string($0.origin.description))]) })),
             ("enable_line", .string(client.enableLine)),
             ("create_from_other", .bool(createFromOther)),
+            ("libpam", .string(stack.dialect.name)),
         ])
     }
 

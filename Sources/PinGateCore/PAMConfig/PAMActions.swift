@@ -66,7 +66,7 @@ public struct PAMActions: Equatable, Sendable {
     /// The actions of a control word (`required`, ... case-insensitive), or of
     /// the contents of a `[value=action ...]` control, as libpam sets them
     /// before the line's other words are read. Nil for `include` and `substack`.
-    static func parsing(control word: [UInt8]) -> PAMActions? {
+    static func parsing(control word: [UInt8], dialect: PAMDialect = .linuxPAM15) -> PAMActions? {
         var actions = PAMActions.undefined
         if word.equalsIgnoringCase("required") || word.equalsIgnoringCase("requisite") || word.equalsIgnoringCase("optional") {
             let required = !word.equalsIgnoringCase("optional")
@@ -81,7 +81,7 @@ public struct PAMActions: Equatable, Sendable {
         } else if word.equalsIgnoringCase("include") || word.equalsIgnoringCase("substack") {
             return nil
         } else {
-            actions.parse(word)
+            actions.parse(word, dialect: dialect)
             actions.setDefault(.bad)
         }
         return actions
@@ -89,8 +89,9 @@ public struct PAMActions: Equatable, Sendable {
 
     /// `_pam_parse_control`: `value=action` pairs in order, `default` filling
     /// what is still undefined; names matched as prefixes, in libpam's order;
-    /// any error makes every value `bad`.
-    private mutating func parse(_ text: [UInt8]) {
+    /// any error makes every value `bad` — in 1.7.0 also a jump over INT_MAX,
+    /// which 1.5.2 lets wrap around.
+    private mutating func parse(_ text: [UInt8], dialect: PAMDialect) {
         var index = 0
         func at(_ position: Int) -> UInt8 { position < text.count ? text[position] : 0 }
         func skipSpace() { while isCSpace(at(index)) { index += 1 } }
@@ -119,7 +120,9 @@ public struct PAMActions: Equatable, Sendable {
                 guard isDigit(at(index)) else { return failParse() }
                 var number: Int32 = 0
                 repeat {
-                    number = number &* 10 &+ Int32(at(index) - UInt8(ascii: "0"))
+                    let digit = Int32(at(index) - UInt8(ascii: "0"))
+                    if dialect == .linuxPAM17, number > Int32.max / 10 || number * 10 > Int32.max - digit { return failParse() }
+                    number = number &* 10 &+ digit
                     index += 1
                 } while isDigit(at(index))
                 guard number != 0 else { return failParse() }

@@ -16,7 +16,7 @@ public enum PAMLineProblem: Equatable, Sendable {
     case endless
 }
 
-/// Linux-PAM 1.5.2's `_pam_assemble_line`, byte for byte: `fgets` into a
+/// Linux-PAM 1.5.2's `_pam_assemble_line`, byte for byte (1.7's below): `fgets` into a
 /// 1024-byte buffer; a line blank or starting with `#` is skipped, also in
 /// the middle of a continuation; a `#` anywhere else ends the line there, so
 /// a backslash at the end of a comment joins nothing; a backslash before
@@ -35,12 +35,101 @@ struct PAMLineAssembler {
     }
 
     private let bytes: [UInt8]
+    private let dialect: PAMDialect
     private var offset = 0
     private var physicalLine = 1
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    init(_ bytes: [UInt8], dialect: PAMDialect = .linuxPAM15) {
+        self.bytes = bytes
+        self.dialect = dialect
+    }
 
     mutating func next() -> Step {
+        dialect == .linuxPAM15 ? nextFromFixedBuffer() : nextFromWholeLines()
+    }
+
+    /// Linux-PAM 1.6 and later (`_pam_line_assemble`, libpam_internal/pam_line.c):
+    /// `getline`, so a line of any length. Each physical line: a backslash
+    /// before the trailing blanks (space, tab, newline) becomes a space and
+    /// the line continues — unless the line holds a `#` before its first
+    /// NUL, which ends it; leading spaces and tabs go, a `#` cuts the rest.
+    /// A line that ends, even blank or a comment, ends the continuation: the
+    /// joined text is a line if it is not empty. The file ending mid
+    /// continuation is an error (the service is abandoned).
+    private mutating func nextFromWholeLines() -> Step {
+        var assembled: [UInt8]? = nil
+        var visibleEnded = false   // a NUL was copied: C sees nothing after it
+        var start: Int?
+        var continuing = false
+        while let (line, lineNumber) = getline() {
+            var end = line.count
+            var p = end
+            while p > 0 {
+                p -= 1
+                if line[p] != UInt8(ascii: " "), line[p] != UInt8(ascii: "\t"), line[p] != UInt8(ascii: "\n") { break }
+            }
+            var chunk = line
+            var continues = false
+            if p < line.count, line[p] == UInt8(ascii: "\\") {
+                chunk[p] = UInt8(ascii: " ")
+                end = p + 1
+                continues = true
+            }
+            let cText = chunk.prefix { $0 != 0 }
+            if cText.contains(UInt8(ascii: "#")) { continues = false }
+            var s = 0
+            while s < end, chunk[s] == UInt8(ascii: " ") || chunk[s] == UInt8(ascii: "\t") { s += 1 }
+            // The C string from s: to the first NUL or `#` (which becomes a NUL).
+            var text: [UInt8] = []
+            var cut = false
+            for byte in chunk[s..<end] {
+                if byte == 0 || byte == UInt8(ascii: "#") { cut = true; break }
+                text.append(byte)
+            }
+            let first = text.first ?? 0
+            if continues {
+                if s < end {
+                    if assembled == nil { assembled = []; start = lineNumber }
+                    if !visibleEnded { assembled! += text }
+                    if cut { visibleEnded = true }
+                }
+                continuing = true
+                continue
+            }
+            if assembled != nil || (first != 0 && first != UInt8(ascii: "\n")) {
+                if assembled == nil { assembled = []; start = lineNumber }
+                if !visibleEnded { assembled! += text }
+            }
+            if let text = assembled, let byte = text.first, byte != 0 {
+                return .line(PAMAssembledLine(text: text, lineNumber: start ?? lineNumber))
+            }
+            assembled = nil
+            visibleEnded = false
+            start = nil
+            continuing = false
+        }
+        return continuing ? .failure(.unfinished, lineNumber: start ?? physicalLine) : .end
+    }
+
+    /// The next physical line with its newline, and its number.
+    private mutating func getline() -> ([UInt8], Int)? {
+        guard offset < bytes.count else { return nil }
+        let lineNumber = physicalLine
+        var line: [UInt8] = []
+        while offset < bytes.count {
+            let byte = bytes[offset]
+            line.append(byte)
+            offset += 1
+            if byte == UInt8(ascii: "\n") {
+                physicalLine += 1
+                break
+            }
+        }
+        return (line, lineNumber)
+    }
+
+    /// Linux-PAM 1.5.2's, described above.
+    private mutating func nextFromFixedBuffer() -> Step {
         var buffer = [UInt8](repeating: 0, count: Self.bufferSize)
         var position = 0
         var used = 0

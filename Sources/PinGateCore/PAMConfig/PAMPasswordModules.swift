@@ -124,6 +124,7 @@ public enum PAMPasswordModules {
         case .unreadableLine: return PAMGuard(name: "(unreadable:\(origin.file))", origin: origin)
         case let .badModuleName(path): return PAMGuard(name: "(bad-module-name:\(path))", origin: origin)
         case .includeWithoutName: return PAMGuard(name: "(include-without-name)", origin: origin)
+        case let .includedTooDeep(path): return PAMGuard(name: "(nested-too-deep:\(path))", origin: origin)
         case .noStack: return PAMGuard(name: "(no-stack)", origin: origin)
         }
     }

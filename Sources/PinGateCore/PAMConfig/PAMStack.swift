@@ -13,6 +13,8 @@ public struct PAMStackFailure: Equatable, Sendable, CustomStringConvertible {
         case badModuleName(String)
         /// An include or substack without a name: Debian 12's libpam crashes.
         case includeWithoutName
+        /// An `@include` nested deeper than Linux-PAM 1.7.0 follows (16).
+        case includedTooDeep(String)
     }
 
     public let reason: Reason
@@ -27,6 +29,7 @@ public struct PAMStackFailure: Equatable, Sendable, CustomStringConvertible {
         case let .unreadableInclude(path): return "@include of \(path), which cannot be read" + place
         case let .badModuleName(path): return "a module path without a name: '\(path)'" + place
         case .includeWithoutName: return "an include without a stack name, which crashes libpam" + place
+        case let .includedTooDeep(path): return "@include of \(path), nested deeper than libpam follows" + place
         }
     }
 }
@@ -44,4 +47,6 @@ public struct PAMStack: Equatable, Sendable {
     public let fromOther: Bool
     /// Set when libpam would run none of it.
     public let failure: PAMStackFailure?
+    /// The libpam whose reading this is.
+    public var dialect: PAMDialect = .linuxPAM15
 }

@@ -37,7 +37,7 @@ struct StackReading {
                         intoOther: Bool, statementLine: Int?) -> Outcome {
         readings += 1
         let reading = readings
-        var assembler = PAMLineAssembler(bytes)
+        var assembler = PAMLineAssembler(bytes, dialect: reader.dialect)
         while true {
             switch assembler.next() {
             case .end:
@@ -83,7 +83,7 @@ struct StackReading {
         let controlWord = words.next()
         var isInclude = false
         if let controlWord {
-            if let parsed = PAMActions.parsing(control: controlWord) {
+            if let parsed = PAMActions.parsing(control: controlWord, dialect: reader.dialect) {
                 actions = parsed
             } else {
                 isInclude = true
@@ -123,7 +123,12 @@ struct StackReading {
         let path = name.hasPrefix("/") ? name : PAMStackReader.configurationDirectory + "/" + name
         let level = place.level + (substack ? 1 : 0)
         let problem: PAMRuleFailure
-        if level >= PAMStackReader.substackLevelLimit || place.depth + 1 >= PAMStackReader.fileDepthLimit {
+        if level >= PAMStackReader.substackLevelLimit || place.depth + 1 >= reader.dialect.fileDepthLimit {
+            // 1.7.0 gives up on the whole service at an `@include` too deep
+            // (measured against Debian 13's libpam); an include fails alone.
+            if reader.dialect == .linuxPAM17, control == nil {
+                return .failure(PAMStackFailure(reason: .includedTooDeep(path), origin: place.origin))
+            }
             problem = .nestedTooDeep(path)
         } else if let bytes = reader.readFile(path) {
             switch parse(bytes, path: path, requested: type, level: level, depth: place.depth + 1,
@@ -131,7 +136,11 @@ struct StackReading {
             case .read:
                 return .read
             case let .failure(inner):
-                if inner.reason == .includeWithoutName { return .failure(inner) }  // the process is gone
+                // The process is gone, or (1.7.0) pam_start aborts: nothing of the service is read.
+                switch inner.reason {
+                case .includeWithoutName, .includedTooDeep: return .failure(inner)
+                default: break
+                }
                 problem = .unreadableStack(path)
             }
         } else {
