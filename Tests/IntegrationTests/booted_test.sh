@@ -33,6 +33,10 @@
 #     /tmp and installed with `apt-get install ./pingate_*.deb` (no network:
 #     the tree already has every dependency). The upgrade test builds
 #     0.1.0 once from commit 09b9b16 (cached in /var/cache/pingate-tests/debs).
+#   * Sign-ins through a service without its program (section 4 on): the
+#     project's pam/build/pam_harness (it links only libpam and libc) copied
+#     into the container, run by systemd-run as alice from a seat session of
+#     her own, or as root outside any session, as a display manager.
 #
 # Run as root: bash Tests/IntegrationTests/booted_test.sh
 
@@ -414,6 +418,245 @@ test_debian_12_an_upgrade_from_0_1_0_keeps_the_pin_the_key_and_the_settings() {
 # there, so it goes in with dpkg --force-depends, as an admin would have had to.
 test_debian_13_an_upgrade_from_0_1_0_installed_by_dpkg_force_depends_keeps_the_pin_the_key_and_the_settings() {
     upgrade trixie force-depends
+}
+
+# --- 4. pingate enable and disable, through real libpam --------------------------------
+
+# The services' files where the tree has no package for them (a desktop's
+# packages would add hundreds of MB to each tree): mate-screensaver and
+# cinnamon-screensaver as Debian 12's packages install them; gdm-password and
+# lightdm as gdm3's and lightdm's Debian files are written (their auth part
+# exactly, the session part abridged); kde, on Debian 13 only, a stand-in of
+# Plasma 6's /usr/lib/pam.d/kde of the same shape (nologin, then the common
+# stacks). On Debian 12 nothing ships kde: libpam reads `other`, and enable
+# makes /etc/pam.d/kde from it. polkit-1 is the tree's own (polkitd ships it
+# only in /usr/lib/pam.d on both releases).
+write_service_files() {
+    local release="$1" root
+    root="$(ct_root)"
+    printf '%s\n' '@include common-auth' 'auth optional pam_gnome_keyring.so' > "$root/etc/pam.d/mate-screensaver"
+    printf '%s\n' '@include common-auth' 'auth optional pam_gnome_keyring.so' > "$root/etc/pam.d/cinnamon-screensaver"
+    cat > "$root/etc/pam.d/gdm-password" <<'EOF'
+#%PAM-1.0
+auth    requisite       pam_nologin.so
+auth	required	pam_succeed_if.so user != root quiet_success
+@include common-auth
+auth    optional        pam_gnome_keyring.so
+@include common-account
+session required        pam_loginuid.so
+session optional        pam_keyinit.so force revoke
+session required        pam_limits.so
+session required        pam_env.so readenv=1
+session required        pam_env.so readenv=1 envfile=/etc/default/locale
+@include common-session
+session optional        pam_gnome_keyring.so auto_start
+@include common-password
+EOF
+    cat > "$root/etc/pam.d/lightdm" <<'EOF'
+#%PAM-1.0
+auth    requisite       pam_nologin.so
+auth    sufficient      pam_succeed_if.so user ingroup nopasswdlogin
+@include common-auth
+-auth    optional        pam_gnome_keyring.so
+-auth    optional        pam_kwallet5.so
+@include common-account
+session required        pam_limits.so
+@include common-session
+-session optional        pam_gnome_keyring.so auto_start
+-session optional        pam_kwallet5.so auto_start
+session required        pam_env.so readenv=1
+session required        pam_env.so readenv=1 user_readenv=1 envfile=/etc/default/locale
+@include common-password
+EOF
+    if [ "$release" = trixie ]; then
+        cat > "$root/usr/lib/pam.d/kde" <<'EOF'
+#%PAM-1.0
+auth       requisite    pam_nologin.so
+@include common-auth
+@include common-account
+@include common-password
+@include common-session
+EOF
+    fi
+}
+
+# The harness (pam/build/pam_harness: it links libpam and libc only) inside,
+# and the sign-in it runs: pingate-signin HOW SERVICE ANSWER, HOW being
+# `seat` (as alice, from a seat session of her own: sudo, polkit's agent
+# helper and the lock screens run as the user) or `system` (as root in a
+# system service outside any session, as a display manager runs); prints the
+# harness's transcript on one line.
+write_signin_program() {
+    local harness="$REPO_ROOT/pam/build/pam_harness"
+    [ -x "$harness" ] || make -s -C "$REPO_ROOT/pam" harness > "$WORK/harness.out" 2>&1 ||
+        fail "make -C pam harness failed: $(cat "$WORK/harness.out")"
+    install -m 0755 "$harness" "$(ct_root)/usr/local/bin/pam_harness"
+    cat > "$(ct_root)/usr/local/bin/pingate-harness" <<'EOF'
+#!/bin/sh
+printf '%s\n' "$2" | timeout 30 /usr/local/bin/pam_harness --service "$1" --user alice 2>&1 | tr '\n' ' '
+EOF
+    cat > "$(ct_root)/usr/local/bin/pingate-signin" <<'EOF'
+#!/bin/sh
+how="$1"; shift
+case "$how" in
+    seat)   systemd-run --quiet --wait --pipe --collect -p PAMName=login -p User=alice \
+                -p "Environment=XDG_SEAT=seat0 XDG_SESSION_TYPE=x11 XDG_SESSION_CLASS=user" \
+                /bin/sh /usr/local/bin/pingate-harness "$@" < /dev/null ;;
+    system) systemd-run --quiet --wait --pipe --collect /bin/sh /usr/local/bin/pingate-harness "$@" < /dev/null ;;
+esac
+EOF
+    chmod 0755 "$(ct_root)/usr/local/bin/pingate-harness" "$(ct_root)/usr/local/bin/pingate-signin"
+}
+
+# pam_state: every file of /etc/pam.d and /usr/lib/pam.d, with its hash.
+pam_state() {
+    ct_sh <<'EOF'
+cd / && find etc/pam.d usr/lib/pam.d -type f | sort | xargs sha256sum
+EOF
+}
+
+# signins one|all-at-once HOW:SERVICE...: the sign-ins with alice's PIN, one
+# after the other (each seat session displaces the one before it as seat0's
+# active session), or all at once (sign-ins outside sessions, each refused
+# one costing pam_unix's delay); prints "SERVICE<TAB>transcript" for each.
+signins() {
+    CT_TIMEOUT=120 ct_sh "$PIN" "$@" 2>&1 <<'EOF'
+pin="$1" order="$2"; shift 2
+dir="$(mktemp -d)"
+for pair in "$@"; do
+    if [ "$order" = one ]; then
+        /usr/local/bin/pingate-signin "${pair%%:*}" "${pair#*:}" "$pin" > "$dir/${pair#*:}" 2>&1
+    else
+        /usr/local/bin/pingate-signin "${pair%%:*}" "${pair#*:}" "$pin" > "$dir/${pair#*:}" 2>&1 &
+    fi
+done
+wait
+for pair in "$@"; do printf '%s\t%s\n' "${pair#*:}" "$(cat "$dir/${pair#*:}")"; done
+rm -rf "$dir"
+EOF
+}
+
+# verdict TRANSCRIPT: whether a PIN was asked for, and libpam's result.
+verdict() {
+    local asked=no
+    case "$1" in *PROMPT_ECHO_OFF*PIN*) asked=yes ;; esac
+    echo "$asked $(grep -oE 'RESULT [A-Z_]+' <<< "$1" | cut -d' ' -f2)"
+}
+
+enable_disable() {
+    local release="$1"
+    need_deb
+    boot "$release"
+    install_deb "$release" "$DEB"
+    write_try_program
+    write_service_files "$release"
+    write_signin_program
+    local out
+    out="$(CT_TIMEOUT=60 ct_sh "$PIN" "$ALICE_PASSWORD" 2>&1 <<'EOF'
+set -e
+useradd -m -s /bin/sh alice
+printf 'alice:%s\n' "$2" | chpasswd
+printf '%s\n%s\n' "$1" "$1" | pingate enroll alice --pin --stdin > /dev/null
+echo setup done
+EOF
+)" || fail "setting up alice on $release failed: $out"
+    local before service enable stack rule made line
+    local users="seat:sudo seat:polkit-1 seat:kde seat:mate-screensaver seat:cinnamon-screensaver"
+    local managers="system:gdm-password system:lightdm"
+    local services="sudo polkit-1 kde mate-screensaver cinnamon-screensaver gdm-password lightdm"
+    before="$(pam_state)"
+    declare -A MADE RULE AFTER_ENABLE AFTER_DISABLE
+    for service in $services; do
+        enable="$(ct pingate enable "$service" 2>&1)" || fail "pingate enable $service on $release: $enable"
+        echo "      pingate enable $service -> $(tr '\n' ' ' <<< "$enable")" >&2
+        case "$enable" in *created*) MADE[$service]=created ;; *) MADE[$service]=edited ;; esac
+        stack="$(ct pingate stack "$service" 2>&1)"
+        rule="$(sed -nE 's/^pingate_rule = //p' <<< "$stack")"
+        RULE[$service]="${rule:-none}"
+        [ -n "$rule" ] || echo "      pingate stack $service: $stack" >&2
+    done
+    # The lock screens and sudo first, each from a seat session of alice's
+    # own; then the display managers while alice has a seat session (the
+    # first sign-in of a boot at one takes the password).
+    while IFS=$'\t' read -r service line; do
+        echo "      $service with the PIN after enable -> $line" >&2
+        AFTER_ENABLE[$service]="$(verdict "$line")"
+    done < <(signins one $users)
+    seat start
+    while IFS=$'\t' read -r service line; do
+        echo "      $service with the PIN after enable -> $line" >&2
+        AFTER_ENABLE[$service]="$(verdict "$line")"
+    done < <(signins one $managers)
+    seat stop
+    local failures
+    failures="$(count alice)"
+    for service in $services; do
+        out="$(ct pingate disable "$service" 2>&1)" || fail "pingate disable $service on $release: $out"
+        echo "      pingate disable $service -> $(tr '\n' ' ' <<< "$out")" >&2
+    done
+    # After disable, as a display manager would ask (where the line made
+    # libpam ask for the PIN above): no PIN is asked anywhere.
+    seat start
+    while IFS=$'\t' read -r service line; do
+        echo "      $service with the PIN after disable -> $line" >&2
+        AFTER_DISABLE[$service]="$(verdict "$line")"
+    done < <(signins all-at-once $(printf 'system:%s ' $services))
+    seat stop
+    local after
+    after="$(pam_state)"
+    [ "$before" = "$after" ] || echo "      the pam.d files differ: $(diff <(echo "$before") <(echo "$after") | tr '\n' ' ')" >&2
+
+    local header table expected="" rows=() made_by
+    header="$(printf '%-22s %-9s %-8s %-40s %-22s %s' service release enable "pingate stack: PinGate rule" "libpam, PIN: asked/res" "after disable: asked/res")"
+    for service in $services; do
+        rows+=("$(printf '%-22s %-9s %-8s %-40s %-22s %s' "$service" "$release" "${MADE[$service]}" "${RULE[$service]}" \
+            "${AFTER_ENABLE[$service]:-none}" "${AFTER_DISABLE[$service]:-none}")")
+    done
+    table="$(printf '%s\n' "$header" "${rows[@]}")"
+    printf '%s\n' "$table" | tee "$REPORT_DIR/enable-$release.txt" | sed 's/^/    /'
+    for service in $services; do
+        case "$service" in polkit-1|kde) made_by=created ;; *) made_by=edited ;; esac
+        expected+="$(printf '%-22s %-9s %-8s %-40s %-22s %s' "$service" "$release" "$made_by" "${RULE[$service]}" \
+            "yes PAM_SUCCESS" "no PAM_AUTH_ERR")"$'\n'
+    done
+    assert_eq "$(printf '%s\n%s' "$header" "${expected%$'\n'}")" "$table" "the enable table on $release"
+    assert_eq 0 "$failures" "alice's failures counted by the sign-ins with her PIN on $release"
+    for service in $services; do
+        assert_contains "${RULE[$service]}" "/etc/pam.d/$service:" "pingate stack $service's PinGate rule"
+    done
+    assert_eq "$before" "$after" "/etc/pam.d and /usr/lib/pam.d after enable and disable on $release"
+    out="$(ct_sh <<'EOF'
+ls /etc/pam.d/polkit-1 /etc/pam.d/kde 2>&1
+pingate stack polkit-1 | head -1
+pingate stack kde | head -1
+EOF
+)"
+    local kde_source=/usr/lib/pam.d/kde
+    [ "$release" = trixie ] || kde_source='no file of its own, so "other"'"'"'s'
+    assert_eq "ls: cannot access '/etc/pam.d/polkit-1': No such file or directory
+ls: cannot access '/etc/pam.d/kde': No such file or directory
+# the auth stack of polkit-1 as libpam reads it: /usr/lib/pam.d/polkit-1
+# the auth stack of kde as libpam reads it: $kde_source" "$out" "the made files gone, libpam's files again"
+
+    # The package's removal takes out what enable made.
+    out="$(CT_TIMEOUT=300 ct_sh 2>&1 <<'EOF'
+pingate enable polkit-1 kde sudo > /dev/null 2>&1 || echo "enable failed"
+ls /etc/pam.d/polkit-1 /etc/pam.d/kde > /dev/null || echo "enable made no file"
+apt-get remove -y pingate > /tmp/remove.log 2>&1 || { echo "remove failed"; cat /tmp/remove.log; }
+ls /etc/pam.d/polkit-1 /etc/pam.d/kde /etc/pam.d/*.pingate-backup 2>/dev/null
+grep -l pam_pingate /etc/pam.d/* 2>/dev/null
+echo done
+EOF
+)"
+    assert_eq "done" "$out" "what enable left after apt-get remove pingate on $release"
+    assert_eq "$before" "$(pam_state)" "/etc/pam.d and /usr/lib/pam.d after apt-get remove on $release"
+}
+
+test_debian_12_enable_and_disable_through_real_libpam() {
+    enable_disable bookworm
+}
+test_debian_13_enable_and_disable_through_real_libpam() {
+    enable_disable trixie
 }
 
 run_tests
