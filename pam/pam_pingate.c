@@ -113,26 +113,26 @@ static void tell_disabled(pam_handle_t *pamh, int flags, const struct pingate_op
 			"an administrator can run: pingate unlock %s", failures), failures, user);
 }
 
-/*
- * Whether to ask for the notice of failed attempts, which spends it: only
- * where the line reaches the person. Not under quiet or PAM_SILENT (Debian's
- * sudo), and not with nonotice, for clients that drop info lines (i3lock,
- * swaylock): the helper then keeps it for a sign-in that shows it.
- */
+/* Whether info lines reach the person: not under quiet or PAM_SILENT (Debian's sudo). */
 static bool shows_messages(int flags, const struct pingate_options *opts)
 {
-	return !opts->quiet && !opts->nonotice && !(flags & PAM_SILENT);
+	return !opts->quiet && !(flags & PAM_SILENT);
 }
 
 /*
- * After a success, the failed attempts before it that the owner has not
- * seen (pam_faillock's "There were N failed login attempts since the last
- * successful login"): "2 failed PIN attempts since your last PIN sign-in,
- * the first at 14:02". The time has its date unless it is today. The
- * words are the CLI's too (`pingate verify`, `status`): one translation.
+ * The failed attempts the owner has not been told of (the status's
+ * unseen=N since=T), told before the first question, as pam_faillock's
+ * "There were N failed login attempts": "2 failed PIN attempts since your
+ * last PIN sign-in, the first at 14:02". The time has its date unless it
+ * is today. The words are the CLI's too: one translation.
  */
-static void tell_notice(pam_handle_t *pamh, int flags, const struct pingate_options *opts,
-		enum pingate_kind kind, unsigned failures, unsigned long long since)
+struct notice {
+	unsigned told;          /* attempts told of, for the verify's notice=N; 0: none */
+	char question[256];     /* said in the question itself; empty when an info line said it */
+};
+
+static void format_notice(enum pingate_kind kind, unsigned failures, unsigned long long since,
+		char *text, size_t size)
 {
 	time_t first = (time_t)since, now = time(NULL);
 	struct tm first_tm, now_tm;
@@ -144,13 +144,43 @@ static void tell_notice(pam_handle_t *pamh, int flags, const struct pingate_opti
 		strftime(when, sizeof(when), today ? "%H:%M" : "%Y-%m-%d %H:%M", &first_tm);
 	}
 	if (is_pattern(kind))
-		inform(pamh, flags, opts, P_("%d failed pattern attempt since your last pattern sign-in, at %s",
+		snprintf(text, size, P_("%d failed pattern attempt since your last pattern sign-in, at %s",
 			"%d failed pattern attempts since your last pattern sign-in, the first at %s", failures),
 			(int)failures, when);
 	else
-		inform(pamh, flags, opts, P_("%d failed PIN attempt since your last PIN sign-in, at %s",
+		snprintf(text, size, P_("%d failed PIN attempt since your last PIN sign-in, at %s",
 			"%d failed PIN attempts since your last PIN sign-in, the first at %s", failures),
 			(int)failures, when);
+}
+
+/*
+ * Before the PIN is typed, never after: a job the user left running may
+ * have guessed, and the owner must know before spending the PIN (a success
+ * spends the notice only where it was shown, and a status never does). As
+ * an info line where those are shown; in the question itself where they
+ * are not (sudo passes PAM_SILENT but shows its prompt). Not under
+ * nonotice: i3lock, swaylock and hyprlock show nothing before their field,
+ * so the notice waits, unspent, for a sign-in that shows it.
+ */
+static void prepare_notice(pam_handle_t *pamh, int flags, const struct pingate_options *opts,
+		const struct pingate_answer *status, struct notice *notice)
+{
+	notice->told = 0;
+	notice->question[0] = '\0';
+	if (status->unseen == 0 || opts->nonotice)
+		return;
+	format_notice(status->kind, status->unseen, status->since, notice->question, sizeof(notice->question));
+	if (shows_messages(flags, opts)) {
+		inform(pamh, flags, opts, "%s", notice->question);
+		notice->question[0] = '\0';
+	}
+	notice->told = status->unseen;
+}
+
+/* What the verify may say was told: nothing if the question that was to carry it never came. */
+static unsigned told(const struct notice *notice)
+{
+	return notice->question[0] == '\0' ? notice->told : 0;
 }
 
 static void tell_password_first(pam_handle_t *pamh, int flags, const struct pingate_options *opts)
@@ -222,11 +252,19 @@ static void wipe_and_free(char *secret)
 	}
 }
 
-/* On PAM_SUCCESS *secret is a heap copy the caller wipes and frees. */
-static int prompt_secret(pam_handle_t *pamh, const char *prompt, char **secret)
+/*
+ * On PAM_SUCCESS *secret is a heap copy the caller wipes and frees. A
+ * notice still to say goes on the line above the question, once.
+ */
+static int prompt_secret(pam_handle_t *pamh, const char *prompt, struct notice *notice, char **secret)
 {
 	char *response = NULL;
-	int rc = pam_prompt(pamh, PAM_PROMPT_ECHO_OFF, &response, "%s", prompt);
+	bool before = notice != NULL && notice->question[0] != '\0';
+	int rc = pam_prompt(pamh, PAM_PROMPT_ECHO_OFF, &response, before ? "%s\n%s" : "%s%s",
+		before ? notice->question : "", prompt);
+
+	if (before)
+		notice->question[0] = '\0';
 
 	if (rc == PAM_SUCCESS && response == NULL)
 		rc = PAM_CONV_ERR;
@@ -257,7 +295,7 @@ static const char *default_prompt(const struct pingate_options *opts, enum pinga
 }
 
 static int get_secret(pam_handle_t *pamh, int flags, const struct pingate_options *opts,
-		const struct pingate_answer *status, unsigned attempt, char **secret)
+		const struct pingate_answer *status, unsigned attempt, struct notice *notice, char **secret)
 {
 	const char *prompt = opts->prompt;
 
@@ -273,7 +311,7 @@ static int get_secret(pam_handle_t *pamh, int flags, const struct pingate_option
 		show_legend(pamh, flags, opts, status->grid);
 	if (prompt == NULL)
 		prompt = default_prompt(opts, status->kind);
-	return prompt_secret(pamh, prompt, secret);
+	return prompt_secret(pamh, prompt, notice, secret);
 }
 
 /*
@@ -310,9 +348,7 @@ static int judge_verify(pam_handle_t *pamh, int flags, const struct pingate_opti
 	*again = false;
 	switch (answer->reply) {
 	case PINGATE_REPLY_OK:
-		if (answer->unseen > 0)
-			tell_notice(pamh, flags, opts, kind, answer->unseen, answer->since);
-		return PAM_SUCCESS;
+		return PAM_SUCCESS;  /* the notice, if any, was told before the question */
 	case PINGATE_REPLY_WRONG:
 		if (answer->disabled)
 			tell_disabled(pamh, flags, opts, kind, answer->failures, user);
@@ -376,9 +412,9 @@ static bool cannot_be_the_pin(const char *text, const struct pingate_answer *sta
  * never becomes PAM_AUTHTOK.
  */
 static int ask_with_password_aside(pam_handle_t *pamh, int flags, const struct pingate_options *opts,
-		const struct pingate_answer *status, unsigned attempt, char **secret, bool *password)
+		const struct pingate_answer *status, unsigned attempt, struct notice *notice, char **secret, bool *password)
 {
-	int rc = get_secret(pamh, flags, opts, status, attempt, secret);
+	int rc = get_secret(pamh, flags, opts, status, attempt, notice, secret);
 
 	*password = rc == PAM_SUCCESS &&
 		(!could_be_credential(*secret, status->kind) || cannot_be_the_pin(*secret, status));
@@ -389,7 +425,7 @@ static int ask_with_password_aside(pam_handle_t *pamh, int flags, const struct p
 
 static int authenticate_with_prompts(pam_handle_t *pamh, int flags,
 		const struct pingate_options *opts, const struct pingate_caller *caller, const char *user,
-		const struct pingate_answer *status, struct pingate_run *run)
+		const struct pingate_answer *status, struct notice *notice, struct pingate_run *run)
 {
 	unsigned attempt, attempts = opts->use_first_pass ? 1 : opts->retries;
 	struct pingate_answer answer;
@@ -399,16 +435,15 @@ static int authenticate_with_prompts(pam_handle_t *pamh, int flags,
 
 	for (attempt = 0; attempt < attempts && again; attempt++) {
 		if (opts->again_or_password)
-			rc = ask_with_password_aside(pamh, flags, opts, status, attempt, &secret, &password);
+			rc = ask_with_password_aside(pamh, flags, opts, status, attempt, notice, &secret, &password);
 		else
-			rc = get_secret(pamh, flags, opts, status, attempt, &secret);
+			rc = get_secret(pamh, flags, opts, status, attempt, notice, &secret);
 		if (rc != PAM_SUCCESS || password) {
 			wipe_and_free(secret);
 			/* The password goes on, uncounted, to the module that checks it. */
 			return rc == PAM_SUCCESS ? PAM_IGNORE : rc;
 		}
-		pingate_ask_helper(pamh, opts, caller, "verify", user, secret,
-			shows_messages(flags, opts), run, &answer);
+		pingate_ask_helper(pamh, opts, caller, "verify", user, secret, told(notice), run, &answer);
 		spent = spent || is_authtok(pamh, secret);
 		rc = judge_verify(pamh, flags, opts, user, status->kind, &answer, &again);
 		if (rc == PAM_SUCCESS)
@@ -432,7 +467,7 @@ static bool could_be_credential(const char *text, enum pingate_kind kind)
 
 static int authenticate_forwarded(pam_handle_t *pamh, int flags,
 		const struct pingate_options *opts, const struct pingate_caller *caller, const char *user,
-		const struct pingate_answer *status, struct pingate_run *run)
+		const struct pingate_answer *status, struct notice *notice, struct pingate_run *run)
 {
 	struct pingate_answer answer;
 	char *secret = NULL;
@@ -442,7 +477,7 @@ static int authenticate_forwarded(pam_handle_t *pamh, int flags,
 	rc = copy_authtok(pamh, &secret);
 	if (rc == PAM_AUTHINFO_UNAVAIL && !opts->use_first_pass) {
 		announce(pamh, flags, opts, status->kind);
-		rc = prompt_secret(pamh, opts->prompt != NULL ? opts->prompt : _(pingate_prompt_pin_or_password), &secret);
+		rc = prompt_secret(pamh, opts->prompt != NULL ? opts->prompt : _(pingate_prompt_pin_or_password), notice, &secret);
 		if (rc == PAM_SUCCESS)
 			rc = pam_set_item(pamh, PAM_AUTHTOK, secret);
 	}
@@ -453,7 +488,7 @@ static int authenticate_forwarded(pam_handle_t *pamh, int flags,
 		rc = PAM_IGNORE;
 		goto out;
 	}
-	pingate_ask_helper(pamh, opts, caller, "verify", user, secret, shows_messages(flags, opts), run, &answer);
+	pingate_ask_helper(pamh, opts, caller, "verify", user, secret, told(notice), run, &answer);
 	if (answer.reply == PINGATE_REPLY_OK || answer.reply == PINGATE_REPLY_WRONG)
 		rc = judge_verify(pamh, flags, opts, user, status->kind, &answer, &again);
 	else
@@ -535,6 +570,7 @@ int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **ar
 	struct pingate_options opts;
 	struct pingate_caller caller;
 	struct pingate_answer status;
+	struct notice notice;
 	/* One helper run for the status and the verify after it (pingate_run.c). */
 	struct pingate_run run = PINGATE_RUN_NONE;
 	char name[PINGATE_LOG_TEXT_MAX];
@@ -559,14 +595,15 @@ int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **ar
 	rc = check_gates(pamh, &opts, user, &caller);
 	if (rc != PAM_SUCCESS)
 		goto out;
-	pingate_ask_helper(pamh, &opts, &caller, "status", user, NULL, false, &run, &status);
+	pingate_ask_helper(pamh, &opts, &caller, "status", user, NULL, 0, &run, &status);
 	rc = judge_status(pamh, flags, &opts, user, &status);
 	if (rc != PAM_SUCCESS)
 		goto out;
+	prepare_notice(pamh, flags, &opts, &status, &notice);
 	if (opts.forward_pass)
-		rc = authenticate_forwarded(pamh, flags, &opts, &caller, user, &status, &run);
+		rc = authenticate_forwarded(pamh, flags, &opts, &caller, user, &status, &notice, &run);
 	else
-		rc = authenticate_with_prompts(pamh, flags, &opts, &caller, user, &status, &run);
+		rc = authenticate_with_prompts(pamh, flags, &opts, &caller, user, &status, &notice, &run);
 out:
 	pingate_run_end(&opts, &run);
 	if (opts.debug)

@@ -129,7 +129,7 @@ static bool append_number(char *buf, size_t *used, const char *key, long value)
 
 static size_t build_request(pam_handle_t *pamh, const struct pingate_options *opts,
 		const struct pingate_caller *caller, char *buf, const char *op,
-		const char *user, const char *secret, bool want_notice, bool then_verify)
+		const char *user, const char *secret, unsigned told, bool then_verify)
 {
 	size_t used = (size_t)snprintf(buf, PINGATE_REQUEST_MAX, "%s\n", PINGATE_PROTOCOL_VERSION_LINE);
 	bool ok = append_field(buf, &used, "op", op) &&
@@ -140,7 +140,7 @@ static size_t build_request(pam_handle_t *pamh, const struct pingate_options *op
 		append_number(buf, &used, "caller_uid", (long)caller->uid) &&
 		append_number(buf, &used, "caller_pid", (long)caller->pid) &&
 		(!opts->allow_remote || append_field(buf, &used, "allow_remote", "1")) &&
-		(!want_notice || append_field(buf, &used, "notice", "1")) &&
+		(told == 0 || append_number(buf, &used, "notice", (long)told)) &&
 		(!then_verify || append_field(buf, &used, "then", "verify")) &&
 		(secret == NULL || append_field(buf, &used, "secret", secret));
 
@@ -175,7 +175,7 @@ static int ask(pam_handle_t *pamh, const struct pingate_options *opts, struct pi
 
 void pingate_ask_helper(pam_handle_t *pamh, const struct pingate_options *opts,
 		const struct pingate_caller *caller, const char *op, const char *user,
-		const char *secret, bool want_notice, struct pingate_run *run,
+		const char *secret, unsigned told, struct pingate_run *run,
 		struct pingate_answer *answer)
 {
 	bool status_op = strcmp(op, "status") == 0;
@@ -195,7 +195,7 @@ void pingate_ask_helper(pam_handle_t *pamh, const struct pingate_options *opts,
 		goto out;
 	}
 	if (!pingate_is_clean_value(user, NAME_MAX_LEN) ||
-	    (len = build_request(pamh, opts, caller, request, op, user, secret, want_notice,
+	    (len = build_request(pamh, opts, caller, request, op, user, secret, told,
 			status_op && run != NULL)) == 0) {
 		set_no_answer(answer, "request not sent: a field is too long or holds control characters");
 		goto out;

@@ -45,7 +45,7 @@ struct pingate_options {
 	bool quiet;
 	bool debug;
 	bool forward_pass;
-	bool nonotice;              /* the client drops info lines: keep the notice for later */
+	bool nonotice;              /* the client shows nothing before its field: the notice waits */
 	bool again_or_password;     /* ask "PIN or password"; a non-PIN answer is the password */
 	bool announce;              /* the client hides prompt texts: say a PIN is asked */
 	const char *prompt;         /* NULL: PINGATE_PROMPT_PIN or _PATTERN */
@@ -144,8 +144,8 @@ PINGATE_INTERNAL void pingate_run_end(const struct pingate_options *opts, struct
 /*
  * Sends one request to the helper and reads its answer. op is "status" or
  * "verify"; secret is NULL for status. The caller's facts go with it, and
- * notice=1 when want_notice: the module will show the owner the failed
- * attempts a success reports (answer->unseen), which spends them.
+ * notice=N when told > 0: the owner was shown N failed attempts before
+ * typing (the status's unseen=N), which a success then spends.
  * With run (may be NULL): a status leaves its run open there for the verify,
  * and a verify goes through an open one (pingate_run_end closes one that
  * no verify followed). Never fails: trouble of any kind comes back as
@@ -153,7 +153,7 @@ PINGATE_INTERNAL void pingate_run_end(const struct pingate_options *opts, struct
  */
 PINGATE_INTERNAL void pingate_ask_helper(pam_handle_t *pamh,
 		const struct pingate_options *opts, const struct pingate_caller *caller,
-		const char *op, const char *user, const char *secret, bool want_notice,
+		const char *op, const char *user, const char *secret, unsigned told,
 		struct pingate_run *run, struct pingate_answer *answer);
 
 /*

@@ -30,10 +30,13 @@
  *                                   judged by itself, whatever it writes.
  *   allow_remote=1\n                optional, honoured from a root caller only:
  *                                   the module's allow_remote option
- *   notice=1\n                      optional: the caller shows the owner the
- *                                   failed attempts a success (or a status)
- *                                   reports as unseen=N since=T, and the
- *                                   helper marks them seen (told once)
+ *   notice=N\n                      verify, change, optional: the caller
+ *                                   showed the owner N failed attempts (the
+ *                                   status's unseen=N) before the secret was
+ *                                   typed; a success spends the notice only
+ *                                   when exactly N are unseen then. Nothing
+ *                                   else spends it: not a status, not a
+ *                                   success where it was not shown
  *   secret=TEXT\n                   verify, change: the typed PIN or pattern
  *   new_kind=pin|pattern\n          change: kind of the new credential
  *   new_grid=R\n                    change, pattern: grid size (default 3)
@@ -51,12 +54,12 @@
  *              (length: the PIN's digits; absent for PINs enrolled
  *               before lengths were recorded)
  *            enrolled kind=pattern grid=R failures=F          exit 0
- *   verify:  ok [unseen=N since=T]                            exit 0
- *   change:  ok [unseen=N since=T]                            exit 0
- *              (N failed attempts before this success, or an admin's
- *               clearing, that the owner has not been told of, the first
- *               at Unix time T; with notice=1 only, which spends them; a
- *               status answer with notice=1 carries and spends them too)
+ *              (unseen: N failed attempts the owner has not been told of,
+ *               cleared by a success or an admin, or counted since the
+ *               last success, the first at Unix time T: to be shown
+ *               before the PIN is asked; a status never spends them)
+ *   verify:  ok                                               exit 0
+ *   change:  ok                                               exit 0
  *            wrong failures=F left=N [locked=S] [disabled]    exit 1
  *              (the failure is counted; N attempts may still be made before
  *               a failure starts a timeout; S seconds of timeout if this

@@ -64,21 +64,25 @@ struct HelperOperations {
     }
 
     /// Every answer of the Verifier's ends here: a lockout names the
-    /// credential's kind, and a success or status carries the owner's notice.
+    /// credential's kind, a status carries the notice the owner is to see
+    /// before typing, and a success spends the notice the caller showed.
     private func finished(_ answer: HelperAnswer, request: borrowing HelperRequest, verifier: Verifier, uid: UInt32,
                           context: RequestContext) -> HelperAnswer {
-        withCredentialKind(answer, verifier: verifier, uid: uid)
-            .telling(notice(for: request, after: answer, verifier: verifier, uid: uid, context: context))
+        let answer = withCredentialKind(answer, verifier: verifier, uid: uid)
+        guard answer.exitCode == .ok else { return answer }
+        if request.operation == .status {
+            return answer.telling((try? verifier.store.readRecord(uid: uid))??.noticeBeforeAttempt)
+        }
+        spendShownNotice(request.shownFailures, verifier: verifier, uid: uid, context: context)
+        return answer
     }
 
-    /// The owner's notice of unseen failures, taken (so told once) when the
-    /// request says it will be shown and the answer is a success or a usable
-    /// status. A notice that cannot be taken waits for the next time.
-    private func notice(for request: borrowing HelperRequest, after answer: HelperAnswer, verifier: Verifier, uid: UInt32,
-                        context: RequestContext) -> FailureNotice? {
-        guard request.wantsNotice, answer.exitCode == .ok, let notice = try? verifier.takeNotice(uid: uid) else { return nil }
-        SystemLog.write(.notice, "\(request.operation.rawValue): the owner is told of \(notice.failures) earlier failed attempt(s), the first at \(localTimeText(notice.firstAt, format: "%Y-%m-%d %H:%M:%S %z") ?? String(notice.firstAt)) (\(context.logFields))")
-        return notice
+    /// After a success: the notice is spent only when the caller showed
+    /// exactly what is unseen now. A status never spends it, so a job that
+    /// asks cannot hide failed attempts from the owner.
+    private func spendShownNotice(_ shown: Int?, verifier: Verifier, uid: UInt32, context: RequestContext) {
+        guard let shown, let notice = try? verifier.takeNotice(uid: uid, shown: shown) else { return }
+        SystemLog.write(.notice, "the owner was shown \(notice.failures) earlier failed attempt(s) before this success, the first at \(localTimeText(notice.firstAt, format: "%Y-%m-%d %H:%M:%S %z") ?? String(notice.firstAt)) (\(context.logFields))")
     }
 
     /// Locked and disabled answers name the credential's kind for the

@@ -350,10 +350,11 @@ test_non_root_verify_of_oneself_goes_through_the_helper() {
     assert_eq 1 "$rc"; assert_eq 1 "$(record_failures pgalice)"
 }
 
-# The notice of failed attempts reaches the owner in the CLI too: root's
-# status shows it without spending it, the owner's own status (text or
-# JSON) or verify tells it and marks it seen.
-test_status_and_verify_tell_the_owner_of_failed_attempts_once() {
+# The notice of failed attempts reaches the owner in the CLI too, before the
+# PIN is asked: root's status and the owner's own status (text or JSON) show
+# it and never spend it (a job of the user's could run them); the owner's
+# verify tells it before asking, and its success spends what it told.
+test_status_and_verify_tell_the_owner_of_failed_attempts_before_the_pin() {
     store_reset
     enroll_pin pgalice "$PIN"
     verify pgalice 0000 || true
@@ -369,18 +370,17 @@ test_status_and_verify_tell_the_owner_of_failed_attempts_once() {
     run as_user pgalice "$PINGATE" status
     assert_contains "$out" "2 failed PIN attempts since your last PIN sign-in" "the owner's status"
     run as_user pgalice "$PINGATE" status --json
-    assert_eq 0 "$(json_field unseen_failures <<< "$out")" "the owner's JSON, once told"
-    run "$PINGATE" status pgalice --json
-    assert_eq 0 "$(json_field unseen_failures <<< "$out")" "root's JSON after the owner was told"
+    assert_eq 2 "$(json_field unseen_failures <<< "$out")" "the owner's JSON: a status never spends the notice"
 
     verify pgalice 0002 || true
-    verify pgalice "$PIN"
     run as_user pgalice bash -c "printf '$PIN\n' | '$PINGATE' verify pgalice --stdin"
     assert_eq 0 "$rc" "exit: $err"
-    grep -Eq "1 failed PIN attempt since your last PIN sign-in, at [0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8} " <<< "$out" ||
-        fail "the owner's verify did not tell the failed attempt and its time: $out"
+    grep -Eq "3 failed PIN attempts since your last PIN sign-in, the first at [0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8} " <<< "$err" ||
+        fail "the owner's verify did not tell the failed attempts and the first's time before the PIN: $err"
+    run "$PINGATE" status pgalice --json
+    assert_eq 0 "$(json_field unseen_failures <<< "$out")" "root's JSON after the owner was told and signed in"
     run as_user pgalice bash -c "printf '$PIN\n' | '$PINGATE' verify pgalice --stdin"
-    assert_not_contains "$out" "failed PIN attempt" "the next verify"
+    assert_not_contains "$out$err" "failed PIN attempt" "the next verify"
 }
 
 # stopped_at WHEN COMMAND...: COMMAND under strace, stopped (SIGSTOP) at
@@ -459,13 +459,14 @@ test_no_copy_of_a_typed_pin_is_left_in_the_cli_or_the_helper() {
     scan_stopped "the helper's code under keep_freed.so" flock env "$keep" "$SANDBOX/pingate-verify-unprivileged"
     wrong=739146285016
     printf '%s\n' "$wrong" > "$SANDBOX/memscan-in"
-    # A user's CLI asks the helper for the status first, then verifies:
-    # the second write is the request that holds the PIN.
-    memlock=some scan_stopped "a user's CLI" write@2 "${alice[@]}" env "$keep" "$PINGATE" verify pgalice --stdin
+    # A user's CLI asks the helper for the status first, tells the owner of
+    # the failed attempts above (on stderr), then verifies: the third write
+    # is the request that holds the PIN.
+    memlock=some scan_stopped "a user's CLI" write@3 "${alice[@]}" env "$keep" "$PINGATE" verify pgalice --stdin
     # A user may set RLIMIT_MEMLOCK to 0: nothing is locked, all is still wiped.
     wrong=739146285017
     printf '%s\n' "$wrong" > "$SANDBOX/memscan-in"
-    memlock=0 scan_stopped "a user's CLI with RLIMIT_MEMLOCK 0" write@2 \
+    memlock=0 scan_stopped "a user's CLI with RLIMIT_MEMLOCK 0" write@3 \
         "${alice[@]}" prlimit --memlock=0:0 env "$keep" "$PINGATE" verify pgalice --stdin
     assert_eq 5 "$(record_failures pgalice)" "each answered attempt counted once, the stopped ones never"
 }

@@ -75,40 +75,42 @@ test_correct_pin_succeeds() {
     assert_not_contains "$out" "NEXT"
 }
 
-# The owner sees every guess: a success that reports unseen failures is
-# followed by one line saying how many and when the first was. The module
-# asks for it (notice=1) only where the line is shown: never under
-# PAM_SILENT (Debian's sudo) or quiet, so the helper keeps it for later.
-test_a_success_tells_the_owner_of_the_failed_attempts_before_it() {
+# The owner sees every guess, before typing the PIN: a status that reports
+# failed attempts not yet told puts one line saying how many and when the
+# first was before the question, and the verify says how many were told
+# (notice=N), so that a success spends exactly those. Under PAM_SILENT
+# (Debian's sudo) or quiet the line goes into the question itself.
+test_the_owner_is_told_of_failed_attempts_before_the_question() {
     setup
     local first; first=$(date -d 'today 09:05' +%s)
-    echo "0 ok unseen=2 since=$first" > "$T/verify"
+    echo "0 enrolled kind=pin length=4 failures=0 unseen=2 since=$first" > "$T/status"
+    echo "0 ok" > "$T/verify"
     pam_run $'1234\n'
     assert_eq PAM_SUCCESS "$(result)" "result"
-    assert_contains "$out" "INFO 2 failed PIN attempts since your last PIN sign-in, the first at 09:05"
-    assert_contains "$(cat "$T/request.2")" "notice=1" "the verify request"
-    assert_not_contains "$(cat "$T/request.1")" "notice=1" "the status request"
-    echo "0 ok unseen=1 since=$(date -d '2026-01-02 10:30' +%s)" > "$T/verify"
+    assert_contains "$out" "INFO 2 failed PIN attempts since your last PIN sign-in, the first at 09:05
+PROMPT_ECHO_OFF PIN: " "the notice, then the question"
+    assert_contains "$(cat "$T/request.2")" "notice=2" "the verify request"
+    assert_not_contains "$(cat "$T/request.1")" "notice=" "the status request"
+    echo "0 enrolled kind=pin length=4 failures=1 unseen=1 since=$(date -d '2026-01-02 10:30' +%s)" > "$T/status"
     rm -f "$T"/request.*
-    pam_run $'1234\n'
-    assert_contains "$out" "INFO 1 failed PIN attempt since your last PIN sign-in, at 2026-01-02 10:30"
+    pam_run $'1234\n' --silent
+    assert_contains "$out" 'PROMPT_ECHO_OFF 1 failed PIN attempt since your last PIN sign-in, at 2026-01-02 10:30\nPIN: ' \
+        "the notice in the silent question (the harness shows its newline as \\n)"
+    assert_contains "$(cat "$T/request.2")" "notice=1" "the silent verify request"
 }
 
-test_a_silent_quiet_or_nonotice_success_does_not_ask_for_the_notice() {
+# A client that shows nothing before its field (nonotice: i3lock, swaylock,
+# hyprlock) is told nothing and says nothing was told: the notice waits,
+# unspent, for a sign-in that shows it. A success answer never carries it.
+test_a_nonotice_client_leaves_the_notice_unspent() {
     setup
+    echo "0 enrolled kind=pin length=4 failures=0 unseen=2 since=$(date +%s)" > "$T/status"
     echo "0 ok" > "$T/verify"
-    pam_run $'1234\n' --silent
-    assert_eq PAM_SUCCESS "$(result)" "result"
-    assert_not_contains "$(cat "$T/request.2")" "notice=1" "the silent verify request"
-    rm -f "$T"/request.*
-    stack quiet
-    pam_run $'1234\n'
-    assert_not_contains "$(cat "$T/request.2")" "notice=1" "the quiet verify request"
-    rm -f "$T"/request.*
     stack nonotice
     pam_run $'1234\n'
     assert_eq PAM_SUCCESS "$(result)" "result with nonotice"
-    assert_not_contains "$(cat "$T/request.2")" "notice=1" "the nonotice verify request"
+    assert_not_contains "$out" "failed PIN attempt" "what the client was told"
+    assert_not_contains "$(cat "$T/request.2")" "notice=" "the nonotice verify request"
 }
 
 test_wrong_pin_is_auth_err_with_attempts_left() {
@@ -143,7 +145,7 @@ test_requests_carry_the_protocol_fields() {
     local pid; pid=$(sed -n 's/^caller_pid=//p' "$T/request.1")
     assert_eq "$(printf 'pingate-verify/1\nop=status\nuser=%s\nservice=sudo\ntty=pts/7\ncaller_uid=%s\ncaller_pid=%s\nthen=verify' "$me" "$(id -u)" "$pid")" \
         "$(request 1)" "status request"
-    assert_eq "$(printf 'pingate-verify/1\nop=verify\nuser=%s\nservice=sudo\ntty=pts/7\ncaller_uid=%s\ncaller_pid=%s\nnotice=1\nsecret=4821' "$me" "$(id -u)" "$pid")" \
+    assert_eq "$(printf 'pingate-verify/1\nop=verify\nuser=%s\nservice=sudo\ntty=pts/7\ncaller_uid=%s\ncaller_pid=%s\nsecret=4821' "$me" "$(id -u)" "$pid")" \
         "$(request 2)" "verify request"
     case "$pid" in ''|*[!0-9]*) fail "caller_pid [$pid] is not a process id" ;; esac
 }

@@ -51,19 +51,27 @@ test_wrong_pin_is_auth_err_and_counted_once() {
     assert_eq 1 "$(record_failures pgalice)" "failures"
 }
 
-# The owner sees every guess, once, where messages are shown: two wrong PINs
-# in earlier sign-ins, then the right one in a conversation that shows info
-# lines says 2 and when; the next success says nothing; a silent success
-# (Debian's sudo passes PAM_SILENT) leaves the notice for the next shown one.
-test_the_owner_is_told_of_failed_attempts_once_where_it_is_shown() {
+# The owner sees every guess, before typing the PIN (review 5, item 1): a
+# job the user left running may have guessed, and the owner must know
+# before spending the PIN. The notice comes before the question — an info
+# line, or under PAM_SILENT (Debian's sudo) the question itself — and a
+# success spends exactly what was shown. A status, which any job of the
+# user's may ask (op=status, pingate status), never spends it.
+test_the_owner_is_told_of_failed_attempts_before_typing_the_pin() {
     need_cli; fresh
     enroll pgalice "$TEST_PIN" --pin
     local first; first=$(date +%H:%M)
     run pgalice $'1397\n'
     run pgalice $'1398\n'
+    assert_contains "$out" "INFO 1 failed PIN attempt since your last PIN sign-in, at " "before the second wrong PIN"
+    # A job of pgalice's asks, the way the review's job did: nothing is spent.
+    helper_request as pgalice op=status user=pgalice > "$SANDBOX/job-status"
+    assert_contains "$(cat "$SANDBOX/job-status")" "unseen=2" "the job's status answer"
+    as_user pgalice /usr/sbin/pingate status > /dev/null 2>&1 || true
     run pgalice "$TEST_PIN"$'\n'
     assert_eq PAM_SUCCESS "$(result)" "result"
-    assert_contains "$out" "INFO 2 failed PIN attempts since your last PIN sign-in, the first at "
+    assert_contains "$out" "INFO 2 failed PIN attempts since your last PIN sign-in, the first at " "the notice"
+    assert_contains "$(grep -A1 'failed PIN attempts' <<< "$out")" "PROMPT_ECHO_OFF PIN: " "the question right after the notice"
     local told; told=$(sed -n 's/.*the first at \([0-9:]*\)$/\1/p' <<< "$out")
     [ "$told" = "$first" ] || [ "$told" = "$(date +%H:%M)" ] || fail "told the first failure was at $told, expected $first"
     run pgalice "$TEST_PIN"$'\n'
@@ -73,9 +81,7 @@ test_the_owner_is_told_of_failed_attempts_once_where_it_is_shown() {
     run pgalice $'1399\n'
     run pgalice "$TEST_PIN"$'\n' --silent
     assert_eq PAM_SUCCESS "$(result)" "result of the silent success"
-    assert_not_contains "$out" "failed PIN attempt" "the silent success"
-    run pgalice "$TEST_PIN"$'\n'
-    assert_contains "$out" "INFO 1 failed PIN attempt since your last PIN sign-in, at " "the next shown success"
+    assert_contains "$out" 'PROMPT_ECHO_OFF 1 failed PIN attempt since your last PIN sign-in, at ' "the notice in sudo's silent question"
     run pgalice "$TEST_PIN"$'\n'
     assert_not_contains "$out" "failed PIN attempt" "after it was shown"
 }
@@ -97,7 +103,7 @@ test_a_client_retrying_one_wrong_pin_spends_one_attempt() {
     assert_eq 1 "$(record_failures pgalice)" "failures after 1,000 identical wrong PINs"
     run pgalice "$TEST_PIN"$'\n'
     assert_eq PAM_SUCCESS "$(result)" "the right PIN after them"
-    assert_contains "$out" "INFO 1 failed PIN attempt since your last PIN sign-in" "the notice"
+    assert_contains "$out" "INFO 1 failed PIN attempt since your last PIN sign-in" "the notice, before the question"
 }
 
 # Failures 1-4 are free and the 5th starts a timeout: after the first wrong

@@ -23,6 +23,34 @@ struct FailureNoticeTests {
         #expect(try store.verifier.takeNotice(uid: 1000) == nil, "a success with no failures before it has nothing to tell")
     }
 
+    @Test("before the PIN: the failures not yet told, cleared or not, from the first one's time")
+    func beforeTheAttempt() throws {
+        let store = try TestStore()
+        try store.enrollPIN("0427")
+        let first = store.clock.now()
+        _ = store.verifier.verify(uid: 1000, input: secret("1111"))
+        store.clock.advance(by: 90)
+        #expect(try store.record()?.noticeBeforeAttempt == FailureNotice(failures: 1, firstAt: first), "a failure not cleared yet")
+        #expect(store.verifier.verify(uid: 1000, input: secret("0427")) == .ok)
+        _ = store.verifier.verify(uid: 1000, input: secret("2222"))
+        #expect(try store.record()?.noticeBeforeAttempt == FailureNotice(failures: 2, firstAt: first), "one cleared unseen, one counted")
+    }
+
+    @Test("a success spends the notice only when exactly what was shown is unseen: a guess meanwhile is told next time")
+    func spentOnlyAsShown() throws {
+        let store = try TestStore()
+        try store.enrollPIN("0427")
+        _ = store.verifier.verify(uid: 1000, input: secret("1111"))
+        _ = store.verifier.verify(uid: 1000, input: secret("2222"))
+        // The owner was shown 2; a job guesses once more before the owner's PIN.
+        _ = store.verifier.verify(uid: 1000, input: secret("3333"))
+        #expect(store.verifier.verify(uid: 1000, input: secret("0427")) == .ok)
+        #expect(try store.verifier.takeNotice(uid: 1000, shown: 2) == nil)
+        #expect(try store.record()?.pendingNotice?.failures == 3)
+        #expect(try store.verifier.takeNotice(uid: 1000, shown: 3)?.failures == 3)
+        #expect(try store.record()?.pendingNotice == nil)
+    }
+
     @Test("a success where nothing is shown leaves the notice; later failures add to it, the first time stays")
     func waitsUntilShown() throws {
         let store = try TestStore()

@@ -38,6 +38,10 @@ struct RequestRefusalTests {
         ("pingate-verify/1\nop=status\nuser=a\ttab\n", "holds control characters"),
         ("pingate-verify/1\nop=status\nuser=a\r\n", "holds control characters"),
         ("pingate-verify/1\nop=unlock\nuser=a\n", "op must be status, verify or change"),
+        // notice=N: how many failed attempts the owner was shown, on an attempt only.
+        ("pingate-verify/1\nop=status\nuser=a\nnotice=1\n", "notice must be the number of failed attempts shown"),
+        ("pingate-verify/1\nop=verify\nuser=a\nnotice=0\nsecret=1\n", "notice must be the number of failed attempts shown"),
+        ("pingate-verify/1\nop=verify\nuser=a\nnotice=02\nsecret=1\n", "notice must be the number of failed attempts shown"),
         ("pingate-verify/1\nuser=a\n", "op must be status, verify or change"),
         ("pingate-verify/1\nop=status\n", "user is missing"),
         ("pingate-verify/1\nop=status\nuser=\n", "user is missing"),

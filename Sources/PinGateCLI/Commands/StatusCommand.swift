@@ -50,9 +50,9 @@ struct StatusCommand: Command {
                 throw CLIError(status: .storeOrConfig, message: error)
             }
         } else {
-            // What the owner reads (text, or JSON for their own program) tells
-            // of the failed attempts, which are then marked seen.
-            let answer = try helperCall { () throws(HelperClientError) in try HelperClient().status(of: user.name, tellingNotice: true) }
+            // It tells of the failed attempts but never marks them seen: a job
+            // of the user's could run it to hide them from the owner.
+            let answer = try helperCall { () throws(HelperClientError) in try HelperClient().status(of: user.name) }
             report = try StatusReport(user: user.name, uid: UInt32(user.uid), helperAnswer: answer)
         }
         if json {

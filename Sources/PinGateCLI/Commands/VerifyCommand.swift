@@ -63,12 +63,13 @@ struct VerifyCommand: Command {
             let client = HelperClient()
             let credential = try OwnCredential.readyForAttempt(user: user.name, client: client, policy: policy)
             kind = credential.kind
+            let shown = credential.showNotice()
             let typed = try dialog.askExisting(kind: kind, grid: credential.grid, prompt: Self.prompt(kind, user.name))
             var request = HelperRequest.attempt(.verify, user: user.name, secret: typed)
-            request.wantsNotice = true
+            request.shownFailures = shown
             let answer = try helperCall { () throws(HelperClientError) in try client.send(request) }
             outcome = answer.verifyOutcome
-            notice = answer.notice
+            notice = nil   // told before the PIN was asked
         }
         if let failure = outcome.failure(kind: kind, user: user.name) { throw failure }
         Output.line(kind == .pin ? L("correct PIN for %s", user.name) : L("correct pattern for %s", user.name))

@@ -7,6 +7,9 @@ import PinGateCore
 struct OwnCredential {
     let kind: CredentialKind
     let grid: PatternGrid
+    /// The failed attempts not yet told, shown before the secret is asked
+    /// (`showNotice`); the attempt then spends them if they are still all.
+    let notice: FailureNotice?
 
     /// The caller's credential, or the error that says why no attempt can be made.
     static func readyForAttempt(user: String, client: HelperClient, policy: Policy) throws -> OwnCredential {
@@ -15,7 +18,15 @@ struct OwnCredential {
         if let refusal = status.refusal(kind: answer.kind, user: user) { throw refusal }
         let kind = answer.kind ?? .pin
         let size = kind == .pattern ? answer.gridSize : policy.patternGrid
-        return OwnCredential(kind: kind, grid: try PatternGrid(size: size))
+        return OwnCredential(kind: kind, grid: try PatternGrid(size: size), notice: answer.notice)
+    }
+
+    /// Says the notice on stderr, before the secret is asked, and returns
+    /// how many attempts it told of (for the request's `notice=N`).
+    func showNotice() -> Int? {
+        guard let notice else { return nil }
+        Output.rawError(notice.text(kind: kind))
+        return notice.failures
     }
 }
 

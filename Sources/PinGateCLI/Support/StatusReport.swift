@@ -54,7 +54,7 @@ struct StatusReport {
         changed = record.changedAt
         lastFailure = record.lastFailure
         lastSuccess = record.lastSuccess
-        notice = record.pendingNotice
+        notice = record.noticeBeforeAttempt
         apply(lock, policy: policy)
     }
 

@@ -45,13 +45,10 @@ public struct HelperClient: Sendable {
         return try DecodedAnswer(line: line, exitCode: status)
     }
 
-    /// The status of `user`'s own credential.
-    /// `user`'s status. With `tellingNotice` the caller shows the owner the
-    /// unseen failures the answer reports, and the helper marks them seen.
-    public func status(of user: String, tellingNotice: Bool = false) throws(HelperClientError) -> DecodedAnswer {
-        var request = HelperRequest(operation: .status, user: user)
-        request.wantsNotice = tellingNotice
-        return try send(request)
+    /// `user`'s status, with the notice of failed attempts not yet told
+    /// (which a status never spends).
+    public func status(of user: String) throws(HelperClientError) -> DecodedAnswer {
+        try send(HelperRequest(operation: .status, user: user))
     }
 
     private func exchange(_ request: borrowing Secret) throws(HelperClientError) -> (String, Int32) {

@@ -36,10 +36,11 @@ public struct HelperRequest: ~Copyable, Sendable {
     public var callerPID: Int32?
     /// From a root caller: the module's `allow_remote`.
     public var allowRemote = false
-    /// The caller shows the owner a notice of unseen failures now (a
-    /// conversation that shows messages, the owner's own CLI): hand it over
-    /// with a success or a status, which spends it.
-    public var wantsNotice = false
+    /// verify, change: the caller showed the owner this many failed
+    /// attempts before the secret was typed (the notice a status reported);
+    /// a success spends the notice when that is what is unseen. Nothing
+    /// else ever spends it: not a status, not a success where it was not shown.
+    public var shownFailures: Int?
     /// A status's `then=verify`: the caller may send the verify that follows
     /// on PINGATE_FOLLOW_UP_FD, in the same run (pingate_protocol.h, FOLLOW-UP).
     public var followUp: Operation?
@@ -118,8 +119,10 @@ public struct HelperRequest: ~Copyable, Sendable {
             request.allowRemote = true
         }
         if let text = fields.notice {
-            guard text == "1" else { throw ParseError(description: "notice must be 1") }
-            request.wantsNotice = true
+            guard operation != .status, let count = Int(text), count > 0, count <= 1_000_000, String(count) == text else {
+                throw ParseError(description: "notice must be the number of failed attempts shown (1 to 1000000), on a verify or change")
+            }
+            request.shownFailures = count
         }
         if let text = fields.then {
             guard operation == .status, text == Operation.verify.rawValue else {
@@ -216,7 +219,7 @@ extension HelperRequest {
         if let callerUID { text.append(("caller_uid", String(callerUID))) }
         if let callerPID { text.append(("caller_pid", String(callerPID))) }
         if allowRemote { text.append(("allow_remote", "1")) }
-        if wantsNotice { text.append(("notice", "1")) }
+        if let shownFailures { text.append(("notice", String(shownFailures))) }
         if let followUp { text.append(("then", followUp.rawValue)) }
         if let newKind { text.append(("new_kind", newKind.description)) }
         if let newGridSize { text.append(("new_grid", String(newGridSize))) }

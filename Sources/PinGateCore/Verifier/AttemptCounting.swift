@@ -70,9 +70,22 @@ extension UserRecord {
         return FailureNotice(failures: unseenFailures, firstAt: unseenSince)
     }
 
-    /// The notice waiting for the owner, left in place.
+    /// The notice waiting for the owner, left in place: failures a success
+    /// (or an admin) cleared that the owner has not been told of.
     public var pendingNotice: FailureNotice? {
         unseenFailures > 0 ? FailureNotice(failures: unseenFailures, firstAt: unseenSince) : nil
+    }
+
+    /// What the owner is told before typing the PIN: every failed attempt
+    /// not yet told — those cleared unseen and those counted since the last
+    /// success — with the time of the first. A status shows it and never
+    /// spends it; a success spends it only where it was shown
+    /// (`Verifier.takeNotice(uid:shown:)`).
+    public var noticeBeforeAttempt: FailureNotice? {
+        let total = unseenFailures + failures
+        guard total > 0 else { return nil }
+        let first = unseenFailures > 0 ? unseenSince : firstFailure
+        return FailureNotice(failures: total, firstAt: first)
     }
 }
 

@@ -1,4 +1,22 @@
 extension Verifier {
+    /// Spends `uid`'s notice after a success where the owner was shown
+    /// `shown` failed attempts before typing: only when that is exactly what
+    /// is unseen now, so an attempt made meanwhile (a job guessing while the
+    /// owner read the notice) is told next time rather than lost. Returns
+    /// the notice spent.
+    public func takeNotice(uid: UInt32, shown: Int) throws -> FailureNotice? {
+        try store.withRecord(uid: uid, writable: true) { file in
+            guard let file else { return nil }
+            let taken: FailureNotice?? = try file.withLock {
+                var record = try file.read()
+                guard record.pendingNotice?.failures == shown, let notice = record.takeNotice() else { return nil }
+                try file.write(record, durability: .pageCache)
+                return notice
+            }
+            return taken ?? nil
+        }
+    }
+
     /// Takes `uid`'s notice of unseen failures, for a caller that shows it to
     /// the owner now (the module in a conversation that shows messages, the
     /// owner's own `pingate verify` or `status`): once taken it is gone, so
