@@ -408,8 +408,8 @@ static bool cannot_be_the_pin(const char *text, const struct pingate_answer *sta
  * (*password set), not sent to the helper: text that is not digits (or a
  * pattern's cells), and digits of another length than the user's PIN (an
  * all-digit password, which auth_err=die would otherwise keep from ever
- * reaching pam_unix). An answer that may be the PIN is verified here and
- * never becomes PAM_AUTHTOK.
+ * reaching pam_unix). An answer that may be the PIN is verified first
+ * (is_the_password_after_all).
  */
 static int ask_with_password_aside(pam_handle_t *pamh, int flags, const struct pingate_options *opts,
 		const struct pingate_answer *status, unsigned attempt, struct notice *notice, char **secret, bool *password)
@@ -421,6 +421,22 @@ static int ask_with_password_aside(pam_handle_t *pamh, int flags, const struct p
 	if (*password)
 		rc = pam_set_item(pamh, PAM_AUTHTOK, *secret);
 	return rc;
+}
+
+/*
+ * What the helper says is the password after all, in a field that takes
+ * both (issue 32: an all-digit password as long as the PIN, or a pattern
+ * user's all-digit password, could otherwise never unlock): the wrong
+ * answer of last time typed again, which is not counted twice, so handing
+ * it on gives a guesser nothing the PIN's count did not already charge
+ * (and pam_unix delays and pam_faillock counts its own failures); and an
+ * answer that can be no credential of the user's (malformed never). A
+ * first wrong PIN is still counted here and ends the try.
+ */
+static bool is_the_password_after_all(const struct pingate_answer *answer)
+{
+	return (answer->reply == PINGATE_REPLY_WRONG && answer->repeated) ||
+		(answer->reply == PINGATE_REPLY_MALFORMED && answer->never_a_credential);
 }
 
 static int authenticate_with_prompts(pam_handle_t *pamh, int flags,
@@ -444,6 +460,11 @@ static int authenticate_with_prompts(pam_handle_t *pamh, int flags,
 			return rc == PAM_SUCCESS ? PAM_IGNORE : rc;
 		}
 		pingate_ask_helper(pamh, opts, caller, "verify", user, secret, told(notice), run, &answer);
+		if (opts->again_or_password && is_the_password_after_all(&answer)) {
+			rc = pam_set_item(pamh, PAM_AUTHTOK, secret);
+			wipe_and_free(secret);
+			return rc == PAM_SUCCESS ? PAM_IGNORE : rc;
+		}
 		spent = spent || is_authtok(pamh, secret);
 		rc = judge_verify(pamh, flags, opts, user, status->kind, &answer, &again);
 		if (rc == PAM_SUCCESS)
@@ -489,7 +510,7 @@ static int authenticate_forwarded(pam_handle_t *pamh, int flags,
 		goto out;
 	}
 	pingate_ask_helper(pamh, opts, caller, "verify", user, secret, told(notice), run, &answer);
-	if (answer.reply == PINGATE_REPLY_OK || answer.reply == PINGATE_REPLY_WRONG)
+	if (answer.reply == PINGATE_REPLY_OK || (answer.reply == PINGATE_REPLY_WRONG && !answer.repeated))
 		rc = judge_verify(pamh, flags, opts, user, status->kind, &answer, &again);
 	else
 		rc = PAM_IGNORE;  /* not counted (likely a password): the next module decides */

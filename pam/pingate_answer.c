@@ -116,11 +116,17 @@ bool pingate_parse_answer(char *line, int status, struct pingate_answer *answer)
 	if (word == NULL || i == count || answer_words[i].exit_status != status)
 		return false;
 	answer->reply = answer_words[i].reply;
+	if (answer->reply == PINGATE_REPLY_MALFORMED) {
+		word = strtok_r(NULL, " ", &save);
+		answer->never_a_credential = word != NULL && strcmp(word, "never") == 0;
+	}
 	if (answer->reply >= PINGATE_REPLY_MALFORMED)
 		return true;  /* the rest is a message */
 	while ((word = strtok_r(NULL, " ", &save)) != NULL) {
 		if (strcmp(word, "disabled") == 0)
 			answer->disabled = true;
+		else if (strcmp(word, "repeated") == 0)
+			answer->repeated = true;
 		else if ((eq = strchr(word, '=')) != NULL) {
 			*eq = '\0';
 			if (!parse_field(answer, &seen, word, eq + 1))

@@ -87,6 +87,8 @@ struct pingate_answer {
 	unsigned left;              /* wrong */
 	unsigned long seconds;      /* locked seconds=S, or wrong locked=S */
 	bool disabled;              /* wrong ... disabled */
+	bool repeated;              /* wrong ... repeated: the last wrong answer again, not counted */
+	bool never_a_credential;    /* malformed never ...: it cannot be the user's credential */
 	unsigned unseen;            /* ok/enrolled unseen=N: failures to tell the owner of */
 	unsigned long long since;   /* ... since=T: Unix time of the first of them */
 	char detail[2 * PINGATE_ANSWER_MAX];  /* the raw answer or why there is none, for the log */

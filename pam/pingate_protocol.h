@@ -64,11 +64,25 @@
  *              (the failure is counted; N attempts may still be made before
  *               a failure starts a timeout; S seconds of timeout if this
  *               failure started one)
+ *            wrong failures=F left=N repeated                 exit 1
+ *              (the answer verified wrong last time, again: not counted a
+ *               second time, F is the count as it stands. A caller whose
+ *               field also takes the password may hand it on as the
+ *               password: a guess of it as a PIN was already counted)
  *   any:     locked seconds=S failures=F [kind=K [grid=R]]    exit 2
  *            disabled failures=F [kind=K [grid=R]]            exit 3
  *            not-enrolled                                     exit 4
- *            malformed REASON...                              exit 5
- *              (not a well-formed credential; nothing counted, nothing verified)
+ *            malformed [never] REASON...                      exit 5
+ *              (not a well-formed credential; nothing counted, nothing
+ *               verified. never: under no pingate.conf could it be the
+ *               user's credential (a cell outside the grid or used twice,
+ *               more cells than the grid has, text no pattern is written
+ *               as, not digits), so a caller whose field also takes the
+ *               password may hand it on as the password. Without never it
+ *               broke a rule of pingate.conf as it is now (a PIN's length,
+ *               a pattern's fewest cells) or ran a pattern's cells together
+ *               on a grid above 3x3, and may be a credential older than
+ *               the rule)
  *            error MESSAGE...                                 exit 6
  *              (store or configuration problem; fails closed)
  *            not-local REASON...                              exit 8

@@ -238,9 +238,11 @@ test_a_pattern_typed_as_digits_unlocks() {
 # Every password module after PinGate's line sees what pam_unix would take
 # as the password: a logger right after it records PAM_AUTHTOK. A wrong
 # PIN, the same wrong PIN again, a wrong password, then the right PIN: only
-# the first is counted (the repeat is not, the password is pam_unix's), and
-# neither PIN ever reaches the password modules.
-test_only_pins_are_counted_and_no_pin_reaches_the_password_modules() {
+# the first is counted (the repeat is not, the password is pam_unix's); the
+# right PIN and a first wrong one never reach the password modules, and the
+# same wrong answer typed again goes there as the password (issue 32: it
+# may be a password of as many digits as the PIN).
+test_only_pins_are_counted_and_the_right_pin_never_reaches_the_password_modules() {
     need_cli; fresh
     enroll pgalice "$TEST_PIN" --pin
     log_what_follows_pingate kde || fail "no logger after PinGate's line"
@@ -253,6 +255,7 @@ test_only_pins_are_counted_and_no_pin_reaches_the_password_modules() {
     answer 1397
     a_failure_shown 2
     assert_eq 1 "$(record_failures pgalice)" "failures after the same wrong PIN twice"
+    assert_eq 1397 "$(cat "$AUTHTOK_LOG")" "what the password modules received after the same wrong PIN again"
     wake 3
     answer "wrong horse"
     a_failure_shown 3
@@ -261,7 +264,7 @@ test_only_pins_are_counted_and_no_pin_reaches_the_password_modules() {
     answer "$TEST_PIN"
     wait_unlocked
     assert_eq 0 "$greeter_rc" "the greeter's exit status (log: $(greeter_log))"
-    assert_eq "wrong horse" "$(cat "$AUTHTOK_LOG")" "what the password modules received"
+    assert_eq $'1397\nwrong horse' "$(cat "$AUTHTOK_LOG")" "what the password modules received"
 }
 
 # auth_err=die must never leave the person stuck: once the PIN is locked

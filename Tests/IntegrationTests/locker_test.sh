@@ -383,6 +383,118 @@ test_concurrent_wrong_attempts_are_counted_at_most_five() {
     rm -f "$SANDBOX"/locker.*
 }
 
+# --- the one-field lock screens over Debian's common-auth --------------------------
+
+# MATE's and KDE's lines as `pingate enable` writes them (PAMClient.known;
+# enable_test.sh checks the lines), each in front of the system's own
+# common-auth (pam_unix, pam_deny), run as the user as the screens run PAM.
+# HANDED_ON logs what PinGate's line leaves as PAM_AUTHTOK (pam_test_authtok.so
+# log=): what pam_unix takes without asking.
+# pgdana's password is all digits, as long as a PIN; pgerin's is digits
+# too, and no pattern can be written with them (a 0, cells used twice).
+one_field_stacks() {
+    local dir="$SANDBOX/one-field-conf" control="[success=done new_authtok_reqd=done auth_err=die default=ignore]"
+    local logger="auth optional $AUTHTOK_MODULE log=$HANDED_ON"
+    write_service "$dir" mate-screensaver "auth $control $SANDBOX/pam_pingate.so retries=2 again_or_password nonotice" \
+        "$logger" "@include common-auth"
+    write_service "$dir" kde "auth $control $SANDBOX/pam_pingate.so again_or_password announce nonotice" \
+        "$logger" "@include common-auth"
+    : > "$HANDED_ON"; chmod 666 "$HANDED_ON"
+    cp /etc/pam.d/common-auth "$dir/common-auth"
+    add_user pgdana 61004 7391
+    add_user pgerin 61005 20240101
+}
+
+# add_user NAME UID PASSWORD: a test user with that password, written into
+# the sandbox's copies in place (they are bind mounts: no rename).
+add_user() {
+    local name=$1 uid=$2 password=$3
+    grep -q "^$name:" /etc/passwd && return 0
+    mkdir -p "$SANDBOX/home/$name"; chown "$uid:$uid" "$SANDBOX/home/$name"
+    echo "$name:x:$uid:$uid:PinGate test user:$SANDBOX/home/$name:/bin/sh" >> /etc/passwd
+    echo "$name:x:$uid:" >> /etc/group
+    echo "$name:$(openssl passwd -6 "$password"):19000:0:99999:7:::" >> /etc/shadow
+}
+
+HANDED_ON="$SANDBOX/handed-on.log"
+
+# screen SERVICE USER INPUT: one try at that lock screen, as USER.
+screen() { RUN_AS=$2 pam_run "$SANDBOX/one-field-conf" "$1" "$2" "$3"; }
+
+# issue 32: an all-digit password as long as the PIN was always taken for
+# the PIN, and auth_err=die kept it from pam_unix forever (the same wrong
+# PIN again is not counted, so it never even locked). Typed again — at the
+# next try's question, or at MATE's second question — it is the password.
+test_one_field_screens_take_a_pin_shaped_password_typed_again() {
+    need_cli; fresh; one_field_stacks
+    enroll pgdana "$TEST_PIN" --pin
+    screen kde pgdana $'7391\n'
+    assert_eq PAM_AUTH_ERR "$(result)" "kde, the password the first time (taken for a wrong PIN)"
+    assert_eq 1 "$(record_failures pgdana)" "failures after it"
+    screen kde pgdana $'7391\n'
+    assert_eq PAM_SUCCESS "$(result)" "kde, the password at the next try (transcript: $out)"
+    assert_eq 1 "$(prompts)" "kde's questions (pam_unix took it without asking)"
+    screen mate-screensaver pgdana $'7391\n'
+    assert_eq PAM_SUCCESS "$(result)" "mate, the password at the next try (transcript: $out)"
+    assert_eq 1 "$(record_failures pgdana)" "failures after the password twice more"
+    fresh; enroll pgdana "$TEST_PIN" --pin
+    screen mate-screensaver pgdana $'7391\n7391\n'
+    assert_eq PAM_SUCCESS "$(result)" "mate, the password typed twice in one try (transcript: $out)"
+    assert_eq 2 "$(prompts)" "mate's questions"
+    assert_eq 1 "$(record_failures pgdana)" "failures after it"
+}
+
+# What did not change: the right PIN signs in, on both, and is never handed
+# on; a first wrong PIN is counted and ends the try (KDE's; MATE's second
+# question comes first, and a second wrong PIN ends it) without reaching
+# pam_unix. Typed again, the last wrong PIN goes to pam_unix as the
+# password, which refuses it, and it is not counted twice.
+test_one_field_screens_still_count_a_first_wrong_pin_and_take_the_right_one() {
+    need_cli; fresh; one_field_stacks
+    local service wrong
+    for service in kde mate-screensaver; do
+        store_reset; enroll pgdana "$TEST_PIN" --pin; : > "$HANDED_ON"
+        screen "$service" pgdana "$TEST_PIN"$'\n'
+        assert_eq PAM_SUCCESS "$(result)" "$service, the right PIN"
+        if [ "$service" = kde ]; then
+            wrong=1397; screen kde pgdana $'1397\n'
+        else
+            wrong=1398; screen mate-screensaver pgdana $'1397\n1398\n'
+            assert_eq 2 "$(record_failures pgdana)" "mate, failures after two wrong PINs"
+        fi
+        assert_eq PAM_AUTH_ERR "$(result)" "$service, a wrong PIN ends the try"
+        assert_not_contains "$out" "PROMPT_ECHO_OFF Password" "$service's questions (pam_unix asked)"
+        assert_eq "" "$(cat "$HANDED_ON")" "$service, handed on after the right and the wrong PINs"
+        [ "$service" = mate-screensaver ] || assert_eq 1 "$(record_failures pgdana)" "kde, failures after a first wrong PIN"
+        local failures; failures=$(record_failures pgdana)
+        screen "$service" pgdana "$wrong"$'\n'
+        assert_eq PAM_AUTH_ERR "$(result)" "$service, the last wrong PIN again (pam_unix refuses it)"
+        assert_eq "$wrong" "$(cat "$HANDED_ON")" "$service, handed on to pam_unix"
+        assert_eq 1 "$(prompts)" "$service's questions (pam_unix took it without asking)"
+        assert_eq "$failures" "$(record_failures pgdana)" "$service, failures after the wrong PIN again"
+        screen "$service" pgdana "$TEST_PIN"$'\n'
+        assert_eq PAM_SUCCESS "$(result)" "$service, the right PIN after them"
+        assert_eq 0 "$(record_failures pgdana)" "$service, failures after the right PIN"
+        assert_eq "$wrong" "$(cat "$HANDED_ON")" "$service, handed on in the end"
+    done
+}
+
+# A pattern user's all-digit password is no pattern (a 0, cells used
+# twice): it is the password, at once, on both screens, and counts nothing.
+test_one_field_screens_take_a_password_that_is_no_pattern() {
+    need_cli; fresh; one_field_stacks
+    enroll pgerin "$TEST_PATTERN" --pattern
+    screen kde pgerin $'20240101\n'
+    assert_eq PAM_SUCCESS "$(result)" "kde (transcript: $out)"
+    screen mate-screensaver pgerin $'20240101\n'
+    assert_eq PAM_SUCCESS "$(result)" "mate (transcript: $out)"
+    assert_eq 1 "$(prompts)" "mate's questions"
+    assert_not_contains "$out" "That is not a pattern" "mate's transcript"
+    assert_eq 0 "$(record_failures pgerin)" "failures"
+    screen kde pgerin "$TEST_PATTERN"$'\n'
+    assert_eq PAM_SUCCESS "$(result)" "kde, the pattern"
+}
+
 # --- one record for every path ---------------------------------------------------
 
 test_failures_through_sudo_and_the_locker_add_up() {

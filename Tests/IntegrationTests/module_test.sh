@@ -557,7 +557,8 @@ test_again_or_password_hands_on_digits_that_cannot_be_the_pin() {
 # judged by pingate.conf's rules, which may have changed since the PIN was
 # enrolled (a 4-digit PIN under pin_min_length = 6), so a malformed answer
 # may be the PIN and is never handed on; nor is a pattern's answer, nor
-# digits when the status gives no length (a PIN enrolled before lengths).
+# digits when the status gives no length (a PIN enrolled before lengths),
+# unless the helper rules it out (malformed never, the next test).
 test_again_or_password_never_hands_on_what_may_be_the_pin() {
     setup
     echo "5 malformed a PIN has 6 digits" > "$T/verify"
@@ -571,6 +572,48 @@ test_again_or_password_never_hands_on_what_may_be_the_pin() {
     echo "0 enrolled kind=pattern grid=3 failures=0" > "$T/status"
     pam_run $'1-5-9-5\n'
     assert_not_contains "$out" "NEXT authtok" "a pattern's malformed answer"
+}
+
+# What the helper says is the password after all (issue 32): the wrong
+# answer of last time again ("repeated": not counted twice), and an answer
+# no credential of the user's can be ("malformed never": a pattern user's
+# all-digit password) are handed on, at any question, with nothing said;
+# auth_err=die would otherwise keep them from pam_unix for ever.
+test_again_or_password_hands_on_the_last_wrong_answer_typed_again() {
+    setup
+    printf '1 wrong failures=1 left=4\n1 wrong failures=1 left=4 repeated\n' > "$T/verify"
+    stack retries=2 again_or_password
+    pam_run $'7391\n7391\n'
+    assert_ignored
+    assert_contains "$out" "INFO NEXT authtok=7391" "what the next module gets"
+    assert_eq 1 "$(grep -c '^INFO Wrong PIN' <<< "$out")" "wrong-PIN lines (the first answer only)"
+    assert_eq 3 "$(requests)" "requests (status + both answers)"
+    printf '1 wrong failures=1 left=4 repeated\n' > "$T/verify"
+    pam_run $'7391\n'
+    assert_contains "$out" "INFO NEXT authtok=7391" "at the first question"
+    assert_not_contains "$out" "Wrong PIN" "the transcript"
+}
+
+test_again_or_password_hands_on_what_is_never_a_credential() {
+    setup
+    echo "0 enrolled kind=pattern grid=3 failures=0" > "$T/status"
+    echo "5 malformed never cell 0 is outside a 3×3 grid (cells 1-9)" > "$T/verify"
+    stack retries=2 again_or_password
+    pam_run $'20240101\n'
+    assert_ignored
+    assert_contains "$out" "INFO NEXT authtok=20240101" "what the next module gets"
+    assert_not_contains "$out" "That is not a pattern" "the transcript"
+}
+
+# A first wrong answer is still counted by the helper and ends the try:
+# nothing handed on, whatever comes after the word.
+test_again_or_password_never_hands_on_a_first_wrong_pin() {
+    setup
+    echo "1 wrong failures=1 left=4 repeated=1 never" > "$T/verify"
+    stack again_or_password
+    pam_run $'1397\n'
+    assert_eq PAM_AUTH_ERR "$(result)" "result"
+    assert_not_contains "$out" "NEXT authtok" "the transcript"
 }
 
 # announce (KDE's lock screen, which shows info lines but labels its field
@@ -721,6 +764,19 @@ test_forward_pass_wrong_pin_is_counted_then_forwarded() {
     stack forward_pass
     pam_run $'1111\n'
     assert_contains "$out" "INFO NEXT authtok=1111"
+}
+
+# forward_pass does the same with the last wrong answer again: not counted,
+# so left to the next module without a second "Wrong PIN" (the same as for
+# a malformed answer).
+test_forward_pass_leaves_the_last_wrong_answer_again_to_the_next_module() {
+    setup
+    echo "1 wrong failures=1 left=4 repeated" > "$T/verify"
+    stack forward_pass
+    pam_run $'7391\n'
+    assert_ignored
+    assert_contains "$out" "INFO NEXT authtok=7391"
+    assert_not_contains "$out" "Wrong PIN" "the transcript"
 }
 
 test_forward_pass_uses_an_existing_authtok() {

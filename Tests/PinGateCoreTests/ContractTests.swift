@@ -204,6 +204,10 @@ struct ContractTests {
         (0, "ok unseen=2 since=1796000000"), (0, "ok unseen=2 since=1796000000 unseen=3"), (0, "ok unseen=x since=1"),
         (0, "ok unseen=1000001 since=1"), (0, "ok unseen=1 since=100000000001"), (0, "ok unseen=1 since=100000000000"),
         (0, "enrolled kind=pin failures=0 unseen=4 since=1"), (0, "ok since=5"),
+        (1, "wrong failures=1 left=4 repeated"), (1, "wrong repeated failures=1 left=4"), (1, "wrong failures=1 left=4 repeated=1"),
+        (1, "wrong failures=1 left=4 Repeated"), (0, "ok repeated"), (5, "malformed never cell 0 is outside a 3×3 grid"),
+        (5, "malformed never"), (5, "malformed  never  cell 5 is used twice"), (5, "malformed neverland"),
+        (5, "malformed a PIN has 6 digits; got 4 never"), (5, "malformed never=1 x"), (6, "error never"),
     ]
 
     /// What the Swift decoder reads, in the driver's words.
@@ -217,8 +221,9 @@ struct ContractTests {
                 + " failures=\(Int(fields["failures"] ?? "0")!) left=\(Int(fields["left"] ?? "0")!)"
                 + " seconds=\(Int(seconds)!) disabled=\(answer.disabled ? 1 : 0)"
                 + " unseen=\(Int(fields["unseen"] ?? "0")!) since=\(Int(fields["since"] ?? "0")!)"
+                + " repeated=\(answer.repeated ? 1 : 0) never=\(answer.rulesOutEveryCredential ? 1 : 0)"
         } catch .refused {
-            return "accepted refused kind=none grid=0 length=0 failures=0 left=0 seconds=0 disabled=0 unseen=0 since=0"
+            return "accepted refused kind=none grid=0 length=0 failures=0 left=0 seconds=0 disabled=0 unseen=0 since=0 repeated=0 never=0"
         } catch {
             return "rejected"
         }

@@ -93,6 +93,7 @@ struct ProtocolRoundTripTests {
         .wrong(failures: 1, attemptsLeft: 4, lockedSeconds: 0, disabled: false),
         .wrong(failures: 5, attemptsLeft: 0, lockedSeconds: 60, disabled: false),
         .wrong(failures: 10, attemptsLeft: 0, lockedSeconds: 0, disabled: true),
+        .repeatedWrong(failures: 1, attemptsLeft: 4),
         .locked(seconds: 42, failures: 6),
         .disabled(failures: 10),
         .notEnrolled,
@@ -123,6 +124,33 @@ struct ProtocolRoundTripTests {
         let answer = HelperAnswer(outcome)
         let decoded = try DecodedAnswer(line: answer.line, exitCode: answer.exitCode.rawValue)
         #expect(decoded.statusOutcome == outcome)
+    }
+
+    @Test("the wrong answer of last time, again, says so: wrong, exit 1, the count as it stands")
+    func repeatedWrongOnTheWire() throws {
+        let answer = HelperAnswer(VerifyOutcome.repeatedWrong(failures: 1, attemptsLeft: 4))
+        #expect(answer.line == "wrong failures=1 left=4 repeated" && answer.exitCode == .wrong)
+        let first = try DecodedAnswer(line: HelperAnswer(VerifyOutcome.wrong(failures: 1, attemptsLeft: 4, lockedSeconds: 0, disabled: false)).line, exitCode: 1)
+        #expect(!first.repeated && first.verifyOutcome == .wrong(failures: 1, attemptsLeft: 4, lockedSeconds: 0, disabled: false))
+    }
+
+    /// Input no pingate.conf could make a credential is `malformed never`;
+    /// input that broke a rule as it is now may be an older credential.
+    static let malformedInputs: [(CredentialError, Bool)] = [
+        (.patternCellOutsideGrid(cell: 0, grid: 3), true), (.patternCellRepeated(cell: 2), true),
+        (.patternTooLong(grid: 3), true), (.patternSyntax, true), (.patternGridMismatch(expected: 3, got: 4), true),
+        (.pinHasNonDigit, true), (.empty, true),
+        (.pinLength(minimum: 6, maximum: 6, got: 4), false), (.patternTooShort(minimum: 5, got: 4), false),
+        (.patternDigitsNeedSeparators(grid: 4), false), (.reported("a PIN has 4 digits; got 3"), false),
+    ]
+
+    @Test("a malformed answer says never when no rule change could make the input a credential", arguments: malformedInputs)
+    func malformedNever(error: CredentialError, never: Bool) throws {
+        let answer = HelperAnswer(VerifyOutcome.malformed(error))
+        #expect(answer.line == (never ? "malformed never \(error)" : "malformed \(error)"))
+        let decoded = try DecodedAnswer(line: answer.line, exitCode: answer.exitCode.rawValue)
+        #expect(decoded.rulesOutEveryCredential == never)
+        #expect(decoded.verifyOutcome == .malformed(.reported(error.description)))
     }
 
     @Test("a locked answer names the kind it locks")

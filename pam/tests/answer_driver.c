@@ -2,7 +2,8 @@
  * answer_driver.c — what the module makes of answer lines, for
  * ContractTests (answerGrammarAgrees): reads "STATUS<TAB>LINE" lines on stdin and prints, for
  * each, "rejected" or "accepted WORD kind=K grid=G length=N failures=F left=L
- * seconds=S disabled=D unseen=U since=T", the fields pingate_parse_answer() fills.
+ * seconds=S disabled=D unseen=U since=T repeated=R never=N", the fields
+ * pingate_parse_answer() fills.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,9 +31,11 @@ int main(void)
 		if (!pingate_parse_answer(tab + 1, atoi(input), &answer))
 			puts("rejected");
 		else
-			printf("accepted %s kind=%s grid=%u length=%u failures=%u left=%u seconds=%lu disabled=%d unseen=%u since=%llu\n",
+			printf("accepted %s kind=%s grid=%u length=%u failures=%u left=%u seconds=%lu disabled=%d unseen=%u since=%llu"
+				" repeated=%d never=%d\n",
 				word, kinds[answer.kind], answer.grid, answer.length, answer.failures, answer.left,
-				answer.seconds, answer.disabled, answer.unseen, answer.since);
+				answer.seconds, answer.disabled, answer.unseen, answer.since, answer.repeated,
+				answer.never_a_credential);
 	}
 	return 0;
 }

@@ -15,6 +15,24 @@ public enum CredentialError: Error, Equatable, CustomStringConvertible, Sendable
     /// A reason the helper gave in its `malformed` answer, read back as text.
     case reported(String)
 
+    /// Whether no pingate.conf could make the input the user's credential:
+    /// a cell outside the grid or used twice, more cells than the grid has,
+    /// another grid, text no pattern is written as, not digits, nothing.
+    /// Not so for a rule of pingate.conf as it is now (a PIN's length, a
+    /// pattern's fewest cells), which the enrolled credential may predate,
+    /// nor for a pattern's cells run together on a grid above 3×3 (1596
+    /// for 1-5-9-6): such input may be the credential. (The helper's
+    /// `malformed never`: a field that also takes the password hands it on.)
+    public var rulesOutEveryCredential: Bool {
+        switch self {
+        case .pinHasNonDigit, .empty, .patternSyntax, .patternCellOutsideGrid, .patternCellRepeated, .patternTooLong,
+             .patternGridMismatch, .patternGridUnsupported:
+            return true
+        case .pinLength, .patternTooShort, .patternDigitsNeedSeparators, .reported:
+            return false
+        }
+    }
+
     public var description: String {
         switch self {
         case .pinHasNonDigit:

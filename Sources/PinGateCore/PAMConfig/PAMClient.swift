@@ -68,11 +68,12 @@ public struct PAMClient: Equatable, Sendable {
     /// - KDE's, MATE's, Cinnamon's and GNOME's lock screens keep one field
     ///   for every question (GNOME shows the question only as the field's
     ///   hint, Cinnamon as its placeholder, KDE not at all), so whatever is
-    ///   asked, a person types the PIN. No PIN may reach pam_unix, so pam_unix
-    ///   must never ask while a PIN is offered: `again_or_password` asks
-    ///   "PIN or password" and takes the password at PinGate's own questions
-    ///   (it is handed on as PAM_AUTHTOK and pam_unix takes it without
-    ///   asking), and `wrongPINEndsTheTry` ends the conversation when the
+    ///   asked, a person types the PIN. The PIN may never reach pam_unix, so
+    ///   pam_unix must never ask while a PIN is offered: `again_or_password`
+    ///   asks "PIN or password" and takes the password at PinGate's own
+    ///   questions (it is handed on as PAM_AUTHTOK and pam_unix takes it
+    ///   without asking; a password shaped like the PIN when it is typed
+    ///   again, the helper's `repeated`), and `wrongPINEndsTheTry` ends the conversation when the
     ///   module has asked all it may. With `sufficient`, the second wrong PIN
     ///   went on to pam_unix, which asked "Password" — and the right PIN
     ///   typed there was a wrong password, counted by pam_faillock where it

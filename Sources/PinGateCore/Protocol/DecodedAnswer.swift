@@ -7,8 +7,13 @@ public struct DecodedAnswer: Sendable, Equatable {
     public let fields: [String: String]
     /// The bare word `disabled` of a wrong answer: this failure disabled the credential.
     public let disabled: Bool
-    /// The text after the word: the message of `error`, `malformed` and
-    /// `not-local`, the service of `not-offered`.
+    /// The bare word `repeated` of a wrong answer: the last wrong answer
+    /// again, not counted a second time.
+    public let repeated: Bool
+    /// `malformed never …`: the input can be no credential of the user's.
+    public let rulesOutEveryCredential: Bool
+    /// The text after the word: the message of `error`, `malformed` (after
+    /// its `never`) and `not-local`, the service of `not-offered`.
     public let message: String
 
     /// Reads `line`, which must start with a known word that agrees with
@@ -20,15 +25,18 @@ public struct DecodedAnswer: Sendable, Equatable {
         let garbled = HelperClientError.garbled("\"\(line.prefix(80))\" with exit status \(exitCode)")
         let first = line.prefix { $0 != " " }
         guard let word = AnswerWord(rawValue: String(first)), word.exitCode.rawValue == exitCode else { throw garbled }
-        let rest = String(line.dropFirst(first.count).drop { $0 == " " })
+        var rest = String(line.dropFirst(first.count).drop { $0 == " " })
         if word == .refused { throw .refused(rest) }
         var fields: [String: String] = [:]
-        var disabled = false
+        var disabled = false, repeated = false
+        let never = word == .malformed && rest.split(separator: " ").first == "never"
+        if never { rest = String(rest.dropFirst("never".count).drop { $0 == " " }) }
         if !DecodedAnswer.messageWords.contains(word) {
             var slots: Set<String> = []
             for item in rest.split(separator: " ") {
                 guard let equals = item.firstIndex(of: "=") else {
                     disabled = disabled || item == "disabled"
+                    repeated = repeated || item == "repeated"
                     continue
                 }
                 let key = String(item[..<equals]), value = String(item[item.index(after: equals)...])
@@ -43,6 +51,8 @@ public struct DecodedAnswer: Sendable, Equatable {
         self.word = word
         self.fields = fields
         self.disabled = disabled
+        self.repeated = repeated
+        self.rulesOutEveryCredential = never
         self.message = rest
     }
 
@@ -113,6 +123,8 @@ public struct DecodedAnswer: Sendable, Equatable {
         // A status-shaped answer to a verification is no answer: never success
         // (the module treats it the same way).
         case .enrolled: return .storeError(.message("unexpected answer to a verification: \(word.rawValue) \(message)"))
+        case .wrong where repeated:
+            return .repeatedWrong(failures: integer("failures"), attemptsLeft: integer("left"))
         case .wrong:
             return .wrong(failures: integer("failures"), attemptsLeft: integer("left"),
                           lockedSeconds: Int64(integer("locked")), disabled: disabled)

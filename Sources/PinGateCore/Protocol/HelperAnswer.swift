@@ -75,9 +75,9 @@ public struct HelperAnswer: Equatable, Sendable {
             if disabled { fields += " disabled" } else if lockedSeconds > 0 { fields += " locked=\(lockedSeconds)" }
             self.init(.wrong, fields)
         case let .repeatedWrong(failures, left):
-            self.init(VerifyOutcome.wrong(failures: failures, attemptsLeft: left, lockedSeconds: 0, disabled: false))
+            self.init(.wrong, "failures=\(failures) left=\(left) repeated")
         case let .malformed(error):
-            self.init(.malformed, "\(error)")
+            self.init(.malformed, error.rulesOutEveryCredential ? "never \(error)" : "\(error)")
         // The refusals a status can give too are written the same way.
         case let .locked(seconds, failures): self.init(StatusOutcome.locked(seconds: seconds, failures: failures))
         case let .disabled(failures): self.init(StatusOutcome.disabled(failures: failures))

@@ -23,7 +23,7 @@ public enum VerifyOutcome: Equatable, Sendable {
     /// `lockedSeconds` if this failure started one, `disabled` if it disabled.
     case wrong(failures: Int, attemptsLeft: Int, lockedSeconds: Int64, disabled: Bool)
     /// The credential verified wrong last time, again: wrong, and not counted
-    /// a second time (on the wire it is `wrong`, with the count unchanged).
+    /// a second time (on the wire `wrong … repeated`, the count unchanged).
     case repeatedWrong(failures: Int, attemptsLeft: Int)
     /// Refused without verifying or counting: a timeout is in force.
     case locked(seconds: Int64, failures: Int)
