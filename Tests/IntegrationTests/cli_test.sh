@@ -745,9 +745,10 @@ test_doctor_and_init_refuse_a_pingate_group_with_members() {
     assert_not_contains "$out" "has members" "doctor without members"
 }
 
-# A deleted account's record stays in the store, and an account given its
-# uid later would sign in with its PIN: doctor names it, and root removes it
-# by the uid alone (remove and unlock take a uid no account has).
+# A deleted account's record stays in the store, and is refused, since it
+# names an account the uid no longer has: doctor names it, unlock refuses it
+# with the fix, and root removes it by the uid alone (remove takes a uid no
+# account has).
 test_a_deleted_accounts_record_is_named_by_doctor_and_removed_by_uid() {
     store_reset
     install_fake_module
@@ -757,10 +758,10 @@ test_a_deleted_accounts_record_is_named_by_doctor_and_removed_by_uid() {
     grep -v '^pgcarol:' "$SANDBOX/passwd.saved" > /etc/passwd
     run "$PINGATE" doctor
     assert_eq 5 "$rc" "doctor with a deleted account's record: $out"
-    assert_contains "$out" "no account has uid 61003, whose record is still in the store"
+    assert_contains "$out" "was enrolled for pgcarol, and no account has uid 61003 now"
     assert_contains "$out" "fix: pingate remove 61003"
     run "$PINGATE" unlock 61003
-    assert_eq 0 "$rc" "unlock 61003: $err"; assert_contains "$out" "unlocked 61003"
+    assert_eq 5 "$rc" "unlock 61003: $out"; assert_contains "$err" "fix: pingate remove 61003"
     run "$PINGATE" remove 61003
     assert_eq 0 "$rc" "remove 61003: $err"; assert_contains "$out" "removed the credential of 61003"
     [ ! -e /var/lib/pingate/61003.record ] || fail "the record is still there"
@@ -808,7 +809,7 @@ test_init_upgrade_leaves_an_orphaned_old_record_an_orphan() {
     grep -v '^pgcarol:' "$SANDBOX/passwd.saved" > /etc/passwd
     run "$PINGATE" init --upgrade
     assert_eq 0 "$rc" "init --upgrade: $err"
-    assert_contains "$out" "uid 61003 has no account"
+    assert_contains "$err" "uid 61003 has no account"
     echo "pgdave:x:61003:61003::/:/bin/sh" >> /etc/passwd
     run "$PINGATE" init --upgrade
     assert_not_contains "$out" "bound the record of uid 61003" "init --upgrade once pgdave has the uid"

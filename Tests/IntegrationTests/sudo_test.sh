@@ -173,7 +173,7 @@ test_a_deleted_accounts_pin_does_not_sign_in_the_account_given_its_uid() {
     local status; status=$("$PINGATE" status pgdave 2>&1) && fail "pingate status pgdave succeeded: $status"
     assert_contains "$status" "was enrolled for pgcarol" "status pgdave"
     assert_contains "$status" "pingate remove pgdave" "status pgdave names the fix"
-    local doctor; doctor=$("$PINGATE" doctor 2>&1)
+    local doctor; doctor=$("$PINGATE" doctor 2>&1) || true
     assert_contains "$doctor" "was enrolled for pgcarol" "doctor"
     assert_contains "$doctor" "fix: pingate remove pgdave" "doctor"
     "$PINGATE" remove pgdave > /dev/null || fail "pingate remove pgdave"
