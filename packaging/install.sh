@@ -217,7 +217,8 @@ install_file() {
 # checks it: 32 bytes from libsodium, root:pingate 0640, linked into place so an
 # existing key is never replaced; a wrong owner or mode is set right. The gid is
 # passed because with --root the group is the one in DIR/etc/group, which this
-# host's pingate cannot look up.
+# host's pingate cannot look up. On this system (no --root) init also binds
+# records of format 1 to the account each uid has now (pingate(8), init).
 ensure_machine_key() {
     local target="$ROOT$PINGATE_KEY" before=missing
     if [ -e "$ROOT$PINGATE_SEALED_KEY" ]; then

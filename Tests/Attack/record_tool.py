@@ -12,6 +12,8 @@ mode are kept).
   record_tool.py show FILE                     the current slot as key=value
   record_tool.py set FILE KEY=VALUE...         write the next slot with changes
   record_tool.py new FILE UID [KEY=VALUE...]   write a fresh two-slot file (seeds)
+  record_tool.py old FILE                      rewrite both slots in format 1, as
+                                               before records named their account
   record_tool.py selftest                      check this tool against the table
 
 Keys: the fields of the table but magic, format_version, checksum, the
@@ -21,7 +23,11 @@ message lists them. Integers: wall-clock times are Unix seconds, "now+N" and
 "boot+N" and "boot-N" are accepted. A uuid field (last_failure_boot_id) takes
 a UUID, "this" (the running boot), "random" (another boot) or "none" (all
 zero: no boot stamp, as in records from before them). A bytes field takes hex.
+user_name is the account the record was made for; `new` takes the uid's name
+now (empty: none, an orphan). A slot of format 1 (before user_name) is read
+too, shown with format_version=1, and `set` keeps its format.
 """
+import pwd
 import hashlib
 import os
 import re
@@ -39,6 +45,10 @@ INTEGERS = {"u8": "<B", "u16": "<H", "u32": "<I", "u64": "<Q", "i64": "<q"}
 OTHER_TYPES = {"bytes", "text", "uuid", "blake2b", "zero"}
 BOOT_ID_PATH = "/proc/sys/kernel/random/boot_id"
 SLOTS = 2
+# Format 1 is format 2 without these fields (zero there): what `old` writes,
+# and what `pingate init --upgrade` migrates.
+FORMAT_1 = 1
+FORMAT_1_LACKS = ("user_name",)
 
 
 class LayoutError(Exception):
@@ -132,10 +142,13 @@ class Layout:
     def decode(self, slot):
         if len(slot) != self.slot_size or slot[self.span("magic")] != self.magic:
             return None
-        if self.integer(slot, "format_version") != self.version or slot[self.span("checksum")] != self.checksum_of(slot):
+        version = self.integer(slot, "format_version")
+        if version not in (self.version, FORMAT_1) or slot[self.span("checksum")] != self.checksum_of(slot):
             return None
-        record = {}
+        record = {"format_version": version}
         for name in self.keys:
+            if version == FORMAT_1 and name in FORMAT_1_LACKS:
+                continue
             field, raw = self.fields[name], bytes(slot[self.span(name)])
             if field.type in INTEGERS:
                 record[name] = self.integer(slot, name)
@@ -154,8 +167,11 @@ class Layout:
     def encode(self, record):
         slot = bytearray(self.slot_size)
         slot[self.fields["magic"].offset:self.fields["magic"].offset + len(self.magic)] = self.magic
-        struct.pack_into(INTEGERS[self.fields["format_version"].type], slot, self.fields["format_version"].offset, self.version)
+        version = record.get("format_version", self.version)
+        struct.pack_into(INTEGERS[self.fields["format_version"].type], slot, self.fields["format_version"].offset, version)
         for name in self.keys:
+            if version == FORMAT_1 and name in FORMAT_1_LACKS:
+                continue
             field, value = self.fields[name], record[name]
             if field.type in INTEGERS:
                 struct.pack_into(INTEGERS[field.type], slot, field.offset, int(value))
@@ -245,9 +261,21 @@ def main(argv, layout):
             record["sequence"] += 1
             file.seek((1 - index) * layout.slot_size)
             file.write(layout.encode(record))
+    elif command == "old":
+        with open(path, "r+b") as file:
+            found = layout.current(file.read())
+            if found is None:
+                sys.exit(f"{path}: no valid slot")
+            record = dict(found[0], format_version=FORMAT_1, unsynced=0)
+            file.seek(0)
+            file.write(layout.encode(dict(record, sequence=record["sequence"] - 1)) + layout.encode(record))
     elif command == "new":
         record = layout.blank()
-        record.update(uid=int(argv[3]), kind=1, sequence=1, created=1700000000, changed=1700000000,
+        try:
+            name = pwd.getpwuid(int(argv[3])).pw_name
+        except KeyError:
+            name = ""
+        record.update(uid=int(argv[3]), user_name=name, kind=1, sequence=1, created=1700000000, changed=1700000000,
                       hash="$argon2id$v=19$m=8,t=1,p=1$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g")
         for assignment in argv[4:]:
             key, _, text = assignment.partition("=")
@@ -300,6 +328,26 @@ class SelfTest(unittest.TestCase):
             record, index = self.layout.current(file.read())
         self.assertEqual((index, record["sequence"], record["pin_length"], record["failures"]), (0, 2, 8, 2))
         self.assertEqual(record["last_failure_boot_id"], "none")
+
+    def test_new_binds_the_record_to_the_uids_account_and_old_writes_format_1(self):
+        self.run_tool("new", self.path, "0")
+        with open(self.path, "rb") as file:
+            record, _ = self.layout.current(file.read())
+        self.assertEqual((record["format_version"], record["user_name"]), (self.layout.version, "root"))
+        self.run_tool("old", self.path)
+        with open(self.path, "rb") as file:
+            data = file.read()
+        size = self.layout.slot_size
+        for index in range(SLOTS):
+            slot = self.layout.decode(data[index * size:(index + 1) * size])
+            self.assertEqual(slot["format_version"], FORMAT_1, f"slot {index}")
+            self.assertNotIn("user_name", slot)
+            self.assertFalse(any(data[index * size + self.layout.fields["user_name"].offset:][:self.layout.fields["user_name"].size]))
+            self.assertEqual(data[index * size + self.layout.fields["user_name_length"].offset], 0)
+        self.run_tool("set", self.path, "failures=1")
+        with open(self.path, "rb") as file:
+            record, _ = self.layout.current(file.read())
+        self.assertEqual((record["format_version"], record["failures"]), (FORMAT_1, 1), "set keeps format 1")
 
     def test_every_key_of_the_old_fields_table_is_still_a_key(self):
         for key in ("sequence", "uid", "kind", "grid", "disabled", "failures", "pin_length", "last_failure", "created",

@@ -746,9 +746,10 @@ test_doctor_and_init_refuse_a_pingate_group_with_members() {
     assert_not_contains "$out" "has members" "doctor without members"
 }
 
-# A deleted account's record stays in the store, and an account given its
-# uid later would sign in with its PIN: doctor names it, and root removes it
-# by the uid alone (remove and unlock take a uid no account has).
+# A deleted account's record stays in the store, and is refused, since it
+# names an account the uid no longer has: doctor names it, unlock refuses it
+# with the fix, and root removes it by the uid alone (remove takes a uid no
+# account has).
 test_a_deleted_accounts_record_is_named_by_doctor_and_removed_by_uid() {
     store_reset
     install_fake_module
@@ -758,10 +759,10 @@ test_a_deleted_accounts_record_is_named_by_doctor_and_removed_by_uid() {
     grep -v '^pgcarol:' "$SANDBOX/passwd.saved" > /etc/passwd
     run "$PINGATE" doctor
     assert_eq 5 "$rc" "doctor with a deleted account's record: $out"
-    assert_contains "$out" "no account has uid 61003, whose record is still in the store"
+    assert_contains "$out" "was enrolled for pgcarol, and no account has uid 61003 now"
     assert_contains "$out" "fix: pingate remove 61003"
     run "$PINGATE" unlock 61003
-    assert_eq 0 "$rc" "unlock 61003: $err"; assert_contains "$out" "unlocked 61003"
+    assert_eq 5 "$rc" "unlock 61003: $out"; assert_contains "$err" "fix: pingate remove 61003"
     run "$PINGATE" remove 61003
     assert_eq 0 "$rc" "remove 61003: $err"; assert_contains "$out" "removed the credential of 61003"
     [ ! -e /var/lib/pingate/61003.record ] || fail "the record is still there"
@@ -772,6 +773,51 @@ test_a_deleted_accounts_record_is_named_by_doctor_and_removed_by_uid() {
     cat "$SANDBOX/passwd.saved" > /etc/passwd
     run "$PINGATE" doctor
     assert_not_contains "$out" "no account has uid" "doctor after the remove"
+}
+
+# Records of format 1 (before they named their account) are migrated by root:
+# `pingate init --upgrade`, which the package's postinst runs on an upgrade,
+# binds each to the name its uid has now, so its PIN works as before. Until
+# then the verifier fails closed and says what to run.
+test_init_upgrade_binds_an_old_record_to_its_account_and_its_pin_still_works() {
+    store_reset
+    enroll_pin pgalice "$PIN"
+    python3 "$REPO_ROOT/Tests/Attack/record_tool.py" old /var/lib/pingate/61001.record || fail "record_tool old"
+    run bash -c "printf '$PIN\n' | '$PINGATE' verify pgalice --stdin"
+    assert_eq 5 "$rc" "verify of a record not migrated: $out $err"
+    assert_contains "$err" "pingate init --upgrade"
+    run "$PINGATE" init --upgrade
+    assert_eq 0 "$rc" "init --upgrade: $err"
+    assert_contains "$out" "bound the record of uid 61001 to pgalice"
+    verify pgalice "$PIN" || fail "the PIN of a migrated record does not verify"
+    local shown; shown=$(python3 "$REPO_ROOT/Tests/Attack/record_tool.py" show /var/lib/pingate/61001.record)
+    assert_contains "$shown" "user_name=pgalice"
+    assert_contains "$shown" "format_version=2"
+    run "$PINGATE" init --upgrade
+    assert_not_contains "$out" "bound the record" "a second init --upgrade"
+}
+
+# An orphan at upgrade time stays an orphan: a format-1 record whose uid has
+# no account when it is migrated is bound to no account, so an account given
+# that uid later does not take it, and no later upgrade binds it.
+test_init_upgrade_leaves_an_orphaned_old_record_an_orphan() {
+    store_reset
+    install_fake_module
+    enroll_pin pgcarol "$PIN"
+    python3 "$REPO_ROOT/Tests/Attack/record_tool.py" old /var/lib/pingate/61003.record || fail "record_tool old"
+    cp /etc/passwd "$SANDBOX/passwd.saved"
+    trap 'cat "$SANDBOX/passwd.saved" > /etc/passwd' EXIT
+    grep -v '^pgcarol:' "$SANDBOX/passwd.saved" > /etc/passwd
+    run "$PINGATE" init --upgrade
+    assert_eq 0 "$rc" "init --upgrade: $err"
+    assert_contains "$err" "uid 61003 has no account"
+    echo "pgdave:x:61003:61003::/:/bin/sh" >> /etc/passwd
+    run "$PINGATE" init --upgrade
+    assert_not_contains "$out" "bound the record of uid 61003" "init --upgrade once pgdave has the uid"
+    run bash -c "printf '$PIN\n' | '$PINGATE' verify pgdave --stdin"
+    assert_eq 5 "$rc" "verify for pgdave: $out $err"
+    run "$PINGATE" doctor
+    assert_contains "$out" "fix: pingate remove pgdave"
 }
 
 # A group entry larger than any fixed buffer (8,000 members, about 72 KB)

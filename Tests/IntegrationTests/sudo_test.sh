@@ -136,4 +136,48 @@ test_forward_pass_profile_takes_pin_or_password_at_one_prompt() {
     assert_not_contains "$err" "PIN" "pgbob's prompts"
 }
 
+# An account given a deleted account's uid (Debian's adduser takes the lowest
+# free one) does not inherit its PIN: the record names the account it was
+# made for, and pgdave, given pgcarol's uid 61003, is asked for the password
+# only, nothing is counted, and doctor names the record with its fix.
+delete_pgcarol_and_give_her_uid_to_pgdave() {
+    local file
+    for file in passwd group shadow sudoers; do
+        if [ "$file" = sudoers ]; then cp "$SANDBOX/sudoers" "$SANDBOX/sudoers.saved"
+        else cp "/etc/$file" "$SANDBOX/$file.saved"; fi
+    done
+    trap 'for f in passwd group shadow; do cat "$SANDBOX/$f.saved" > "/etc/$f"; done; cat "$SANDBOX/sudoers.saved" > "$SANDBOX/sudoers"' EXIT
+    # userdel and useradd replace /etc/passwd by a rename, which the sandbox's
+    # bind mounts refuse: the same edits, written in place.
+    grep -v '^pgcarol:' "$SANDBOX/passwd.saved" > /etc/passwd
+    grep -v '^pgcarol:' "$SANDBOX/group.saved" > /etc/group
+    grep -v '^pgcarol:' "$SANDBOX/shadow.saved" > /etc/shadow
+    echo "pgdave:x:61003:61003:PinGate test user:$SANDBOX/home/pgcarol:/bin/sh" >> /etc/passwd
+    echo "pgdave:x:61003:" >> /etc/group
+    grep '^pgcarol:' "$SANDBOX/shadow.saved" | sed 's/^pgcarol:/pgdave:/' >> /etc/shadow
+    echo 'pgdave ALL=(ALL:ALL) ALL' >> "$SANDBOX/sudoers"
+}
+
+test_a_deleted_accounts_pin_does_not_sign_in_the_account_given_its_uid() {
+    need_cli; fresh
+    enroll pgcarol "$TEST_PIN" --pin
+    delete_pgcarol_and_give_her_uid_to_pgdave
+    cp /var/lib/pingate/61003.record "$SANDBOX/61003.before"
+    sudo_as pgdave "$TEST_PIN"$'\n'"$TEST_PASSWORD"$'\n'
+    assert_eq 0 "$rc" "sudo for pgdave with the password (stderr: $err)"
+    assert_not_contains "$err" "PIN" "pgdave is not asked for pgcarol's PIN"
+    assert_contains "$err" "password for pgdave" "sudo's stderr"
+    sudo_as pgdave "$TEST_PIN"$'\n'
+    [ "$rc" -ne 0 ] || fail "pgcarol's PIN signed pgdave in through sudo (stderr: $err)"
+    cmp -s "$SANDBOX/61003.before" /var/lib/pingate/61003.record || fail "the refused record was written (an attempt counted)"
+    local status; status=$("$PINGATE" status pgdave 2>&1) && fail "pingate status pgdave succeeded: $status"
+    assert_contains "$status" "was enrolled for pgcarol" "status pgdave"
+    assert_contains "$status" "pingate remove pgdave" "status pgdave names the fix"
+    local doctor; doctor=$("$PINGATE" doctor 2>&1) || true
+    assert_contains "$doctor" "was enrolled for pgcarol" "doctor"
+    assert_contains "$doctor" "fix: pingate remove pgdave" "doctor"
+    "$PINGATE" remove pgdave > /dev/null || fail "pingate remove pgdave"
+    [ ! -e /var/lib/pingate/61003.record ] || fail "the record is still there"
+}
+
 run_tests

@@ -89,7 +89,7 @@ struct FailureNoticeTests {
 
     @Test("a notice outlives a re-read: it is on disk in both slots' format")
     func onDisk() throws {
-        var record = UserRecord(uid: 7, kind: .pin, gridSize: 0, pinLength: 4, hash: "h", now: 1)
+        var record = UserRecord(uid: 7, binding: .account("user7"), kind: .pin, gridSize: 0, pinLength: 4, hash: "h", now: 1)
         record.unseenFailures = 3
         record.unseenSince = 1_700_000_000
         record.firstFailure = 1_700_000_100

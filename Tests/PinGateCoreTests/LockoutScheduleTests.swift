@@ -63,7 +63,7 @@ struct LockoutScheduleTests {
         // A failure at boot second 100.93 is stamped 100; at 160.0 the
         // stamps are 60 apart, but only 59.07 s have passed.
         let schedule = Policy().lockout
-        var record = UserRecord(uid: 1000, kind: .pin, gridSize: 0, pinLength: 4, hash: "", now: 0)
+        var record = UserRecord(uid: 1000, binding: .account("user1000"), kind: .pin, gridSize: 0, pinLength: 4, hash: "", now: 0)
         record.failures = 5
         let boot = try #require(BootID(parsing: "b9b8d56f-1535-46aa-bf9c-8a1a10498584"))
         record.lastFailureBoot = BootInstant(bootID: boot, seconds: 100)
@@ -88,7 +88,7 @@ struct LockoutScheduleTests {
         let store = try TestStore()
         try store.enrollPIN("0427")
         for guess in 1...5 { _ = store.verifier.verify(uid: 1000, input: secret(wrongPIN(guess))) }
-        let afterReboot = Verifier(store: Store(location: store.location), policy: store.policy, clock: store.clock)
+        let afterReboot = Verifier(store: Store(location: store.location, accounts: store.accounts), policy: store.policy, clock: store.clock)
         #expect(afterReboot.verify(uid: 1000, input: secret("0427")) == .locked(seconds: 60, failures: 5))
     }
 

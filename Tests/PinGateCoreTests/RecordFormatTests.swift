@@ -5,7 +5,7 @@ import Testing
 @Suite("Records: two slots, written in place")
 struct RecordFormatTests {
     func sample(failures: Int = 3) -> UserRecord {
-        var record = UserRecord(uid: 1000, kind: .pattern, gridSize: 4, hash: "$argon2id$v=19$m=8,t=1,p=1$c2FsdHNhbHQ$aGFzaGhhc2g", now: 1_700_000_000)
+        var record = UserRecord(uid: 1000, binding: .account("user1000"), kind: .pattern, gridSize: 4, hash: "$argon2id$v=19$m=8,t=1,p=1$c2FsdHNhbHQ$aGFzaGhhc2g", now: 1_700_000_000)
         record.failures = failures
         record.lastFailure = 1_700_000_100
         record.disabled = false
@@ -37,7 +37,7 @@ struct RecordFormatTests {
 
     @Test("a PIN's length round-trips; a length no policy allows, or a pattern with a PIN length, is not a state")
     func pinLength() throws {
-        var pin = UserRecord(uid: 1000, kind: .pin, gridSize: 0, pinLength: 6, hash: "$argon2id$v=19$m=8,t=1,p=1$c2FsdHNhbHQ$aGFzaGhhc2g", now: 1)
+        var pin = UserRecord(uid: 1000, binding: .account("user1000"), kind: .pin, gridSize: 0, pinLength: 6, hash: "$argon2id$v=19$m=8,t=1,p=1$c2FsdHNhbHQ$aGFzaGhhc2g", now: 1)
         let decoded = try #require(RecordCodec.decode(RecordCodec.encode(pin, sequence: 1)[...]))
         #expect(decoded.record.pinLength == 6)
         for impossible in [3, 13, 255] {

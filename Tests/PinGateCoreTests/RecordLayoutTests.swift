@@ -98,7 +98,7 @@ struct RecordLayoutTests {
 
     @Test("encode writes every declared field and nothing in the reserved gaps")
     func encodeWritesTheDeclaredFields() {
-        var pin = UserRecord(uid: 1000, kind: .pin, gridSize: 0, pinLength: 6, hash: "$argon2id$v=19$m=8,t=1,p=1$c2FsdA$aGFzaA", now: 1)
+        var pin = UserRecord(uid: 1000, binding: .account("user1000"), kind: .pin, gridSize: 0, pinLength: 6, hash: "$argon2id$v=19$m=8,t=1,p=1$c2FsdA$aGFzaA", now: 1)
         pin.failures = 2
         pin.lastFailure = 3
         pin.lastSuccess = 4

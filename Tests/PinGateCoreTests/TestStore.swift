@@ -9,6 +9,8 @@ final class TestStore {
     let store: Store
     var policy: Policy
     let clock = ManualClock(1_800_000_000)
+    /// Who the uids are: "user<uid>" unless a test deletes or renames one.
+    let accounts = TestAccounts()
 
     init(policy: Policy = TestStore.cheapPolicy()) throws {
         var template = Array("/tmp/pingate-test.XXXXXX".utf8CString)
@@ -16,7 +18,7 @@ final class TestStore {
         directory = String(cString: made)
         chmod(directory, 0o750)
         location = StoreLocation(directory: directory, owner: geteuid(), group: getegid())
-        store = Store(location: location)
+        store = Store(location: location, accounts: accounts)
         self.policy = policy
         try store.createKeyIfMissing()
     }
@@ -44,6 +46,24 @@ final class TestStore {
     func record(_ uid: UInt32 = 1000) throws -> UserRecord? { try store.readRecord(uid: uid) }
 
     func path(_ uid: UInt32 = 1000) -> String { location.recordPath(forUID: uid) }
+}
+
+/// The user database of a test: every uid is "user<uid>" unless set here.
+final class TestAccounts: AccountDirectory, @unchecked Sendable {
+    private var lock = pthread_mutex_t()
+    private var changed: [UInt32: AccountLookup] = [:]
+    init() { pthread_mutex_init(&lock, nil) }
+
+    func account(forUID uid: UInt32) -> AccountLookup {
+        pthread_mutex_lock(&lock); defer { pthread_mutex_unlock(&lock) }
+        return changed[uid] ?? .named("user\(uid)")
+    }
+
+    /// `userdel`, `useradd` with a reused uid, or an outage: what `uid` is from now on.
+    func set(_ uid: UInt32, _ lookup: AccountLookup) {
+        pthread_mutex_lock(&lock); defer { pthread_mutex_unlock(&lock) }
+        changed[uid] = lookup
+    }
 }
 
 func secret(_ text: String) -> Secret { Secret(copying: text.utf8) }

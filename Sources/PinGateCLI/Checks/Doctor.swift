@@ -158,20 +158,34 @@ struct Doctor {
         for uid in uids {
             guard report(.record(uid: uid), what: L("record"), store.location.inspect(.record(uid: uid)), location: store.location) else { continue }
             do {
+                // The store refuses a record made for another account than
+                // its uid's now (a deleted account's, whose uid was given to
+                // another, or to no one yet): whoever has the uid would
+                // otherwise sign in with its PIN.
                 guard try store.readRecord(uid: uid) != nil else { continue }
                 good += 1
-                // A deleted account's record: whoever is given the uid next
-                // would sign in with its PIN.
-                if SystemUser.exists(uid: uid) == false {
-                    add(.problem, L("no account has uid %d, whose record is still in the store: an account given that uid later would take its PIN or pattern", uid),
-                        fix: "pingate remove \(uid)")
-                }
+            } catch let error as StoreError {
+                add(.problem, "\(error)", fix: Self.fix(for: error, uid: uid))
             } catch {
-                let name = SystemUser.lookup(uid: uid)?.name ?? String(uid)
-                add(.problem, "\(error)", fix: "pingate enroll --force \(name)   # or: pingate remove \(name)")
+                add(.problem, "\(error)", fix: Self.fix(for: nil, uid: uid))
             }
         }
         add(.ok, LP("%2$d of %1$d record readable", "%2$d of %1$d records readable", uids.count, good))
+    }
+
+    /// The fix of an unusable record: removing one that is not its uid's
+    /// account's (by the uid alone when no account has it), migrating one
+    /// of format 1, re-enrolling one that cannot be read.
+    static func fix(for error: StoreError?, uid: UInt32) -> String {
+        switch error {
+        case let .recordAccountChanged(_, _, _, now)?:
+            return "pingate remove \(now ?? String(uid))"
+        case .recordNotMigrated?:
+            return "pingate init --upgrade"
+        default:
+            let name = SystemUser.lookup(uid: uid)?.name ?? String(uid)
+            return "pingate enroll --force \(name)   # or: pingate remove \(name)"
+        }
     }
 
     private mutating func checkConfig() {

@@ -7,6 +7,7 @@ struct InitCommand: Command {
     static var abstract: String { L("create the store and the machine key if missing (root)") }
     static var discussion: String {
         HelpText.paragraph(L("Creates the store directory (root:%s 0750) and the machine key in it (root:%s 0640, 32 random bytes) when they are missing, and sets a wrong owner, group or mode right. An existing key is never replaced: every enrolled PIN and pattern depends on it. Running it again changes nothing.", StoreLocation.groupName, StoreLocation.groupName))
+            + "\n\n" + HelpText.paragraph(L("Records of format 1, written before records named the account they are for, are migrated: each is bound to the name its uid has now, so its PIN or pattern works as before. A record whose uid has no account then is bound to none and stays refused, whoever is given the uid later; remove it. Until it is migrated, a record of format 1 is refused. In a staged root (--group-id) nothing is migrated: this system's user database is not that one's."))
     }
     static var exitStatuses: String? {
         HelpText.paragraph(L("Exit status: 0 the store is ready; 2 usage; 3 not root; 5 the group is missing or has members, or the store or key is unsafe and must be moved away."))
@@ -48,7 +49,24 @@ struct InitCommand: Command {
         let store = try groupID.map { Store(location: StoreLocation(directory: locations.storeDirectory, owner: 0, group: GroupID($0))) }
             ?? locations.store()
         for action in try storeCall({ try store.setUp() }) { Output.line(Self.report(action)) }
+        // The user database here is not a staged root's: its records wait for an init there.
+        if groupID == nil {
+            for migration in try storeCall({ try store.migrateRecords() }) { Self.report(migration) }
+        }
         return .ok
+    }
+
+    /// A record bound on stdout; one that stays refused on stderr, which the
+    /// package's postinst shows.
+    static func report(_ migration: RecordMigration) {
+        switch migration {
+        case let .bound(uid, name):
+            Output.line(L("bound the record of uid %d to %s", Int(uid), name))
+        case let .orphaned(uid):
+            Output.error(L("uid %d has no account: its record is bound to none and stays refused, whoever is given the uid later; remove it with 'pingate remove %d'", Int(uid), Int(uid)))
+        case let .leftUnbound(uid, reason):
+            Output.error(L("the record of uid %d stays in format 1, refused: %s; run 'pingate init --upgrade' again once that is fixed", Int(uid), reason))
+        }
     }
 
     static func report(_ action: SetupAction) -> String {

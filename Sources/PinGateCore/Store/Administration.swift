@@ -11,13 +11,15 @@ public struct Administration: Sendable {
         self.clock = clock
     }
 
-    /// Creates `uid`'s record with a fresh hash of `credential`. Without
+    /// Creates `uid`'s record with a fresh hash of `credential`, bound to the
+    /// account `uid` has now (`AccountBinding`). Without
     /// `replacing`, an existing record is an error (`StoreError.recordExists`).
     public func enroll(uid: UInt32, credential: borrowing Credential, replacing: Bool) throws {
         let hasher = CredentialHasher(key: try store.loadKey(), parameters: policy.kdf)
         let (kind, gridSize, pinLength) = credential.recordShape
+        let binding = try AccountBinding.forEnrolment(uid: uid, accounts: store.accounts)
         let hash = try hasher.hash(credential, uid: uid)
-        let record = UserRecord(uid: uid, kind: kind, gridSize: gridSize, pinLength: pinLength, hash: hash, now: clock.now())
+        let record = UserRecord(uid: uid, binding: binding, kind: kind, gridSize: gridSize, pinLength: pinLength, hash: hash, now: clock.now())
         try store.createRecord(record, replacing: replacing)
     }
 

@@ -12,6 +12,10 @@ import CSodium
 /// kept for display. All three were reserved zeros before: such records read
 /// as serial 0 and no boot stamp (an all-zero boot id).
 ///
+/// Format 2 adds the account the record was made for (`AccountBinding`); a
+/// record of format 1 decodes as `.unbound` and is encoded as format 1 again,
+/// so that nothing but root's migration can make it a bound one.
+///
 /// A reader takes the valid slot with the higher sequence number; a writer
 /// overwrites the other one with sequence + 1, unless the newer one says it
 /// was written without waiting for the disk (`unsynced`): then the writer
@@ -29,9 +33,16 @@ enum RecordCodec {
         requireSodium()
         var slot = [UInt8](repeating: 0, count: slotSize)
         put(magic, at: layout.magic, in: &slot)
-        put(RecordLayout.formatVersion, at: layout.formatVersion, in: &slot)
+        put(record.binding == .unbound ? RecordLayout.unboundFormatVersion : RecordLayout.formatVersion, at: layout.formatVersion, in: &slot)
         put(sequence, at: layout.sequence, in: &slot)
         put(record.uid, at: layout.uid, in: &slot)
+        if case let .account(name) = record.binding {
+            // Never cut: a name cut short could be another account's.
+            let nameBytes = Array(name.utf8)
+            precondition(!nameBytes.isEmpty && nameBytes.count < layout.userName.size, "an account name of \(nameBytes.count) bytes in a record")
+            put(UInt8(nameBytes.count), at: layout.userNameLength, in: &slot)
+            put(nameBytes, at: layout.userName, in: &slot)
+        }
         put(record.kind.rawValue, at: layout.kind, in: &slot)
         put(UInt8(clamping: record.gridSize), at: layout.grid, in: &slot)
         put(UInt8(record.disabled ? 1 : 0), at: layout.disabled, in: &slot)
@@ -66,8 +77,9 @@ enum RecordCodec {
     /// Decodes one slot; nil when it is torn, blank or not this format.
     static func decode(_ slot: ArraySlice<UInt8>) -> (record: UserRecord, sequence: UInt64, unsynced: Bool)? {
         let slot = Array(slot)
+        let version = slot.count == slotSize ? get(UInt16.self, at: layout.formatVersion, in: slot) : 0
         guard slot.count == slotSize, Array(slot[layout.magic.range]) == magic,
-              get(UInt16.self, at: layout.formatVersion, in: slot) == RecordLayout.formatVersion,
+              version == RecordLayout.formatVersion || version == RecordLayout.unboundFormatVersion,
               Array(slot[layout.checksum.range]) == checksum(of: slot),
               let kind = CredentialKind(rawValue: get(UInt8.self, at: layout.kind, in: slot)),
               get(UInt8.self, at: layout.disabled, in: slot) <= 1, get(UInt8.self, at: layout.unsynced, in: slot) <= 1,
@@ -81,7 +93,8 @@ enum RecordCodec {
         let pinLength = Int(get(UInt8.self, at: layout.pinLength, in: slot))
         // 0 is "not known" (a pattern, or a PIN enrolled before lengths were kept).
         guard pinLength == 0 || (kind == .pin && PIN.lengthLimits.contains(pinLength)) else { return nil }
-        var record = UserRecord(uid: get(UInt32.self, at: layout.uid, in: slot), kind: kind, gridSize: gridSize,
+        guard let binding = version == RecordLayout.unboundFormatVersion ? .unbound : decodeBinding(slot) else { return nil }
+        var record = UserRecord(uid: get(UInt32.self, at: layout.uid, in: slot), binding: binding, kind: kind, gridSize: gridSize,
                                 pinLength: pinLength, hash: hash, now: 0)
         record.disabled = get(UInt8.self, at: layout.disabled, in: slot) == 1
         record.failures = Int(get(UInt32.self, at: layout.failures, in: slot))
@@ -99,6 +112,16 @@ enum RecordCodec {
             BootInstant(bootID: $0, seconds: get(Int64.self, at: layout.lastFailureBootClock, in: slot))
         }
         return (record, get(UInt64.self, at: layout.sequence, in: slot), get(UInt8.self, at: layout.unsynced, in: slot) == 1)
+    }
+
+    /// A slot's account: a name of `user_name_length` bytes, no NUL, UTF-8; none when 0.
+    private static func decodeBinding(_ slot: [UInt8]) -> AccountBinding? {
+        let length = Int(get(UInt8.self, at: layout.userNameLength, in: slot))
+        guard length < layout.userName.size else { return nil }
+        guard length > 0 else { return .noAccount }
+        let bytes = slot[layout.userName.range].prefix(length)
+        guard !bytes.contains(0), let name = String(validating: bytes, as: UTF8.self) else { return nil }
+        return .account(name)
     }
 
     /// The state a reader sees in a whole file: the valid slot with the higher

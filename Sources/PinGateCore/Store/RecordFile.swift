@@ -10,6 +10,9 @@ public final class RecordFile {
     let descriptor: FileDescriptor
     private let name: String
     private let directory: FileDescriptor
+    /// Who the uid is now, asked once per open record, when it is first read.
+    private let accounts: any AccountDirectory
+    private var accountNow: AccountLookup?
     /// The slot and sequence of the state last read or written, whether that
     /// slot was written without waiting for the disk, and whether the other
     /// slot is valid: together they choose the slot of the next write.
@@ -25,7 +28,8 @@ public final class RecordFile {
     /// Opens the record of `uid`, or returns nil if there is none. Any record
     /// that is not exactly what root made (a symlink, another type, owner,
     /// group, mode, size) is a `StoreError` and is left untouched.
-    static func open(uid: UInt32, directory: FileDescriptor, location: StoreLocation, writable: Bool) throws -> RecordFile? {
+    static func open(uid: UInt32, directory: FileDescriptor, location: StoreLocation, accounts: any AccountDirectory,
+                     writable: Bool) throws -> RecordFile? {
         let name = location.recordName(forUID: uid)
         let path = location.recordPath(forUID: uid)
         let descriptor: FileDescriptor
@@ -49,21 +53,37 @@ public final class RecordFile {
             descriptor.close()
             throw error
         }
-        return RecordFile(path: path, name: name, uid: uid, descriptor: descriptor, directory: directory)
+        return RecordFile(path: path, name: name, uid: uid, descriptor: descriptor, directory: directory, accounts: accounts)
     }
 
-    private init(path: String, name: String, uid: UInt32, descriptor: FileDescriptor, directory: FileDescriptor) {
+    private init(path: String, name: String, uid: UInt32, descriptor: FileDescriptor, directory: FileDescriptor,
+                 accounts: any AccountDirectory) {
         self.path = path
         self.name = name
         self.uid = uid
         self.descriptor = descriptor
         self.directory = directory
+        self.accounts = accounts
     }
 
     deinit { descriptor.close() }
 
-    /// Reads the current state: the valid slot with the higher sequence.
+    /// Reads the current state: the valid slot with the higher sequence, of
+    /// a record made for the account its uid has now. Any other record — made
+    /// for a deleted account whose uid was given to another, of format 1 (no
+    /// account named), or whose account the user database cannot tell — is a
+    /// `StoreError`, so that nobody verifies, counts or changes it; root's
+    /// `remove` and `enroll --force` do not read it, and so repair it.
     public func read() throws -> UserRecord {
+        let record = try readAnyAccount()
+        if accountNow == nil { accountNow = accounts.account(forUID: uid) }
+        if let refusal = record.binding.refusal(uid: uid, path: path, now: accountNow ?? .unavailable) { throw refusal }
+        return record
+    }
+
+    /// The current state whatever account it names: for root's migration,
+    /// which binds a record of format 1 (`Store.migrateRecords`).
+    func readAnyAccount() throws -> UserRecord {
         var bytes = [UInt8](repeating: 0, count: RecordCodec.fileSize)
         let count: Int
         do {

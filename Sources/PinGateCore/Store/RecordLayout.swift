@@ -3,19 +3,22 @@
 /// `RecordLayoutTests` renders from here and compares; Tests/Attack/record_tool.py
 /// reads its offsets from that table.
 ///
-/// An offset never moves while the format version is 1. A gap between two
-/// fields is reserved: zero in every record written so far, and the place for
-/// a new field. Adding one is a line below, at an offset inside a gap, plus its
+/// An offset never moves. A gap between two fields is reserved: zero in every
+/// record written so far, and the place for a new field. Format 2 is format 1
+/// with `user_name` (and its length) where format 1 had reserved zeros; a
+/// slot of format 1 is read only to migrate it (`Store.migrateRecords`). Adding one is a line below, at an offset inside a gap, plus its
 /// `put` in `RecordCodec.encode` and `get` in `decode`; a record written
 /// before it reads the new field as zero. `rows` lists the gaps, so the
 /// reserved ranges need no editing.
 struct RecordLayout {
     static let slotSize = 512
     static let magic = "PGR1"
-    static let formatVersion: UInt16 = 1
+    static let formatVersion: UInt16 = 2
+    /// Records from before they named their account (`AccountBinding.unbound`).
+    static let unboundFormatVersion: UInt16 = 1
 
     let magic                = RecordField("magic",                   at: 0,   .bytes(4),    "\"\(RecordLayout.magic)\"")
-    let formatVersion        = RecordField("format_version",          at: 4,   .u16,         "\(RecordLayout.formatVersion); a slot of another version is not read")
+    let formatVersion        = RecordField("format_version",          at: 4,   .u16,         "\(RecordLayout.formatVersion); \(RecordLayout.unboundFormatVersion): a slot from before `user_name`, read only by `pingate init --upgrade`; another is not read")
     let sequence             = RecordField("sequence",                at: 8,   .u64,         "the reader takes the valid slot with the higher one")
     let uid                  = RecordField("uid",                     at: 16,  .u32,         "must match the record's file name")
     let kind                 = RecordField("kind",                    at: 20,  .u8,          "1 PIN, 2 pattern")
@@ -25,6 +28,7 @@ struct RecordLayout {
     let failures             = RecordField("failures",                at: 24,  .u32,         "failures counted since the last clearing")
     let pinLength            = RecordField("pin_length",              at: 28,  .u8,          "a PIN's digits, \(rangeText(PIN.lengthLimits)); 0: a pattern, or not kept")
     let unsynced             = RecordField("unsynced",                at: 29,  .u8,          "1: written without waiting for the disk; the next write goes over this slot, not the other, synced one; 0: synced")
+    let userNameLength       = RecordField("user_name_length",        at: 30,  .u8,          "bytes of `user_name` in use; less than its size; 0: bound to no account (migrated as an orphan)")
     let lastFailure          = RecordField("last_failure",            at: 32,  .i64,         "wall clock (Unix s) of the last failure, for display; 0: none")
     let created              = RecordField("created",                 at: 40,  .i64,         "wall clock (Unix s) of the enrolment")
     let changed              = RecordField("changed",                 at: 48,  .i64,         "wall clock (Unix s) of the last new credential")
@@ -37,6 +41,7 @@ struct RecordLayout {
     let unseenFailures       = RecordField("unseen_failures",         at: 232, .u32,         "failures cleared since the owner was last told of them")
     let unseenSince          = RecordField("unseen_since",            at: 240, .i64,         "wall clock (Unix s) of the first unseen failure; 0: none")
     let lastWrongTag         = RecordField("last_wrong_tag",          at: 256, .bytes(32),   "keyed HMAC of the last credential verified wrong (not counted again); all zero: none")
+    let userName             = RecordField("user_name",               at: 288, .text(128),   "the account the record was made for (its uid's name at enrolment); a reader refuses the record when `uid` has another name now, or none")
     let checksum             = RecordField("checksum",                at: 496, .blake2b(16), "BLAKE2b-128 of every byte before it")
 
     /// The declared fields, by offset. Read by reflection, so that a field

@@ -5,8 +5,14 @@
 /// included — only rewrites slots of existing records in place.
 public struct Store: Sendable {
     public let location: StoreLocation
+    /// Who the uids are now: a record made for another account than its
+    /// uid's is refused (`AccountBinding`). The passwd database but in tests.
+    public let accounts: any AccountDirectory
 
-    public init(location: StoreLocation) { self.location = location }
+    public init(location: StoreLocation, accounts: any AccountDirectory = SystemAccounts()) {
+        self.location = location
+        self.accounts = accounts
+    }
 
     /// Opens and checks the directory against its rule (`StoreRules.swift`):
     /// a real directory (no symlink), root:pingate 0750.
@@ -43,7 +49,7 @@ public struct Store: Sendable {
     public func withRecord<Result>(uid: UInt32, writable: Bool, _ body: (RecordFile?) throws -> Result) throws -> Result {
         let directory = try openDirectory()
         defer { directory.close() }
-        let record = try RecordFile.open(uid: uid, directory: directory, location: location, writable: writable)
+        let record = try RecordFile.open(uid: uid, directory: directory, location: location, accounts: accounts, writable: writable)
         return try body(record)
     }
 
@@ -61,7 +67,7 @@ public struct Store: Sendable {
         defer { directory.close() }
         return uids.map { uid in
             do {
-                let file = try RecordFile.open(uid: uid, directory: directory, location: location, writable: false)
+                let file = try RecordFile.open(uid: uid, directory: directory, location: location, accounts: accounts, writable: false)
                 return (uid, .success(try file?.read()))
             } catch let error as StoreError {
                 return (uid, .failure(error))
@@ -81,7 +87,7 @@ public struct Store: Sendable {
         let path = location.recordPath(forUID: record.uid)
         let existing: RecordFile?
         do {
-            existing = try RecordFile.open(uid: record.uid, directory: directory, location: location, writable: true)
+            existing = try RecordFile.open(uid: record.uid, directory: directory, location: location, accounts: accounts, writable: true)
         } catch let StoreError.unsafe(problem) where replacing && problem.object == .record(uid: record.uid) {
             // A record the rules refuse (its size, links, type, owner or
             // mode) is what replacing it repairs, as its error's fix says:

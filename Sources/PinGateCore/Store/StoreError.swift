@@ -6,6 +6,14 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     case recordCorrupt(path: String)
     case recordForAnotherUser(path: String, uid: UInt32)
     case recordExists(path: String)
+    /// The record was made for another account than the one its uid has now
+    /// (nil: none; `enrolledFor` nil: migrated while its uid had none).
+    case recordAccountChanged(path: String, uid: UInt32, enrolledFor: String?, now: String?)
+    /// A record of format 1, which names no account: root's migration binds it.
+    case recordNotMigrated(path: String, uid: UInt32)
+    /// The user database could not say who `uid` is (nil path: at enrolment).
+    case accountUnknown(uid: UInt32, path: String?)
+    case accountNameTooLong(name: String, limit: Int)
     /// Another process held the record's lock past `LockWait` (nil: unknown).
     case recordBusy(path: String, holder: LockHolder?)
     /// Root replaced the record under the verifier: again and again before the
@@ -28,6 +36,19 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
             return "record \(path) belongs to uid \(uid); refusing to use it"
         case let .recordExists(path):
             return "record \(path) already exists"
+        case let .recordAccountChanged(path, uid, enrolledFor, now):
+            let was = enrolledFor.map { "was enrolled for \($0)" } ?? "had no account when it was migrated"
+            guard let now else {
+                return "record \(path) \(was), and no account has uid \(uid) now: refusing it, or an account given uid \(uid) later would take its PIN or pattern (fix: pingate remove \(uid))"
+            }
+            return "record \(path) \(was), but uid \(uid) is \(now) now: refusing it, its PIN or pattern is not \(now)'s (fix: pingate remove \(now), then enrol \(now) anew)"
+        case let .recordNotMigrated(path, uid):
+            return "record \(path) is of format 1 and names no account: refusing it until root runs 'pingate init --upgrade', which binds it to the account uid \(uid) has"
+        case let .accountUnknown(uid, path):
+            let record = path.map { "record \($0) is refused until it answers" } ?? "nothing is enrolled"
+            return "cannot tell which account has uid \(uid): the user database did not answer; \(record)"
+        case let .accountNameTooLong(name, limit):
+            return "the account name '\(name)' is longer than the \(limit) bytes a record holds; a PIN or pattern cannot be enrolled for it"
         case let .recordBusy(path, holder):
             let what = holder?.isStopped == true ? "kill it or try again" : "try again"
             return "record \(path) is busy: held by \(holder?.description ?? "another process"); \(what)"
@@ -50,7 +71,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     public var concernsOneRecord: Bool {
         switch self {
         case let .unsafe(problem): if case .record = problem.object { return true } else { return false }
-        case .recordCorrupt, .recordForAnotherUser: return true
+        case .recordCorrupt, .recordForAnotherUser, .recordAccountChanged, .recordNotMigrated: return true
+        case .accountUnknown(_, let path): return path != nil
         default: return false
         }
     }

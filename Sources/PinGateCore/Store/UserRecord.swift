@@ -2,6 +2,9 @@
 /// Times are Unix seconds; 0 means "never".
 public struct UserRecord: Equatable, Sendable {
     public var uid: UInt32
+    /// The account the record was made for (`AccountBinding`): a reader
+    /// refuses the record when its uid is someone else's now.
+    public var binding: AccountBinding
     public var kind: CredentialKind
     /// Grid size of a pattern, 0 for a PIN.
     public var gridSize: Int
@@ -34,8 +37,9 @@ public struct UserRecord: Equatable, Sendable {
     /// client that retries on its own, a person pressing Enter twice).
     public var lastWrongTag: [UInt8]?
 
-    public init(uid: UInt32, kind: CredentialKind, gridSize: Int, pinLength: Int = 0, hash: String, now: Int64) {
+    public init(uid: UInt32, binding: AccountBinding, kind: CredentialKind, gridSize: Int, pinLength: Int = 0, hash: String, now: Int64) {
         self.uid = uid
+        self.binding = binding
         self.kind = kind
         self.gridSize = gridSize
         self.pinLength = pinLength

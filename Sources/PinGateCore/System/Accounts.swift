@@ -27,6 +27,19 @@ public struct SystemUser: Sendable, Equatable {
         }
     }
 
+    /// The name of `uid`'s account, as getpwuid gives it (the first entry of
+    /// a uid wins), or that there is none, or that the database could not
+    /// say (as in `exists(uid:)`: an outage is never taken for a deletion).
+    public static func account(forUID uid: UserID) -> AccountLookup {
+        var entry = passwd()
+        var result: UnsafeMutablePointer<passwd>? = nil
+        return withNSSBuffer({ getpwuid_r(uid, &entry, $0, $1, &result) }) { status in
+            guard status == 0 else { return .unavailable }
+            guard result != nil, let name = entry.pw_name else { return .noAccount }
+            return .named(String(cString: name))
+        }
+    }
+
     /// The names of many uids: one pass over the passwd database (getpwent)
     /// instead of a getpwuid per uid, each of which scans all of /etc/passwd —
     /// quadratic for `pingate list` (10,000 users: 6.6 s, now 0.1 s). The
@@ -65,6 +78,16 @@ public struct SystemUser: Sendable, Equatable {
                 home: entry.pw_dir.map { String(cString: $0) } ?? "/")
         }
     }
+}
+
+/// What the passwd database says of a uid now.
+public enum AccountLookup: Equatable, Sendable {
+    /// The account's name.
+    case named(String)
+    /// No account has the uid.
+    case noAccount
+    /// The database could not answer (a directory service out of reach).
+    case unavailable
 }
 
 /// A group from the group database (getgrnam_r).

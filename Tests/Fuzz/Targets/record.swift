@@ -3,8 +3,9 @@
 // checksum, so for half the inputs (first byte odd) the target writes the
 // correct checksum into each slot first and the fuzzer explores the fields.
 // Invariants: a slot that decodes re-encodes to the same bytes (reserved
-// bytes and hash padding read as zero) and decodes again to the same record;
-// decodeFile picks a valid slot with the highest sequence.
+// bytes, hash and user name padding, and a format-1 slot's user name read as
+// zero) and decodes again to the same record; decodeFile picks a valid slot
+// with the highest sequence.
 @testable import PinGateCore
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -34,6 +35,14 @@ private func checkSlot(_ slot: ArraySlice<UInt8>) {
     var unread = layout.rows.filter(\.isReserved).map(\.range)
     unread.append((layout.hash.offset + record.hash.utf8.count)..<layout.hash.range.upperBound)
     if record.lastFailureBoot == nil { unread.append(layout.lastFailureBootClock.range) }  // boot clock without a boot id
+    switch record.binding {
+    case .unbound:  // format 1 has no account: those bytes were reserved then
+        unread += [layout.userNameLength.range, layout.userName.range]
+    case .noAccount:
+        unread.append(layout.userName.range)
+    case let .account(name):
+        unread.append((layout.userName.offset + name.utf8.count)..<layout.userName.range.upperBound)
+    }
     for range in unread { expected.replaceSubrange(range, with: repeatElement(0, count: range.count)) }
     sealSlot(&expected, at: 0)
     invariant(encoded == expected, "decoded slot re-encodes to different bytes")
