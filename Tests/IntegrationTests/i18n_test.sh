@@ -256,7 +256,7 @@ test_cli_help_is_translated() {
     assert_eq 0 "$rc" "exit status"
     assert_contains "$out" "pingate — 管理 PinGate 的 PIN 碼與圖形"
     assert_contains "$out" "用法：pingate COMMAND"
-    assert_contains "$out" "  unlock  清除使用者的失敗次數、鎖定與停用（root）"
+    assert_contains "$out" "  unlock   清除使用者的失敗次數、鎖定與停用（root）"   # the column fits "disable"
     speak zh_CN.UTF-8
     cli enroll --help
     assert_contains "$out" "pingate enroll — 为用户设置 PIN 码或图案（root）"
