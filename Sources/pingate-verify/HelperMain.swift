@@ -74,7 +74,7 @@ enum HelperMain {
         // accounts exist. The rule judges the caller, never the target.
         let caller = CallerFacts(request: request, realUID: callerUID)
         let claims = RequestClaims(request: request, callerUID: callerUID)
-        if case let .elsewhere(reason) = LocalityRule().judge(caller) {
+        if case let .elsewhere(reason) = LocalityRule(userManagerCallers: policy.userManagerCallers).judge(caller) {
             let judged = caller.pid == 0 ? getpid() : caller.pid
             HelperOperations.log(.notLocal("\(reason); judged pid \(judged)"), operation: request.operation.rawValue, fields: claims.logFields)
             return HelperAnswer(StatusOutcome.notLocal(reason))

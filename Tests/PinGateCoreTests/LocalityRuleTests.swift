@@ -115,6 +115,17 @@ struct LocalityRuleTests {
         #expect(!isLocal(judge(logind)))
     }
 
+    @Test("user_manager = no: a caller under the user manager is never at the machine, a seat session still is")
+    func userManagerRefused() {
+        var logind = userManager()
+        logind.add("2")
+        logind.displays[alice] = "2"
+        let rule = LocalityRule(logind: logind, userManagerCallers: false)
+        #expect(!isLocal(rule.judge(CallerFacts(uid: alice, pid: pid, remoteHost: nil, allowRemote: false))))
+        logind.processSessions[pid] = "2"
+        #expect(isLocal(LocalityRule(logind: logind, userManagerCallers: false).judge(CallerFacts(uid: alice, pid: pid, remoteHost: nil, allowRemote: false))))
+    }
+
     @Test("a lingering user manager with nobody logged in is not at the machine")
     func lingering() {
         #expect(!isLocal(judge(userManager())))

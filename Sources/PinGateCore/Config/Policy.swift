@@ -15,6 +15,12 @@ public struct Policy: Equatable, Sendable {
     /// Display managers' logins, where the first sign-in of a boot takes the
     /// password (`FirstSignInRule`).
     public var passwordFirstServices: [String] = Policy.defaultPasswordFirstServices
+    /// Whether a caller outside any login session, under its own user
+    /// manager (sudo in a desktop terminal, Plasma's lock screen), may be
+    /// offered a PIN while its owner sits at the seat (`LocalityRule`). Such a
+    /// caller may also be a job an ssh login left behind: `no` closes that
+    /// door, and those callers get the password only.
+    public var userManagerCallers = true
     /// How `pingate key` reaches the TPM (a tpm2-tss TCTI string). Only the
     /// CLI reads it; the helper never talks to the TPM.
     public var tpmTCTI = Policy.defaultTPMTCTI

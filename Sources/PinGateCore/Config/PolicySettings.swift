@@ -72,6 +72,15 @@ extension Policy {
                       read: { policy, value in policy.passwordFirstServices = try serviceNames(value, "password_first_services") },
                       text: { $0.passwordFirstServices.joined(separator: " ") },
                       typed: { .names($0.passwordFirstServices) }),
+        PolicySetting(key: "user_manager",
+                      read: { policy, value in
+                          guard value == "yes" || value == "no" else {
+                              throw PolicySettingError(message: "user_manager is yes or no")
+                          }
+                          policy.userManagerCallers = value == "yes"
+                      },
+                      text: { $0.userManagerCallers ? "yes" : "no" },
+                      typed: { .text($0.userManagerCallers ? "yes" : "no") }),
         PolicySetting(key: "tpm_tcti",
                       read: { policy, value in
                           // "device:/dev/tpmrm0", "swtpm:host=127.0.0.1,port=2321": printable, no spaces.

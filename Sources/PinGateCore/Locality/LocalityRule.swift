@@ -17,9 +17,14 @@
 /// - root callers outside sessions (login, display managers) by PAM_RHOST.
 public struct LocalityRule {
     public let logind: any LoginSessions
+    /// pingate.conf `user_manager`: with `false`, a non-root caller outside
+    /// any session is never at the machine. No fact logind keeps tells a
+    /// terminal the owner opened from a job an ssh login left running.
+    public let userManagerCallers: Bool
 
-    public init(logind: any LoginSessions = SystemdLogin()) {
+    public init(logind: any LoginSessions = SystemdLogin(), userManagerCallers: Bool = true) {
         self.logind = logind
+        self.userManagerCallers = userManagerCallers
     }
 
     /// Session classes of a person at a seat; `background` (cron) and the rest are not.
@@ -59,6 +64,9 @@ public struct LocalityRule {
     }
 
     private func judgeUserManager(_ caller: CallerFacts) throws(Errno) -> Locality {
+        guard userManagerCallers else {
+            return .elsewhere("the caller is outside any session, and pingate.conf says user_manager = no")
+        }
         guard try logind.userManagerOwner(ofProcess: caller.pid) == caller.uid else {
             return .elsewhere("the caller is outside any session and outside its own user manager")
         }
