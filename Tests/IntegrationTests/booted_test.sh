@@ -631,6 +631,7 @@ pingate stack polkit-1 | head -1
 pingate stack kde | head -1
 EOF
 )"
+    out="$(sed -E 's/ \(Linux-PAM [0-9.]+\)//' <<< "$out")"     # the dialect named or not
     local kde_source=/usr/lib/pam.d/kde
     [ "$release" = trixie ] || kde_source='no file of its own, so "other"'"'"'s'
     assert_eq "ls: cannot access '/etc/pam.d/polkit-1': No such file or directory
