@@ -228,7 +228,7 @@ test_enable_locker_kde_creates_the_service_from_other_and_disable_removes_it() {
     install_staged --enable locker kde
     assert_eq 0 "$rc" "exit status (output: $out)"
     assert_contains "$out" "created" "install.sh output"
-    assert_eq "auth       [success=done new_authtok_reqd=done auth_err=die default=ignore] pam_pingate.so again_or_password announce nonotice" \
+    assert_eq "auth       [success=done new_authtok_reqd=done auth_err=die default=ignore] pam_pingate.so again_or_password announce" \
         "$(grep -B1 '^@include common-auth' "$STAGE/etc/pam.d/kde" | head -1)" "kde"
     assert_eq "$(grep -v '^#' /etc/pam.d/other | grep .)" \
         "$(grep -v '^#' "$STAGE/etc/pam.d/kde" | grep -v pam_pingate | grep .)" "kde is other's stack and the PIN"
@@ -278,7 +278,7 @@ test_pingate_enable_copies_a_distribution_stack_and_disable_removes_it() {
     out="$("$CLI" disable --root "$STAGE" kde 2>&1)" || fail "pingate disable kde failed: $out"
     assert_contains "$out" "removed    /etc/pam.d/kde (made by pingate enable: libpam reads /usr/lib/pam.d/kde again)"
     assert_eq "$(grep -v ' ./etc/pam.d/kde' <<< "$updated")" "$(tree_state "$STAGE")" "the staged root after disable"
-    assert_contains "$("$CLI" stack --root "$STAGE" kde)" "the auth stack of kde as libpam reads it: /usr/lib/pam.d/kde"
+    assert_contains "$("$CLI" stack --root "$STAGE" kde | head -n 1)" "reads it: /usr/lib/pam.d/kde"
     [ -n "$before" ] || fail "no tree state"
 }
 
@@ -350,12 +350,12 @@ test_enable_over_an_older_line_says_how_to_replace_it() {
         "@include common-auth"
     install_staged --enable locker mate-screensaver
     assert_eq 0 "$rc" "exit status (output: $out)"
-    assert_contains "$out" "warning: /etc/pam.d/mate-screensaver has the PinGate line an older release wrote, not the one it needs now (auth       [success=done new_authtok_reqd=done auth_err=die default=ignore] pam_pingate.so retries=2 again_or_password nonotice). Run pingate disable mate-screensaver, then pingate enable mate-screensaver again."
+    assert_contains "$out" "warning: /etc/pam.d/mate-screensaver has the PinGate line an older release wrote, not the one it needs now (auth       [success=done new_authtok_reqd=done auth_err=die default=ignore] pam_pingate.so retries=2 again_or_password). Run pingate disable mate-screensaver, then pingate enable mate-screensaver again."
     install_staged --disable locker mate-screensaver
     install_staged --enable locker mate-screensaver
     assert_eq 0 "$rc" "exit status (output: $out)"
     assert_not_contains "$out" "warning" "install.sh output"
-    assert_eq "auth       [success=done new_authtok_reqd=done auth_err=die default=ignore] pam_pingate.so retries=2 again_or_password nonotice" \
+    assert_eq "auth       [success=done new_authtok_reqd=done auth_err=die default=ignore] pam_pingate.so retries=2 again_or_password" \
         "$(grep pam_pingate "$STAGE/etc/pam.d/mate-screensaver")" "the line"
     install_staged --enable locker mate-screensaver
     assert_not_contains "$out" "warning" "install.sh output, run again"
@@ -436,14 +436,14 @@ test_doctor_reports_each_installed_lock_screen() {
     install_here --enable locker kde
     assert_contains "$(/usr/sbin/pingate doctor 2>&1)" "ok      KDE Plasma lock screen: a PIN is offered (service kde)" "doctor after --enable locker kde"
     line=$(grep -n 'pam_pingate.so' "$file" | cut -d: -f1)
-    local needed="auth [success=done new_authtok_reqd=done auth_err=die default=ignore] pam_pingate.so retries=2 again_or_password nonotice"
+    local needed="auth [success=done new_authtok_reqd=done auth_err=die default=ignore] pam_pingate.so retries=2 again_or_password"
     assert_eq "$needed" "auth $(sed -n "${line}p" "$file" | tr -s ' ' | cut -d' ' -f2-)" "the line --enable wrote"
     # The line an older install.sh wrote: after two wrong PINs pam_unix asked,
     # and took the next PIN as a password.
     sed -i 's/\[success=done[^]]*\]/sufficient/' "$file"
     out="$(/usr/sbin/pingate doctor 2>&1)" || true
     assert_contains "$out" "PROBLEM MATE lock screen: the pam_pingate.so line at $file:$line is not the one this screen needs (it shows PAM's questions its own way): $needed" "doctor on the older sufficient line"
-    sed -i 's/ retries=2 again_or_password nonotice$//' "$file"
+    sed -i 's/ retries=2 again_or_password$//' "$file"
     out="$(/usr/sbin/pingate doctor 2>&1)" || true
     assert_contains "$out" "PROBLEM MATE lock screen: the pam_pingate.so line at $file:$line is not the one this screen needs (it shows PAM's questions its own way): $needed" "doctor on a line without the options"
     printf 'services = sudo\n' >> /etc/pingate/pingate.conf

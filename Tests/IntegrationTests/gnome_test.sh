@@ -105,7 +105,9 @@ test_gnome_unlock_after_two_wrong_pins_the_right_pin_unlocks() {
     assert_never_followed "$TEST_PIN"
     assert_eq "RESULT unlocked" "$(tail -n 1 <<< "$out")" "result (transcript: $out)"
     assert_eq "PIN or password|PIN or password|PIN or password|" "$(hints)" "the entry's hints"
-    assert_contains "$out" $'HINT PIN or password\nINFO Wrong PIN — 3 attempts left\nERROR Sorry, password authentication didn’t work. Please try again.\nHINT PIN or password' "the transcript"
+    assert_contains "$out" $'HINT PIN or password\nINFO Wrong PIN — 3 attempts left\nERROR Sorry, password authentication didn’t work. Please try again.\nINFO 2 failed PIN attempts since your last PIN sign-in, the first at ' "the transcript"
+    # The owner hears of both wrong PINs below the entry before typing again.
+    assert_contains "$out" $'\nHINT PIN or password\nRESULT unlocked' "the transcript's end"
     assert_eq 0 "$(record_failures pgalice)" "failures after the right PIN"
 }
 

@@ -96,6 +96,14 @@ struct PAMDialectTests {
         try Self.chain(root, depth: 16, include: "@include ")
         let stack = PAMStackReader(root: root.path, dialect: .linuxPAM17).authStack(service: "sudo")
         #expect(stack.failure?.reason == .includedTooDeep("/etc/pam.d/chain-16") && stack.rules.isEmpty)
+        // Inside an `auth include`, the 16th `@include` fails where it stands and the rest runs.
+        for level in 1..<16 { try root.stack("chain-\(level)", "auth required pam_a\(level).so", "@include chain-\(level + 1)") }
+        try root.stack("chain-16", "auth required pam_deep.so")
+        try root.stack("sudo", "auth include chain-1", "auth required pam_after.so")
+        let mixed = PAMStackReader(root: root.path, dialect: .linuxPAM17).authStack(service: "sudo")
+        #expect(mixed.failure == nil)
+        #expect(mixed.rules.count == 17 && mixed.rules[15].kind == .failing(.nestedTooDeep("/etc/pam.d/chain-16")))
+        #expect(mixed.rules.last?.module?.written == "pam_after.so")
     }
 
     @Test("1.7.0's modules live in /usr/lib")

@@ -66,7 +66,7 @@ struct VerifyCommand: Command {
             let shown = credential.showNotice()
             let typed = try dialog.askExisting(kind: kind, grid: credential.grid, prompt: Self.prompt(kind, user.name))
             var request = HelperRequest.attempt(.verify, user: user.name, secret: typed)
-            request.shownFailures = shown
+            request.shownFailures = shown ?? 0
             let answer = try helperCall { () throws(HelperClientError) in try client.send(request) }
             outcome = answer.verifyOutcome
             notice = nil   // told before the PIN was asked

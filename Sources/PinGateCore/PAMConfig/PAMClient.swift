@@ -92,9 +92,10 @@ public struct PAMClient: Equatable, Sendable {
     ///   gdm-password is GNOME's lock screen as well as its login.
     /// - KDE's field never shows the question: `announce` puts "Type your PIN,
     ///   or your password" above it.
-    /// - MATE's, Cinnamon's and KDE's dialogs close the moment PAM succeeds,
-    ///   so the notice of failed attempts shown with the success would never
-    ///   be read: `nonotice` keeps it for a sign-in that shows it.
+    /// - The notice of failed attempts is said before the question (an info
+    ///   line): MATE, Cinnamon, KDE and GNOME show it above or below their
+    ///   field before the person types. Only i3lock, swaylock and hyprlock,
+    ///   which show nothing before their field, have `nonotice`.
     /// - The first sign-in of a boot at a display manager takes the password:
     ///   the helper's first-sign-in rule decides that, not an option.
     public static let known: [PAMClient] = [
@@ -102,16 +103,16 @@ public struct PAMClient: Equatable, Sendable {
                   control: wrongPINEndsTheTry, moduleOptions: ["retries=2", "again_or_password"], isLoginScreen: true),
         PAMClient(service: "kde", name: "KDE Plasma lock screen",
                   programs: ["/usr/lib/\(PINGATE_MULTIARCH)/libexec/kscreenlocker_greet"],
-                  control: wrongPINEndsTheTry, moduleOptions: ["again_or_password", "announce", "nonotice"],
+                  control: wrongPINEndsTheTry, moduleOptions: ["again_or_password", "announce"],
                   createdFromOther: true),
         PAMClient(service: "sddm", name: "KDE login (SDDM)", programs: ["/usr/bin/sddm"], isLoginScreen: true),
         PAMClient(service: "lightdm", name: "Xfce (LightDM login, light-locker)", programs: ["/usr/sbin/lightdm"],
                   isLoginScreen: true),
         PAMClient(service: "xscreensaver", name: "XScreenSaver", programs: ["/usr/bin/xscreensaver"]),
         PAMClient(service: "cinnamon-screensaver", name: "Cinnamon lock screen", programs: ["/usr/bin/cinnamon-screensaver"],
-                  control: wrongPINEndsTheTry, moduleOptions: ["again_or_password", "nonotice"]),
+                  control: wrongPINEndsTheTry, moduleOptions: ["again_or_password"]),
         PAMClient(service: "mate-screensaver", name: "MATE lock screen", programs: ["/usr/bin/mate-screensaver"],
-                  control: wrongPINEndsTheTry, moduleOptions: ["retries=2", "again_or_password", "nonotice"]),
+                  control: wrongPINEndsTheTry, moduleOptions: ["retries=2", "again_or_password"]),
         PAMClient(service: "i3lock", name: "i3lock", programs: ["/usr/bin/i3lock"], moduleOptions: ["nonotice"]),
         PAMClient(service: "swaylock", name: "swaylock", programs: ["/usr/bin/swaylock"],
                   moduleOptions: ["forward_pass", "nonotice"]),

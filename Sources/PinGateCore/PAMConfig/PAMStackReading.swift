@@ -125,8 +125,10 @@ struct StackReading {
         let problem: PAMRuleFailure
         if level >= PAMStackReader.substackLevelLimit || place.depth + 1 >= reader.dialect.fileDepthLimit {
             // 1.7.0 gives up on the whole service at an `@include` too deep
-            // (measured against Debian 13's libpam); an include fails alone.
-            if reader.dialect == .linuxPAM17, control == nil {
+            // that is read with every type (from the service's own file or
+            // "other"); inside an `auth include` it is a rule that always
+            // fails, as an include is (measured against Debian 13's libpam).
+            if reader.dialect == .linuxPAM17, control == nil, type == nil {
                 return .failure(PAMStackFailure(reason: .includedTooDeep(path), origin: place.origin))
             }
             problem = .nestedTooDeep(path)

@@ -36,11 +36,6 @@ public struct HelperRequest: ~Copyable, Sendable {
     public var callerPID: Int32?
     /// From a root caller: the module's `allow_remote`.
     public var allowRemote = false
-    /// verify, change: the caller showed the owner this many failed
-    /// attempts before the secret was typed (the notice a status reported);
-    /// a success spends the notice when that is what is unseen. Nothing
-    /// else ever spends it: not a status, not a success where it was not shown.
-    public var shownFailures: Int?
     /// A status's `then=verify`: the caller may send the verify that follows
     /// on PINGATE_FOLLOW_UP_FD, in the same run (pingate_protocol.h, FOLLOW-UP).
     public var followUp: Operation?
@@ -48,6 +43,18 @@ public struct HelperRequest: ~Copyable, Sendable {
     public var newKind: CredentialKind?
     public var newGridSize: Int?
     public var newSecret: Secret?
+    /// verify, change: the caller showed the owner this many failed
+    /// attempts before the secret was typed (the notice a status reported);
+    /// a success spends the notice when that is what is unseen. Nothing
+    /// else ever spends it: not a status, not a success where it was not
+    /// shown. 0: nothing was shown.
+    ///
+    /// Kept after the two `Secret?` fields: declared before them (where the
+    /// Bool it replaced stood), the release build of pingate-lock's UI
+    /// crashed in `Secret`'s deinit on a request that holds no secret —
+    /// swiftc 6.3.1 with optimisation; the debug build was fine. Not reduced
+    /// yet; `lock_test.sh` catches it.
+    public var shownFailures = 0
 
     /// A request to send. `service`, `tty` and `remoteHost` are for the
     /// helper's log; a non-root sender's are logged as claims.
@@ -219,7 +226,7 @@ extension HelperRequest {
         if let callerUID { text.append(("caller_uid", String(callerUID))) }
         if let callerPID { text.append(("caller_pid", String(callerPID))) }
         if allowRemote { text.append(("allow_remote", "1")) }
-        if let shownFailures { text.append(("notice", String(shownFailures))) }
+        if shownFailures > 0 { text.append(("notice", String(shownFailures))) }
         if let followUp { text.append(("then", followUp.rawValue)) }
         if let newKind { text.append(("new_kind", newKind.description)) }
         if let newGridSize { text.append(("new_grid", String(newGridSize))) }
