@@ -5,17 +5,7 @@ import Testing
 /// Debian 12's (1.5.2), and how the installed one is told.
 @Suite("the two libpams the stack reader follows")
 struct PAMDialectTests {
-    static func lines(_ text: String, _ dialect: PAMDialect) -> [PAMLineAssembler.Step] {
-        var assembler = PAMLineAssembler(Array(text.utf8), dialect: dialect)
-        var steps: [PAMLineAssembler.Step] = []
-        while true {
-            let step = assembler.next()
-            steps.append(step)
-            if case .line = step { continue }
-            return steps
-        }
-    }
-
+    static let lines = PAMLineAssemblyTests.lines
     static let line = PAMLineAssemblyTests.line
 
     @Test("the version dpkg has installed picks the dialect; 1.6 and later read the 1.7 way")

@@ -4,8 +4,8 @@ import Testing
 /// What libpam 1.5.2's `_pam_assemble_line` makes of a file's bytes.
 @Suite("PAM lines as libpam assembles them")
 struct PAMLineAssemblyTests {
-    static func lines(_ text: String) -> [PAMLineAssembler.Step] {
-        var assembler = PAMLineAssembler(Array(text.utf8))
+    static func lines(_ text: String, _ dialect: PAMDialect = .linuxPAM15) -> [PAMLineAssembler.Step] {
+        var assembler = PAMLineAssembler(Array(text.utf8), dialect: dialect)
         var steps: [PAMLineAssembler.Step] = []
         while true {
             let step = assembler.next()
