@@ -101,14 +101,15 @@ boot() {
     container_boot "$release" || fail "the $release container did not boot (above)"
 }
 
-# install_deb RELEASE DEB [TRANSCRIPT [APT_OPTION]]: apt-get install ./DEB
+# install_deb RELEASE DEB [TRANSCRIPT [APT_OPTION...]]: apt-get install ./DEB
 # inside, unforced (the containers have no network: nothing is downloaded);
 # the transcript is kept in TRANSCRIPT.
 install_deb() {
-    local release="$1" deb="$2" transcript="${3:-$WORK/apt-$1.log}" option="${4:-}"
+    local release="$1" deb="$2" transcript="${3:-$WORK/apt-$1.log}"
+    shift 2; if [ $# -gt 0 ]; then shift; fi
     cp "$deb" "$(ct_root)/tmp/" || fail "could not copy $deb into the container"
     local rc=0
-    CT_TIMEOUT=300 ct_sh "$(basename "$deb")" $option > "$transcript" 2>&1 <<'EOF' || rc=$?
+    CT_TIMEOUT=300 ct_sh "$(basename "$deb")" "$@" > "$transcript" 2>&1 <<'EOF' || rc=$?
 deb="$1"; shift
 cd /tmp && apt-get install -y "$@" "./$deb" < /dev/null
 EOF
@@ -386,10 +387,13 @@ sha256sum < /var/lib/pingate/machine.key
 EOF
 )"
     # Where 0.1.0 went in with unmet Depends, apt wants -f (--fix-broken) to
-    # replace it: the new package's Depends then hold.
-    local fix=""
-    [ "$how" = apt ] || fix=--fix-broken
-    install_deb "$release" "$DEB" "$REPORT_DIR/apt-upgrade-$release.log" $fix
+    # replace it: the new package's Depends then hold. pingate.conf changed
+    # between the releases and the admin changed it too: without a terminal,
+    # dpkg keeps the admin's (as unattended-upgrades does); on a terminal it
+    # would ask.
+    local options=(-o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold)
+    [ "$how" = apt ] || options+=(--fix-broken)
+    install_deb "$release" "$DEB" "$REPORT_DIR/apt-upgrade-$release.log" "${options[@]}"
     assert_contains "$(cat "$REPORT_DIR/apt-upgrade-$release.log")" "Unpacking pingate (0.2.0) over (0.1.0)" "the upgrade's transcript"
     after="$(ct_sh <<'EOF'
 sha256sum < /var/lib/pingate/machine.key
@@ -490,13 +494,13 @@ write_signin_program() {
     local harness="$REPO_ROOT/pam/build/pam_harness"
     [ -x "$harness" ] || make -s -C "$REPO_ROOT/pam" harness > "$WORK/harness.out" 2>&1 ||
         fail "make -C pam harness failed: $(cat "$WORK/harness.out")"
-    install -m 0755 "$harness" "$(ct_root)/usr/local/bin/pam_harness"
+    install -m 0755 "$harness" "$(ct_root)/usr/local/bin/pingate-pam-harness"
+    # Run with sh inside the container, as the scripts below are: their
+    # commands are the container's, not this host's (Tests/test-commands.txt).
     cat > "$(ct_root)/usr/local/bin/pingate-harness" <<'EOF'
-#!/bin/sh
-printf '%s\n' "$2" | timeout 30 /usr/local/bin/pam_harness --service "$1" --user alice 2>&1 | tr '\n' ' '
+printf '%s\n' "$2" | timeout 30 /usr/local/bin/pingate-pam-harness --service "$1" --user alice 2>&1 | tr '\n' ' '
 EOF
     cat > "$(ct_root)/usr/local/bin/pingate-signin" <<'EOF'
-#!/bin/sh
 how="$1"; shift
 case "$how" in
     seat)   systemd-run --quiet --wait --pipe --collect -p PAMName=login -p User=alice \
@@ -525,9 +529,9 @@ pin="$1" order="$2"; shift 2
 dir="$(mktemp -d)"
 for pair in "$@"; do
     if [ "$order" = one ]; then
-        /usr/local/bin/pingate-signin "${pair%%:*}" "${pair#*:}" "$pin" > "$dir/${pair#*:}" 2>&1
+        sh /usr/local/bin/pingate-signin "${pair%%:*}" "${pair#*:}" "$pin" > "$dir/${pair#*:}" 2>&1
     else
-        /usr/local/bin/pingate-signin "${pair%%:*}" "${pair#*:}" "$pin" > "$dir/${pair#*:}" 2>&1 &
+        sh /usr/local/bin/pingate-signin "${pair%%:*}" "${pair#*:}" "$pin" > "$dir/${pair#*:}" 2>&1 &
     fi
 done
 wait
@@ -567,10 +571,10 @@ EOF
     before="$(pam_state)"
     declare -A MADE RULE AFTER_ENABLE AFTER_DISABLE
     for service in $services; do
-        enable="$(ct pingate enable "$service" 2>&1)" || fail "pingate enable $service on $release: $enable"
+        enable="$(ct /usr/sbin/pingate enable "$service" 2>&1)" || fail "pingate enable $service on $release: $enable"
         echo "      pingate enable $service -> $(tr '\n' ' ' <<< "$enable")" >&2
         case "$enable" in *created*) MADE[$service]=created ;; *) MADE[$service]=edited ;; esac
-        stack="$(ct pingate stack "$service" 2>&1)"
+        stack="$(ct /usr/sbin/pingate stack "$service" 2>&1)"
         rule="$(sed -nE 's/^pingate_rule = //p' <<< "$stack")"
         RULE[$service]="${rule:-none}"
         [ -n "$rule" ] || echo "      pingate stack $service: $stack" >&2
@@ -591,7 +595,7 @@ EOF
     local failures
     failures="$(count alice)"
     for service in $services; do
-        out="$(ct pingate disable "$service" 2>&1)" || fail "pingate disable $service on $release: $out"
+        out="$(ct /usr/sbin/pingate disable "$service" 2>&1)" || fail "pingate disable $service on $release: $out"
         echo "      pingate disable $service -> $(tr '\n' ' ' <<< "$out")" >&2
     done
     # After disable, as a display manager would ask (where the line made
@@ -698,10 +702,10 @@ run() {
     N=$((N + 1))
     echo "$1 ($2)" > "$OUT/$N.name"
     rm -f "$LOG"
-    timeout 20 /usr/local/bin/pam_harness --service "$2" --user nobody --env "PINGATE_PROBE_LOG=$LOG" < /dev/null > "$OUT/$N.harness" 2>/dev/null
+    timeout 20 /usr/local/bin/pingate-pam-harness --service "$2" --user nobody --env "PINGATE_PROBE_LOG=$LOG" < /dev/null > "$OUT/$N.harness" 2>/dev/null
     { cat "$LOG" 2>/dev/null; sed -n '/^RESULT /p' "$OUT/$N.harness"; } > "$OUT/$N.libpam"
-    pingate stack "$2" --json > "$OUT/$N.json" 2> "$OUT/$N.err"
-    pingate stack "$2" > "$OUT/$N.text" 2>&1
+    /usr/sbin/pingate stack "$2" --json > "$OUT/$N.json" 2> "$OUT/$N.err"
+    /usr/sbin/pingate stack "$2" > "$OUT/$N.text" 2>&1
 }
 clean() {
     rm -rf /etc/pam.d/st-* /usr/lib/pam.d/st-*
@@ -821,7 +825,7 @@ stack_reader() {
     local probe="$REPO_ROOT/pam/build/pam_test_probe.so" harness="$REPO_ROOT/pam/build/pam_harness"
     [ -f "$probe" ] && [ -x "$harness" ] || make -s -C "$REPO_ROOT/pam" all harness > "$WORK/harness.out" 2>&1 ||
         fail "make -C pam all harness failed: $(cat "$WORK/harness.out")"
-    install -m 0755 "$harness" "$(ct_root)/usr/local/bin/pam_harness"
+    install -m 0755 "$harness" "$(ct_root)/usr/local/bin/pingate-pam-harness"
     install -m 0644 "$probe" "$(ct_root)/usr/local/lib/pam_test_probe.so"
     write_stack_cases
     local out
