@@ -24,9 +24,11 @@ struct HelperOperations {
         let uid = UInt32(context.target.uid)
         switch request.operation {
         case .status:
-            let outcome = verifier.status(uid: uid)
+            let (outcome, notice) = verifier.statusAndNotice(uid: uid)
             if case let .storeError(message) = outcome { SystemLog.write(.error, "store error: \(message) (\(context.logFields))") }
+            // The notice the owner is to see before typing; a status never spends it.
             return finished(HelperAnswer(outcome), request: request, verifier: verifier, uid: uid, context: context)
+                .telling(notice)
         case .verify:
             let outcome: VerifyOutcome
             switch request.secret {
@@ -64,16 +66,13 @@ struct HelperOperations {
     }
 
     /// Every answer of the Verifier's ends here: a lockout names the
-    /// credential's kind, a status carries the notice the owner is to see
-    /// before typing, and a success spends the notice the caller showed.
+    /// credential's kind, and a success spends the notice the caller showed.
     private func finished(_ answer: HelperAnswer, request: borrowing HelperRequest, verifier: Verifier, uid: UInt32,
                           context: RequestContext) -> HelperAnswer {
         let answer = withCredentialKind(answer, verifier: verifier, uid: uid)
-        guard answer.exitCode == .ok else { return answer }
-        if request.operation == .status {
-            return answer.telling((try? verifier.store.readRecord(uid: uid))??.noticeBeforeAttempt)
+        if answer.exitCode == .ok, request.operation != .status {
+            spendShownNotice(request.shownFailures, verifier: verifier, uid: uid, context: context)
         }
-        spendShownNotice(request.shownFailures, verifier: verifier, uid: uid, context: context)
         return answer
     }
 

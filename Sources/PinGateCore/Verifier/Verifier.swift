@@ -41,10 +41,19 @@ public struct Verifier: Sendable {
     /// Enrolled? Which kind? Locked? It never counts or verifies; the one
     /// thing it writes is a timeout's restart (`restartTimeout`).
     public func status(uid: UInt32) -> StatusOutcome {
+        statusAndNotice(uid: uid).outcome
+    }
+
+    /// The status, and the failed attempts the owner is to be told of
+    /// before typing (`UserRecord.noticeBeforeAttempt`), from one reading
+    /// of the record. Neither spends anything.
+    public func statusAndNotice(uid: UInt32) -> (outcome: StatusOutcome, notice: FailureNotice?) {
+        var notice: FailureNotice? = nil
         do {
             let (outcome, restarts) = try store.withRecord(uid: uid, writable: false) { file -> (StatusOutcome, Bool) in
                 guard let file else { return (.notEnrolled, false) }
                 let record = try file.read()
+                notice = record.noticeBeforeAttempt
                 // A credential that cannot be checked is not offered: the module
                 // then goes straight to the password instead of prompting in vain.
                 _ = try store.loadKey()
@@ -65,9 +74,9 @@ public struct Verifier: Sendable {
                 }
             }
             if restarts { restartTimeout(uid: uid) }
-            return outcome
+            return (outcome, notice)
         } catch {
-            return .storeError(FailClosedError(error))
+            return (.storeError(FailClosedError(error)), nil)
         }
     }
 
