@@ -23,7 +23,11 @@
 #     `systemctl is-system-running --wait` answers and logind has seat0 (less
 #     than a second here). One container at a time; stopped by a poweroff
 #     (SIGRTMIN+4 to its systemd) with a 20 s deadline, killed after it, and
-#     the overlay unmounted, on every exit path (trap).
+#     the overlay unmounted, on every exit path (trap). The test of
+#     pingate-key.service (section 7) boots one overlay three times (its
+#     upper directory kept: `container_boot --upper DIR`) without
+#     --private-network (`--host-network`), so that the container reaches a
+#     swtpm the test runs on the host's 127.0.0.1.
 #   * Driving: `nsenter -t <its PID 1> -a` runs each command inside, always
 #     under `timeout`; the scripts that run inside are heredocs (`ct_sh`).
 #     A seat session is what a display manager makes: a process started by
@@ -82,10 +86,12 @@ need_deb() {
     [ "$BUILD_STATUS" = 0 ] && [ -f "$DEB" ] || fail "build-deb.sh failed: $(cat "$WORK/build.out")"
 }
 
-# boot RELEASE: boots the release's tree for this test (the test's subshell
-# stops it on exit); skips when the tree cannot be made (no archive).
+# boot RELEASE [OPTION...]: boots the release's tree for this test (the
+# test's subshell stops it on exit); skips when the tree cannot be made (no
+# archive). The options are container_boot's (--upper DIR, --host-network).
 boot() {
     local release="$1"
+    shift
     # The container goes with the test's subshell, however it ends.
     trap container_stop EXIT
     trap 'exit 143' TERM INT HUP
@@ -98,7 +104,7 @@ boot() {
         fail "could not make the $release tree: $(cat "$WORK/tree-$release.out")"
     fi
     grep -h '^(built the' "$WORK/tree-$release.out" || true
-    container_boot "$release" || fail "the $release container did not boot (above)"
+    container_boot "$release" "$@" || fail "the $release container did not boot (above)"
 }
 
 # install_deb RELEASE DEB [TRANSCRIPT [APT_OPTION...]]: apt-get install ./DEB
@@ -961,6 +967,177 @@ test_debian_12_pkexec_takes_the_pin_at_the_seat_and_only_the_password_over_ssh()
 }
 test_debian_13_pkexec_takes_the_pin_at_the_seat_and_only_the_password_over_ssh() {
     polkit trixie
+}
+
+# --- 7. pingate-key.service at a real boot ---------------------------------------------
+
+# A swtpm on the host, reached from the container through the host's
+# loopback (the container is booted with --host-network): KEY_PORT is the
+# TCTI's command port, KEY_PORT+1 its control port; KEY_DIR holds the TPMs'
+# state directories, swtpm's pid file and the overlay kept across the boots.
+key_free_port() {
+    python3 - <<'PY'
+import random, socket
+for _ in range(200):
+    port = random.randrange(20000, 60000, 2)
+    try:
+        for p in (port, port + 1):
+            s = socket.socket(); s.bind(("127.0.0.1", p)); s.close()
+    except OSError:
+        continue
+    print(port); break
+PY
+}
+
+# key_swtpm_start STATE_DIR: a TPM (a new one when STATE_DIR is new), answering.
+key_swtpm_start() {
+    mkdir -p "$1"
+    swtpm socket --tpm2 --tpmstate dir="$1" \
+        --server type=tcp,port="$KEY_PORT",bindaddr=127.0.0.1 --ctrl type=tcp,port=$((KEY_PORT + 1)),bindaddr=127.0.0.1 \
+        --flags not-need-init,startup-clear --pid file="$KEY_DIR/swtpm.pid" --daemon > "$KEY_DIR/swtpm.out" 2>&1 ||
+        fail "swtpm did not start: $(cat "$KEY_DIR/swtpm.out")"
+    local i
+    for i in $(seq 100); do
+        TPM2TOOLS_TCTI="$KEY_TCTI" tpm2_getrandom 4 > /dev/null 2>&1 && return 0
+        sleep 0.05
+    done
+    fail "swtpm does not answer on $KEY_TCTI"
+}
+
+key_swtpm_stop() {
+    local pid i
+    pid="$(cat "$KEY_DIR/swtpm.pid" 2>/dev/null)" || return 0
+    rm -f "$KEY_DIR/swtpm.pid"
+    [ -n "$pid" ] || return 0
+    kill "$pid" 2>/dev/null
+    for i in $(seq 100); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.05; done
+    kill -KILL "$pid" 2>/dev/null
+}
+
+# key_reboot: a poweroff, then a boot of the same overlay (the first boot's
+# upper directory), its network still the host's.
+key_reboot() {
+    local t0 t1
+    t0=$(date +%s%N)
+    container_stop
+    t1=$(date +%s%N)
+    container_boot "$1" --upper "$KEY_DIR/overlay" --host-network ||
+        fail "the $1 container did not boot again on the same overlay (above)"
+    KEY_TIMES="poweroff $(( (t1 - t0) / 1000000 )) ms, boot $(( ($(date +%s%N) - t1) / 1000000 )) ms"
+}
+
+# key_unit_state: what pingate-key.service did at this boot, and what it left.
+key_unit_state() {
+    ct_sh 2>&1 <<'EOF'
+echo "is-active=$(systemctl is-active pingate-key.service)"
+echo "result=$(systemctl show -p Result --value pingate-key.service) status=$(systemctl show -p ExecMainStatus --value pingate-key.service)"
+# Before= holds: the key was loaded (or failed) before sign-ins were let in.
+unit="$(systemctl show -p InactiveExitTimestampMonotonic --value pingate-key.service)"
+users="$(systemctl show -p ActiveEnterTimestampMonotonic --value systemd-user-sessions.service)"
+if [ "${unit:-0}" -gt 0 ] && [ "$unit" -le "${users:-0}" ]; then
+    echo "started before systemd-user-sessions"
+else
+    echo "started at ${unit:-?}, systemd-user-sessions at ${users:-?}"
+fi
+if [ -e /run/pingate/machine.key ]; then
+    echo "loaded: $(stat -f -c %T /run/pingate) $(stat -c '%a %U:%G %s' /run/pingate/machine.key)"
+else
+    echo "loaded: none"
+fi
+echo "key status: $(pingate key status --json | tr -d '\n ' | sed -nE 's/.*"state":"([^"]*)".*/\1/p')"
+# What `pingate key load` itself said (systemd's lines about the unit left out).
+echo "journal: $(journalctl -b -u pingate-key.service -o cat --no-pager |
+    grep -v '^pingate-key.service: \|^Starting \|^Started \|^Finished \|^Failed to start ' | tr '\n' ' ')"
+echo "the unit ran $(( ($(systemctl show -p ExecMainExitTimestampMonotonic --value pingate-key.service) - $(systemctl show -p ExecMainStartTimestampMonotonic --value pingate-key.service)) / 1000 )) ms"
+EOF
+}
+
+# Seal the key on the first boot, then boot twice more on the same overlay:
+# with the same TPM (the unit loads the key, the PIN works), and with a fresh
+# one on the same port (the unit fails, only the password is asked, doctor
+# says why). The unit is the package's own, enabled by its postinst; the
+# test runs nothing of it by hand.
+key_service_at_boot() {
+    local release="$1" start
+    need_deb
+    command -v swtpm > /dev/null && command -v tpm2_getrandom > /dev/null ||
+        skip "swtpm or tpm2-tools is not installed (apt install swtpm tpm2-tools)"
+    start=$(date +%s%N)
+    KEY_DIR="$WORK/key-$release"
+    mkdir -p "$KEY_DIR"
+    KEY_PORT="$(key_free_port)"
+    [ -n "$KEY_PORT" ] || fail "no free loopback port pair for swtpm"
+    KEY_TCTI="swtpm:host=127.0.0.1,port=$KEY_PORT"
+    boot "$release" --upper "$KEY_DIR/overlay" --host-network
+    # boot's trap stops the container; this one also stops swtpm and removes
+    # the kept overlay, however the test ends.
+    trap 'container_stop; key_swtpm_stop; rm -rf --one-file-system "$KEY_DIR"' EXIT
+    key_swtpm_start "$KEY_DIR/tpm-1"
+    install_deb "$release" "$DEB"
+    write_try_program
+    local out
+    out="$(CT_TIMEOUT=120 ct_sh "$PIN" "$ALICE_PASSWORD" "$KEY_TCTI" 2>&1 <<'EOF'
+set -e
+useradd -m -s /bin/sh alice
+printf 'alice:%s\n' "$2" | chpasswd
+usermod -aG sudo alice
+pam-auth-update --enable pingate < /dev/null
+printf '%s\n%s\n' "$1" "$1" | pingate enroll alice --pin --stdin > /dev/null
+printf 'tpm_tcti = %s\n' "$3" >> /etc/pingate/pingate.conf
+pingate key seal > /tmp/seal.out 2>&1 || { echo "key seal failed:"; cat /tmp/seal.out; exit 1; }
+echo "unit $(systemctl is-enabled pingate-key.service)"
+echo "store: $(ls /var/lib/pingate | grep machine | tr '\n' ' ')"
+EOF
+)" || fail "setting up alice and sealing the key on $release failed: $out"
+    echo "    $release, boot 1 (swtpm on $KEY_TCTI): $(tr '\n' ';' <<< "$out")"
+    assert_contains "$out" "unit enabled" "pingate-key.service after the install"
+    assert_contains "$out" "store: machine.key.sealed " "the store after key seal"
+
+    # 2. The same TPM: the unit loads the key at boot.
+    local state pin
+    key_reboot "$release"
+    state="$(key_unit_state)"
+    echo "    $release, boot 2, the same TPM ($KEY_TIMES): $(tr '\n' ';' <<< "$state")"
+    assert_contains "$state" "is-active=active
+result=success status=0
+started before systemd-user-sessions
+loaded: ramfs 640 root:pingate 32
+key status: sealed-loaded" "pingate-key.service at the second boot on $release"
+    pin="$(run_case seat sudo "$PIN")"
+    echo "      sudo with alice's PIN from her seat session -> $pin"
+    assert_contains "$pin" "result=[0]" "sudo with the PIN after the boot on $release"
+    assert_contains "$pin" "PIN" "the question sudo asked after the boot on $release"
+
+    # 3. Another TPM on the same port: the unit fails, no PIN is offered.
+    key_swtpm_stop
+    key_swtpm_start "$KEY_DIR/tpm-2"
+    key_reboot "$release"
+    state="$(key_unit_state)"
+    echo "    $release, boot 3, a fresh TPM ($KEY_TIMES): $(tr '\n' ';' <<< "$state")"
+    assert_contains "$state" "is-active=failed
+result=exit-code" "pingate-key.service on another TPM on $release"
+    assert_contains "$state" "loaded: none
+key status: sealed-not-loaded" "the key on another TPM on $release"
+    assert_contains "$state" "another machine's TPM sealed it" "the unit's journal on $release"
+    local password doctor
+    password="$(run_case seat sudo "$ALICE_PASSWORD")"
+    echo "      sudo with alice's password from her seat session -> $password"
+    assert_contains "$password" "result=[0]" "sudo with the password on another TPM on $release"
+    assert_not_contains "$password" "PIN" "the question sudo asked on another TPM on $release"
+    doctor="$(ct_sh 2>&1 <<'EOF'
+pingate doctor 2>&1 | grep -i 'key'
+EOF
+)"
+    echo "      pingate doctor: $(tr '\n' ';' <<< "$doctor")"
+    assert_contains "$doctor" "the last 'pingate key load' failed (sealed-elsewhere)" "pingate doctor on another TPM on $release"
+    echo "    $release: $(( ($(date +%s%N) - start) / 1000000 )) ms in all"
+}
+
+test_debian_12_pingate_key_service_loads_the_sealed_key_at_boot_and_fails_closed_on_another_tpm() {
+    key_service_at_boot bookworm
+}
+test_debian_13_pingate_key_service_loads_the_sealed_key_at_boot_and_fails_closed_on_another_tpm() {
+    key_service_at_boot trixie
 }
 
 run_tests

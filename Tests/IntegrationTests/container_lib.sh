@@ -4,7 +4,8 @@
 # driven from outside with nsenter. booted_test.sh says how it is used.
 #
 #   container_tree RELEASE        path of the cached tree (made if missing)
-#   container_boot RELEASE        boots it; sets CT_PID (the container's PID 1)
+#   container_boot RELEASE [--upper DIR] [--host-network]
+#                                 boots it; sets CT_PID (the container's PID 1)
 #   ct CMD...                     runs CMD inside (timeout'd), stdin passed on
 #   container_stop                clean poweroff with a deadline, then cleanup
 
@@ -149,18 +150,36 @@ ct_host_cgroup_root() {
     return 1
 }
 
-# container_boot RELEASE: boots the cached tree on a fresh overlay; returns 1
-# (with the reason on stderr) when it does not reach a running system within
-# its deadline.
+# container_boot RELEASE [--upper DIR] [--host-network]: boots the cached
+# tree on a fresh overlay; returns 1 (with the reason on stderr) when it does
+# not reach a running system within its deadline.
+#   --upper DIR     the overlay's upper and work directories are DIR/upper and
+#                   DIR/work (made if missing), which container_stop keeps: a
+#                   second boot with the same DIR starts from what the first
+#                   left, as a reboot does. The caller removes DIR (after
+#                   container_stop, whose unmount releases it).
+#   --host-network  no --private-network: the container shares the host's
+#                   network namespace, so its 127.0.0.1 is the host's (a
+#                   swtpm the test started on the host, say). Nothing inside
+#                   may then listen on a port the host uses (sshd on 2222).
 container_boot() {
-    local release="$1" tree root
+    local release="$1" tree root upper="" network=--private-network
+    shift
+    while [ $# -gt 0 ]; do
+        case "$1" in
+            --upper) upper="${2:?container_boot: --upper needs a directory}"; shift 2 ;;
+            --host-network) network=""; shift ;;
+            *) echo "container_boot: unknown option $1" >&2; return 1 ;;
+        esac
+    done
     CT_RELEASE="$release"
     tree="$(container_tree "$release")" || return 1
     CT_RUN="$(mktemp -d /tmp/pingate-ct-"$release".XXXXXX)"
-    mkdir -p "$CT_RUN/upper" "$CT_RUN/work" "$CT_RUN/root"
+    [ -n "$upper" ] || upper="$CT_RUN"
+    mkdir -p "$upper/upper" "$upper/work" "$CT_RUN/root"
     root="$CT_RUN/root"
-    mount -t overlay overlay -o "lowerdir=$tree,upperdir=$CT_RUN/upper,workdir=$CT_RUN/work" "$root" ||
-        { echo "could not mount an overlay over $tree" >&2; return 1; }
+    mount -t overlay overlay -o "lowerdir=$tree,upperdir=$upper/upper,workdir=$upper/work" "$root" ||
+        { echo "could not mount an overlay over $tree (upper dir $upper/upper)" >&2; return 1; }
     local cgroot
     cgroot="$(ct_host_cgroup_root)" || { echo "no writable cgroup hierarchy on the host" >&2; return 1; }
     CT_CGROUP="$cgroot/pingate-test-$release-$$-$RANDOM"
@@ -171,7 +190,7 @@ container_boot() {
     (
         echo "$BASHPID" > "$CT_CGROUP/cgroup.procs" || exit 1
         exec env SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=1 systemd-nspawn --quiet --register=no --keep-unit \
-            --private-network --console=read-only --machine="pingate-$release" -D "$root" -b
+            ${network:+"$network"} --console=read-only --machine="pingate-$release" -D "$root" -b
     ) < /dev/null > "$CT_RUN/console.log" 2>&1 &
     CT_NSPAWN=$!
     # PID 1 of the container: nspawn's child whose innermost pid is 1.
@@ -242,7 +261,8 @@ ct_sh() {
 ct_root() { echo "/proc/$CT_PID/root"; }
 
 # container_stop: a clean poweroff with a 20 s deadline; PID 1 and nspawn are
-# killed if it hangs. Then the overlay is unmounted and removed.
+# killed if it hangs. Then the overlay is unmounted and removed (an upper
+# directory given by --upper is kept).
 container_stop() {
     if ct_alive "$CT_PID"; then
         kill -RTMIN+4 "$CT_PID" 2>/dev/null    # systemd: poweroff
