@@ -27,7 +27,9 @@
 #     pingate-key.service (section 7) boots one overlay three times (its
 #     upper directory kept: `container_boot --upper DIR`) without
 #     --private-network (`--host-network`), so that the container reaches a
-#     swtpm the test runs on the host's 127.0.0.1.
+#     swtpm the test runs on the host's 127.0.0.1. The locality test's case g
+#     ssh'es in from a network namespace of its own (`unshare --net`), joined
+#     to the container's by a veth pair on 10.213.47.0/30 (veth_setup).
 #   * Driving: `nsenter -t <its PID 1> -a` runs each command inside, always
 #     under `timeout`; the scripts that run inside are heredocs (`ct_sh`).
 #     A seat session is what a display manager makes: a process started by
@@ -208,6 +210,9 @@ case "$context" in
     ssh)
         ssh -p 2222 -i /root/alice_key -o BatchMode=yes -o StrictHostKeyChecking=no \
             -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR alice@127.0.0.1 /usr/local/bin/pingate-try "$@" < /dev/null ;;
+    ssh-veth)   # run in the test's own network namespace (veth_setup): over the veth
+        ssh -p 2222 -i /root/alice_key -o BatchMode=yes -o StrictHostKeyChecking=no -o ConnectTimeout=10 \
+            -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR alice@10.213.47.2 /usr/local/bin/pingate-try "$@" < /dev/null ;;
     cron)       # cron's PAM service, no seat
         systemd-run --quiet --wait --pipe --collect -p PAMName=cron -p User=alice \
             /usr/local/bin/pingate-try "$@" < /dev/null ;;
@@ -269,9 +274,12 @@ EOF
     assert_contains "$out" "setup done" "setup on $release"
 }
 
-# run_case CONTEXT WHAT ANSWER: one try; prints pingate-try's line.
+# run_case CONTEXT WHAT ANSWER: one try; prints pingate-try's line. The
+# ssh-veth context runs in the test's network namespace (veth_setup).
 run_case() {
-    CT_TIMEOUT=90 ct_sh "$@" 2>&1 <<'EOF'
+    local net=""
+    [ "$1" != ssh-veth ] || net="$VETH_NETNS"
+    CT_NET="$net" CT_TIMEOUT=90 ct_sh "$@" 2>&1 <<'EOF'
 sh /usr/local/bin/pingate-case "$@"
 EOF
 }
@@ -294,6 +302,75 @@ seat() {
 sh /usr/local/bin/pingate-case "seat-$1"
 EOF
 )" || fail "seat-$1: $out"
+}
+
+# veth_setup: a network namespace of the test's own on the host (a new one,
+# held by a sleep that `unshare --net` started: nothing else is in it), a
+# veth pair made in it, one end moved into the container's network
+# namespace; 10.213.47.1/30 on the test's end, 10.213.47.2/30 on the
+# container's, a private /30 that exists only in these two namespaces; sshd
+# inside also listening on 10.213.47.2:2222. The commands are the
+# container's own (ip, from its iproute2), run by ct with CT_NET set to the
+# test's namespace, so that the veth never exists in the host's namespace and
+# no traffic of the case touches the host's interfaces. Killing the sleep
+# ends the namespace and with it both ends of the veth (veth_cleanup, on
+# every exit path). Status 1, with the reason in VETH_NOTE, when this
+# machine cannot make a network namespace or a veth.
+VETH_HOLDER=""      # the sleep that holds the test's network namespace
+VETH_NETNS=""       # /proc/<it>/ns/net
+VETH_NOTE=""
+veth_setup() {
+    trap 'veth_cleanup; container_stop' EXIT
+    unshare --net -- sleep 300 < /dev/null > "$WORK/unshare.out" 2>&1 &
+    VETH_HOLDER=$!
+    local i ns="" host_ns
+    host_ns="$(readlink /proc/$$/ns/net)"
+    for i in $(seq 50); do
+        ns="$(readlink "/proc/$VETH_HOLDER/ns/net" 2>/dev/null)" || ns=""
+        [ -n "$ns" ] && [ "$ns" != "$host_ns" ] && break
+        ns=""
+        sleep 0.05
+    done
+    if [ -z "$ns" ]; then
+        VETH_NOTE="unshare --net did not make a network namespace: $(head -c 300 "$WORK/unshare.out")"
+        return 1
+    fi
+    VETH_NETNS="/proc/$VETH_HOLDER/ns/net"
+    local out
+    # pid 1 is the container's systemd: ct's commands are in its pid namespace.
+    if ! out="$(CT_NET="$VETH_NETNS" ct_sh 2>&1 <<'EOF'
+set -e
+ip link set lo up
+ip link add pgt-host type veth peer name pgt-ct
+ip link set pgt-ct netns 1
+ip addr add 10.213.47.1/30 dev pgt-host
+ip link set pgt-host up
+echo made
+EOF
+)"; then
+        VETH_NOTE="no veth pair between a network namespace of the test's and the container's: $(tr '\n' ' ' <<< "$out")"
+        return 1
+    fi
+    out="$(CT_TIMEOUT=30 ct_sh 2>&1 <<'EOF'
+set -e
+ip addr add 10.213.47.2/30 dev pgt-ct
+ip link set pgt-ct up
+echo 'ListenAddress 10.213.47.2' > /etc/ssh/sshd_config.d/pingate-veth.conf
+systemctl restart ssh.service
+echo "container side: $(ip -brief address show dev pgt-ct | tr -s ' ')"
+EOF
+)" || fail "the container's end of the veth, or sshd on 10.213.47.2: $out"
+    echo "      $out; the test's side: $(CT_NET="$VETH_NETNS" ct_sh 2>&1 <<'EOF' | tr -s ' '
+ip -brief address show dev pgt-host
+EOF
+)" >&2
+}
+veth_cleanup() {
+    if [ -n "$VETH_HOLDER" ]; then
+        kill "$VETH_HOLDER" 2>/dev/null || true
+        wait "$VETH_HOLDER" 2>/dev/null || true
+    fi
+    VETH_HOLDER="" VETH_NETNS=""
 }
 
 ROWS=()
@@ -339,6 +416,25 @@ EOF
     row "d. ssh to 127.0.0.1:2222" ssh sudo alice "$PIN" "$ALICE_PASSWORD"
     row "e. cron's PAM service, no seat" cron sudo alice "$PIN" "$ALICE_PASSWORD"
     row "f. su alice -> bob (bob's PIN)" seat su-bob bob "$BOB_PIN" "$BOB_PASSWORD"
+    # g: ssh from a network namespace of the test's own, over a veth.
+    local expected_g="" accepted_from g_start
+    g_start=$(date +%s%N)
+    if veth_setup; then
+        row "g. ssh from another netns to 10.213.47.2" ssh-veth sudo alice "$PIN" "$ALICE_PASSWORD"
+        accepted_from="$(ct_sh <<'EOF'
+journalctl -q -o cat -u ssh.service | grep -o 'Accepted publickey for alice from [0-9.]*' | sort | uniq -c | tr -s ' '
+EOF
+)"
+        echo "      sshd: $(tr '\n' ';' <<< "$accepted_from")" >&2
+        assert_contains "$accepted_from" "for alice from 10.213.47.1" "the source address sshd saw for case g on $release"
+        [ ! -e /sys/class/net/pgt-host ] || fail "the test's end of the veth is in the host's network namespace"
+        veth_cleanup
+        echo "      case g, from the veth to its cleanup: $(( ($(date +%s%N) - g_start) / 1000000 )) ms" >&2
+        expected_g="$(printf '%-44s %-9s %-8s %-9s %-12s %s' "g. ssh from another netns to 10.213.47.2" "$release" no no 0 yes)"
+    else
+        veth_cleanup
+        echo "    (case g left out on this machine: $VETH_NOTE)"
+    fi
 
     local header table expected
     header="$(printf '%-44s %-9s %-8s %-9s %-12s %s' case release offered accepted "wrong counts" "password works")"
@@ -350,7 +446,8 @@ EOF
         "$(printf '%-44s %-9s %-8s %-9s %-12s %s' "c. user manager, seat gone, lingering" "$release" no no 0 yes)" \
         "$(printf '%-44s %-9s %-8s %-9s %-12s %s' "d. ssh to 127.0.0.1:2222" "$release" no no 0 yes)" \
         "$(printf '%-44s %-9s %-8s %-9s %-12s %s' "e. cron's PAM service, no seat" "$release" no no 0 yes)" \
-        "$(printf '%-44s %-9s %-8s %-9s %-12s %s' "f. su alice -> bob (bob's PIN)" "$release" no no 0 yes)")"
+        "$(printf '%-44s %-9s %-8s %-9s %-12s %s' "f. su alice -> bob (bob's PIN)" "$release" no no 0 yes)" \
+        ${expected_g:+"$expected_g"})"
     assert_eq "$expected" "$table" "the locality table on $release"
 }
 

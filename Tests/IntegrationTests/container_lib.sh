@@ -7,6 +7,7 @@
 #   container_boot RELEASE [--upper DIR] [--host-network]
 #                                 boots it; sets CT_PID (the container's PID 1)
 #   ct CMD...                     runs CMD inside (timeout'd), stdin passed on
+#                                 (CT_NET=FILE: in another network namespace)
 #   container_stop                clean poweroff with a deadline, then cleanup
 
 CT_CACHE="${PINGATE_TEST_CACHE:-/var/cache/pingate-tests}"
@@ -243,9 +244,11 @@ EOF
 }
 
 # ct CMD...: CMD inside the container as root, with a clean environment and a
-# deadline (CT_TIMEOUT seconds, 60 by default); stdin is passed on.
+# deadline (CT_TIMEOUT seconds, 60 by default); stdin is passed on. With
+# CT_NET=FILE (a /proc/PID/ns/net), CMD runs in that network namespace
+# instead of the container's, everything else being the container's.
 ct() {
-    timeout -k 5 "${CT_TIMEOUT:-60}" nsenter -t "$CT_PID" -a \
+    timeout -k 5 "${CT_TIMEOUT:-60}" nsenter -t "$CT_PID" -a --net="${CT_NET:-/proc/$CT_PID/ns/net}" \
         env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
         HOME=/root LANG=C.UTF-8 TERM=dumb DEBIAN_FRONTEND=noninteractive "$@"
 }
