@@ -48,6 +48,7 @@
 
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/container_lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/tpm_lib.sh"
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 export PATH="/opt/swift/usr/bin:$PATH"
@@ -532,8 +533,8 @@ test_debian_13_an_upgrade_from_0_1_0_installed_by_dpkg_force_depends_keeps_the_p
 # The services' files where the tree has no package for them (a desktop's
 # packages would add hundreds of MB to each tree): mate-screensaver and
 # cinnamon-screensaver as Debian 12's packages install them; gdm-password and
-# lightdm as gdm3's and lightdm's Debian files are written (their auth part
-# exactly, the session part abridged); kde, on Debian 13 only, a stand-in of
+# lightdm as Debian 12's gdm3 and lightdm ship them (the files the GNOME test
+# uses too); kde, on Debian 13 only, a stand-in of
 # Plasma 6's /usr/lib/pam.d/kde of the same shape (nologin, then the common
 # stacks). On Debian 12 nothing ships kde: libpam reads `other`, and enable
 # makes /etc/pam.d/kde from it. polkit-1 is the tree's own (polkitd ships it
@@ -543,38 +544,10 @@ write_service_files() {
     root="$(ct_root)"
     printf '%s\n' '@include common-auth' 'auth optional pam_gnome_keyring.so' > "$root/etc/pam.d/mate-screensaver"
     printf '%s\n' '@include common-auth' 'auth optional pam_gnome_keyring.so' > "$root/etc/pam.d/cinnamon-screensaver"
-    cat > "$root/etc/pam.d/gdm-password" <<'EOF'
-#%PAM-1.0
-auth    requisite       pam_nologin.so
-auth	required	pam_succeed_if.so user != root quiet_success
-@include common-auth
-auth    optional        pam_gnome_keyring.so
-@include common-account
-session required        pam_loginuid.so
-session optional        pam_keyinit.so force revoke
-session required        pam_limits.so
-session required        pam_env.so readenv=1
-session required        pam_env.so readenv=1 envfile=/etc/default/locale
-@include common-session
-session optional        pam_gnome_keyring.so auto_start
-@include common-password
-EOF
-    cat > "$root/etc/pam.d/lightdm" <<'EOF'
-#%PAM-1.0
-auth    requisite       pam_nologin.so
-auth    sufficient      pam_succeed_if.so user ingroup nopasswdlogin
-@include common-auth
--auth    optional        pam_gnome_keyring.so
--auth    optional        pam_kwallet5.so
-@include common-account
-session required        pam_limits.so
-@include common-session
--session optional        pam_gnome_keyring.so auto_start
--session optional        pam_kwallet5.so auto_start
-session required        pam_env.so readenv=1
-session required        pam_env.so readenv=1 user_readenv=1 envfile=/etc/default/locale
-@include common-password
-EOF
+    # The same Debian files the GNOME test signs in through: gdm3's without
+    # PinGate's line and comments, and lightdm's.
+    grep -v -e pam_pingate -e '^#' -e '^$' "$REPO_ROOT/pam/pam.d/gdm-password" > "$root/etc/pam.d/gdm-password"
+    cp "$REPO_ROOT/Tests/IntegrationTests/debian-pam.d/lightdm" "$root/etc/pam.d/lightdm"
     if [ "$release" = trixie ]; then
         cat > "$root/usr/lib/pam.d/kde" <<'EOF'
 #%PAM-1.0
@@ -1068,48 +1041,9 @@ test_debian_13_pkexec_takes_the_pin_at_the_seat_and_only_the_password_over_ssh()
 
 # --- 7. pingate-key.service at a real boot ---------------------------------------------
 
-# A swtpm on the host, reached from the container through the host's
-# loopback (the container is booted with --host-network): KEY_PORT is the
-# TCTI's command port, KEY_PORT+1 its control port; KEY_DIR holds the TPMs'
-# state directories, swtpm's pid file and the overlay kept across the boots.
-key_free_port() {
-    python3 - <<'PY'
-import random, socket
-for _ in range(200):
-    port = random.randrange(20000, 60000, 2)
-    try:
-        for p in (port, port + 1):
-            s = socket.socket(); s.bind(("127.0.0.1", p)); s.close()
-    except OSError:
-        continue
-    print(port); break
-PY
-}
-
-# key_swtpm_start STATE_DIR: a TPM (a new one when STATE_DIR is new), answering.
-key_swtpm_start() {
-    mkdir -p "$1"
-    swtpm socket --tpm2 --tpmstate dir="$1" \
-        --server type=tcp,port="$KEY_PORT",bindaddr=127.0.0.1 --ctrl type=tcp,port=$((KEY_PORT + 1)),bindaddr=127.0.0.1 \
-        --flags not-need-init,startup-clear --pid file="$KEY_DIR/swtpm.pid" --daemon > "$KEY_DIR/swtpm.out" 2>&1 ||
-        fail "swtpm did not start: $(cat "$KEY_DIR/swtpm.out")"
-    local i
-    for i in $(seq 100); do
-        TPM2TOOLS_TCTI="$KEY_TCTI" tpm2_getrandom 4 > /dev/null 2>&1 && return 0
-        sleep 0.05
-    done
-    fail "swtpm does not answer on $KEY_TCTI"
-}
-
-key_swtpm_stop() {
-    local pid i
-    pid="$(cat "$KEY_DIR/swtpm.pid" 2>/dev/null)" || return 0
-    rm -f "$KEY_DIR/swtpm.pid"
-    [ -n "$pid" ] || return 0
-    kill "$pid" 2>/dev/null
-    for i in $(seq 100); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.05; done
-    kill -KILL "$pid" 2>/dev/null
-}
+# A swtpm on the host (tpm_lib.sh's), reached from the container through the
+# host's loopback (the container is booted with --host-network); KEY_DIR
+# holds its state, its pid file and the overlay kept across the boots.
 
 # key_reboot: a poweroff, then a boot of the same overlay (the first boot's
 # upper directory), its network still the host's.
@@ -1162,14 +1096,14 @@ key_service_at_boot() {
     start=$(date +%s%N)
     KEY_DIR="$WORK/key-$release"
     mkdir -p "$KEY_DIR"
-    KEY_PORT="$(key_free_port)"
-    [ -n "$KEY_PORT" ] || fail "no free loopback port pair for swtpm"
-    KEY_TCTI="swtpm:host=127.0.0.1,port=$KEY_PORT"
+    TPM_DIR="$KEY_DIR"
+    tpm_ports
+    KEY_TCTI="$TCTI"
     boot "$release" --upper "$KEY_DIR/overlay" --host-network
     # boot's trap stops the container; this one also stops swtpm and removes
     # the kept overlay, however the test ends.
-    trap 'container_stop; key_swtpm_stop; rm -rf --one-file-system "$KEY_DIR"' EXIT
-    key_swtpm_start "$KEY_DIR/tpm-1"
+    trap 'container_stop; tpm_stop; rm -rf --one-file-system "$KEY_DIR"' EXIT
+    tpm_start
     install_deb "$release" "$DEB"
     write_try_program
     local out
@@ -1206,8 +1140,7 @@ key status: sealed-loaded" "pingate-key.service at the second boot on $release"
     assert_contains "$pin" "PIN" "the question sudo asked after the boot on $release"
 
     # 3. Another TPM on the same port: the unit fails, no PIN is offered.
-    key_swtpm_stop
-    key_swtpm_start "$KEY_DIR/tpm-2"
+    tpm_start fresh   # another TPM: new state, same port
     key_reboot "$release"
     state="$(key_unit_state)"
     echo "    $release, boot 3, a fresh TPM ($KEY_TIMES): $(tr '\n' ';' <<< "$state")"

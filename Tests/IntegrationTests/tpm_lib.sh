@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # tpm_lib.sh — a software TPM (swtpm) for the tests of `pingate key`, shared
-# by tpm_test.sh, install_test.sh and deb_test.sh. Source after lib.sh and
+# by tpm_test.sh, install_test.sh, deb_test.sh and booted_test.sh. Source after lib.sh and
 # inside the test's private mount namespace; call tpm_setup once (after
 # tpm_available, which says whether swtpm is installed).
 #
@@ -12,6 +12,14 @@ tpm_available() { command -v swtpm >/dev/null && command -v tpm2_getrandom >/dev
 
 tpm_setup() {
     mount -t tmpfs -o mode=755 tmpfs /run || fail "cannot mount a private /run"
+    tpm_ports
+}
+
+# tpm_ports: a free pair of loopback ports for swtpm (TPM_PORT, the TCTI's
+# command port, and TPM_PORT+1, its control port), $TCTI and TPM2TOOLS_TCTI
+# naming them, and swtpm's state and pid file under $TPM_DIR. Mounts
+# nothing: booted_test.sh's containers reach this TPM through the host's loopback.
+tpm_ports() {
     TPM_PORT=$(python3 - <<'PY'
 import random, socket
 for _ in range(200):
@@ -54,7 +62,8 @@ tpm_stop() {
     rm -f "$TPM_PID"
     [ -n "$pid" ] || return 0
     kill "$pid" 2>/dev/null
-    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.02; done
+    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.02; done
+    kill -KILL "$pid" 2>/dev/null
 }
 
 # A reboot, as the key sees it: the ramfs and what was loaded are gone.
