@@ -29,24 +29,7 @@ GNOME="$PAM_BUILD/gnome_unlock"
 # without PinGate's line and comments.
 grep -v -e pam_pingate -e '^#' -e '^$' "$REPO_ROOT/pam/pam.d/gdm-password" > /etc/pam.d/gdm-password
 # Debian 12's /etc/pam.d/lightdm (lightdm 1.26, debian/lightdm.pam).
-cat > /etc/pam.d/lightdm <<'EOF'
-#%PAM-1.0
-auth    requisite       pam_nologin.so
-auth    sufficient      pam_succeed_if.so user ingroup nopasswdlogin
-@include common-auth
--auth    optional        pam_gnome_keyring.so
--auth    optional        pam_kwallet5.so
-@include common-account
-session [success=ok ignore=ignore module_unknown=ignore default=bad] pam_selinux.so close
-session required        pam_limits.so
-@include common-session
-session [success=ok ignore=ignore module_unknown=ignore default=bad] pam_selinux.so open
--session optional        pam_gnome_keyring.so auto_start
--session optional        pam_kwallet5.so auto_start
-session required        pam_env.so readenv=1
-session required        pam_env.so readenv=1 user_readenv=1 envfile=/etc/default/locale
-@include common-password
-EOF
+cp "$here/debian-pam.d/lightdm" /etc/pam.d/lightdm
 enable_like_install_sh gdm-password --enable lightdm || { echo "0 passed, 1 failed"; exit 1; }
 log_what_follows_pingate gdm-password && log_what_follows_pingate lightdm || { echo "0 passed, 1 failed"; exit 1; }
 
