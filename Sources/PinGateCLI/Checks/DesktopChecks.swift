@@ -6,7 +6,7 @@ import PinGateCore
 /// pingate.conf, or the options its way of asking needs.
 extension Doctor {
     mutating func checkDesktops() {
-        let reader = PAMStackReader()
+        let reader = stackReader
         for client in PAMClient.known where client.programs.contains(where: { fileStatus($0) != nil }) {
             checkDesktop(client, stack: reader.authStack(service: client.service))
         }

@@ -10,6 +10,9 @@ struct Doctor {
     private var group: SystemGroup? = nil
     /// pingate.conf as the helper reads it; the defaults when it cannot be read.
     private(set) var policy = Policy()
+    /// The stacks as the installed libpam reads them (one look at dpkg's
+    /// status for every check that reads a stack).
+    let stackReader = PAMStackReader()
 
     static let helperPath = HelperClient.installedPath
     static let pamDirectory = "/etc/pam.d"
@@ -209,7 +212,7 @@ struct Doctor {
     /// (a comment naming it is no rule); and for each, any guard a correct
     /// PIN now skips: --enable refuses those, so it came later (or --force).
     private mutating func checkStacks() {
-        let reader = PAMStackReader()
+        let reader = stackReader
         var users: [String] = []
         var reported: Set<PAMGuard> = []
         for name in directoryEntries(Doctor.pamDirectory) {

@@ -90,11 +90,15 @@ public struct PAMServiceSwitcher: Sendable {
 
     /// A staged root the files are under ("" for this system).
     public let root: String
+    /// The installed libpam's reading of stacks, looked up once (dpkg's
+    /// status) for every service switched.
+    let dialect: PAMDialect
 
     public init(root: String = "") {
         var root = root
         while root.hasSuffix("/") { root.removeLast() }
         self.root = root
+        dialect = .installed(root: root)
     }
 
     public static func file(of service: String) -> String { "\(PAMStackReader.configurationDirectory)/\(service)" }
@@ -116,7 +120,7 @@ public struct PAMServiceSwitcher: Sendable {
         } else {
             throw .noStackFile
         }
-        let stack = PAMStackReader(root: root, pending: [path: Array(base.utf8)]).authStack(service: service)
+        let stack = PAMStackReader(root: root, pending: [path: Array(base.utf8)], dialect: dialect).authStack(service: service)
         let facts = PAMEnableFacts(stack)
         if let inCommonAuth = alreadyOn(facts, path: path) {
             return PAMServiceSwitch(service: service, file: path, outcome: .alreadyOn(inCommonAuth: inCommonAuth), changes: [],
