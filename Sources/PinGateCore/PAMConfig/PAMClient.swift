@@ -93,9 +93,11 @@ public struct PAMClient: Equatable, Sendable {
     /// - KDE's field never shows the question: `announce` puts "Type your PIN,
     ///   or your password" above it.
     /// - The notice of failed attempts is said before the question (an info
-    ///   line): MATE, Cinnamon, KDE and GNOME show it above or below their
-    ///   field before the person types. Only i3lock, swaylock and hyprlock,
-    ///   which show nothing before their field, have `nonotice`.
+    ///   line): MATE, KDE and GNOME show it above or below their field before
+    ///   the person types. i3lock, swaylock and hyprlock show nothing before
+    ///   their field, and Cinnamon puts its own "Incorrect password" where
+    ///   the line would be (screenshot: cinnamon_test.sh): they have
+    ///   `nonotice`, and the notice waits, unspent, for a sign-in that shows it.
     /// - The first sign-in of a boot at a display manager takes the password:
     ///   the helper's first-sign-in rule decides that, not an option.
     public static let known: [PAMClient] = [
@@ -110,7 +112,7 @@ public struct PAMClient: Equatable, Sendable {
                   isLoginScreen: true),
         PAMClient(service: "xscreensaver", name: "XScreenSaver", programs: ["/usr/bin/xscreensaver"]),
         PAMClient(service: "cinnamon-screensaver", name: "Cinnamon lock screen", programs: ["/usr/bin/cinnamon-screensaver"],
-                  control: wrongPINEndsTheTry, moduleOptions: ["again_or_password"]),
+                  control: wrongPINEndsTheTry, moduleOptions: ["again_or_password", "nonotice"]),
         PAMClient(service: "mate-screensaver", name: "MATE lock screen", programs: ["/usr/bin/mate-screensaver"],
                   control: wrongPINEndsTheTry, moduleOptions: ["retries=2", "again_or_password"]),
         PAMClient(service: "i3lock", name: "i3lock", programs: ["/usr/bin/i3lock"], moduleOptions: ["nonotice"]),
