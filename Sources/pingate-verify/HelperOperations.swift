@@ -9,19 +9,23 @@ struct HelperOperations {
     let seams: TestSeams
 
     func perform(_ request: borrowing HelperRequest, context: RequestContext) -> HelperAnswer {
-        if let reason = FirstSignInRule().passwordRequired(service: request.service, uid: context.target.uid, policy: policy) {
+        let uid = UInt32(context.target.uid)
+        let location = Result { try StoreLocation.setgidHelper(directory: options.storeDirectory) }
+        // An unreadable record has no marks; its verification fails anyway.
+        let openedWithPIN = { ((try? location.get()).flatMap { try? Store(location: $0).readRecord(uid: uid) })?.pinOpenedSessions ?? .none }
+        if let reason = FirstSignInRule().passwordRequired(service: request.service, uid: context.target.uid, policy: policy,
+                                                           openedWithPIN: openedWithPIN) {
             Self.log(.passwordFirst(reason), operation: request.operation.rawValue, fields: context.logFields)
             return HelperAnswer(StatusOutcome.passwordFirst(reason))
         }
-        let location: StoreLocation
-        do {
-            location = try StoreLocation.setgidHelper(directory: options.storeDirectory)
-        } catch {
+        let verifier: Verifier
+        switch location {
+        case let .success(location):
+            verifier = Verifier(store: Store(location: location), policy: policy, faultHook: seams.faultHook)
+        case let .failure(error):
             SystemLog.write(.error, "store error: \(error) (\(context.logFields))")
             return HelperAnswer(.error, "\(error)")
         }
-        let verifier = Verifier(store: Store(location: location), policy: policy, faultHook: seams.faultHook)
-        let uid = UInt32(context.target.uid)
         switch request.operation {
         case .status:
             let (outcome, notice) = verifier.statusAndNotice(uid: uid)
@@ -32,7 +36,7 @@ struct HelperOperations {
         case .verify:
             let outcome: VerifyOutcome
             switch request.secret {
-            case let .some(secret): outcome = verifier.verify(uid: uid, input: secret)
+            case let .some(secret): outcome = verifier.verify(uid: uid, input: secret, sessionOpener: sessionOpener(request, context: context))
             case .none: return .refused("verify needs a secret")
             }
             Self.log(outcome, operation: "verify", fields: context.logFields)
@@ -63,6 +67,18 @@ struct HelperOperations {
             Self.log(outcome, operation: "change", fields: context.logFields)
             return finished(HelperAnswer(outcome), request: request, verifier: verifier, uid: uid, context: context)
         }
+    }
+
+    /// The process a PIN success marks (`PINOpenedSessions`): the one root's
+    /// caller speaks for, when it is in no logind session and so may open
+    /// one with this sign-in (a text console's `login`). A process already
+    /// in a session opens none; one whose session cannot be read is marked,
+    /// the stricter way.
+    private func sessionOpener(_ request: borrowing HelperRequest, context: RequestContext) -> ProcessInstance? {
+        let caller = CallerFacts(request: request, realUID: context.claims.callerUID)
+        guard caller.pid > 0 else { return nil }
+        if case .some(.some) = try? SystemdLogin().session(ofProcess: caller.pid) { return nil }
+        return ProcessInstance.running(caller.pid)
     }
 
     /// Every answer of the Verifier's ends here: a lockout names the

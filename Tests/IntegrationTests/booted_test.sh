@@ -740,6 +740,93 @@ test_debian_13_enable_and_disable_through_real_libpam() {
     enable_disable trixie
 }
 
+# --- 4b. the first sign-in of a boot, after a PIN at a text console -----------------
+
+# A text console's login with the PIN opens a seat session; that session is
+# no sign-in with the password, so gdm-password and lightdm still take the
+# password (issue 32, item 7). The console's login is the harness run as
+# login is, as root outside any session (getty's child), signing alice in
+# through the `login` stack (the Debian profile on) and opening the session,
+# which pam_systemd puts at seat0 with the harness as its leader; it holds
+# the session until the container stops. Then the display managers, as root
+# outside any session. Last, a console login with the password: beside it a
+# PIN may be offered there.
+
+# console_login ANSWER UNIT: the console sign-in with ANSWER, as unit UNIT;
+# prints the harness's transcript and the Seat, Type and Class of the session
+# it leads.
+console_login() {
+    CT_TIMEOUT=30 ct_sh "$1" "$2" 2>&1 <<'EOF'
+printf '%s\n' "$1" > "/run/$2.in"
+systemd-run --quiet --collect --unit="$2" -p StandardInput=file:"/run/$2.in" -p StandardOutput=file:"/run/$2.out" \
+    /usr/local/bin/pingate-pam-harness --service login --user alice --session 300 \
+    --env XDG_SEAT=seat0 --env XDG_SESSION_TYPE=tty --env XDG_SESSION_CLASS=user
+for i in $(seq 150); do
+    grep -q -e '^SESSION' -e '^RESULT PAM_[A-RT-Z]' "/run/$2.out" 2>/dev/null && break
+    sleep 0.1
+done
+tr '\n' ' ' < "/run/$2.out"
+pid="$(systemctl show -p MainPID --value "$2")"
+for s in $(loginctl list-sessions --no-legend | awk '{print $1}'); do
+    [ "$(loginctl show-session "$s" -p Leader --value)" = "$pid" ] &&
+        loginctl show-session "$s" -p Seat -p Type -p Class | tr '\n' ' '
+done
+true
+EOF
+}
+
+first_signin_after_console_pin() {
+    local release="$1"
+    need_deb
+    boot "$release"
+    install_deb "$release" "$DEB"
+    write_service_files "$release"
+    write_signin_program
+    local out
+    out="$(CT_TIMEOUT=60 ct_sh "$PIN" "$ALICE_PASSWORD" 2>&1 <<'EOF'
+set -e
+useradd -m -s /bin/sh alice
+printf 'alice:%s\n' "$2" | chpasswd
+pam-auth-update --enable pingate < /dev/null
+printf '%s\n%s\n' "$1" "$1" | pingate enroll alice --pin --stdin > /dev/null
+echo setup done
+EOF
+)" || fail "setting up alice on $release failed: $out"
+    local console verdicts=() service line
+    console="$(console_login "$PIN" pin-console)"
+    echo "      console login with the PIN -> $console" >&2
+    assert_contains "$console" "RESULT PAM_SUCCESS" "the console login with the PIN on $release"
+    assert_contains "$console" "SESSION PAM_SUCCESS" "the console login with the PIN on $release"
+    assert_contains "$console" "Seat=seat0 Type=tty Class=user" "the console's session on $release"
+    while IFS=$'\t' read -r service line; do
+        echo "      $service with the PIN beside the console's PIN session -> $line" >&2
+        verdicts+=("$service $(verdict "$line")")
+    done < <(signins one system:gdm-password system:lightdm)
+    console="$(console_login "$ALICE_PASSWORD" password-console)"
+    echo "      console login with the password -> $console" >&2
+    assert_contains "$console" "SESSION PAM_SUCCESS" "the console login with the password on $release"
+    while IFS=$'\t' read -r service line; do
+        echo "      $service with the PIN beside the console's password session -> $line" >&2
+        verdicts+=("$service $(verdict "$line")")
+    done < <(signins one system:gdm-password system:lightdm)
+    # Where the password came first, the PIN was typed at pam_unix's
+    # question: a wrong password, and no PIN counted.
+    assert_eq "gdm-password no PAM_AUTH_ERR
+lightdm no PAM_AUTH_ERR
+gdm-password yes PAM_SUCCESS
+lightdm yes PAM_SUCCESS" "$(printf '%s\n' "${verdicts[@]}")" \
+        "gdm-password and lightdm after a console login with the PIN, then after one with the password, on $release"
+    assert_eq 0 "$(ct /usr/sbin/pingate status alice --json | sed -nE 's/.*"failures": ?([0-9]+).*/\1/p')" \
+        "alice's failures on $release"
+}
+
+test_debian_12_a_console_login_with_the_pin_is_no_first_sign_in_at_gdm_and_lightdm() {
+    first_signin_after_console_pin bookworm
+}
+test_debian_13_a_console_login_with_the_pin_is_no_first_sign_in_at_gdm_and_lightdm() {
+    first_signin_after_console_pin trixie
+}
+
 # --- 5. the stack reader against the release's own libpam ----------------------------
 
 # stack_reader_test.sh's corpus (it runs against the build machine's libpam,

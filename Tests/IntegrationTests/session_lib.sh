@@ -2,7 +2,7 @@
 # session_lib.sh — a simulated logind inside the sandbox, for the helper's
 # "only at the machine" rule (LocalityRule.swift), which reads logind through
 # sd-login: logind keeps a state file per session in /run/systemd/sessions/ID
-# (SEAT=, REMOTE=, CLASS=, ACTIVE=), one per user in /run/systemd/users/UID
+# (SEAT=, REMOTE=, CLASS=, ACTIVE=, LEADER=), one per user in /run/systemd/users/UID
 # (SESSIONS=, DISPLAY=), creates /run/systemd/seats/seat0 when it runs, and
 # puts a session's processes in a cgroup named session-ID.scope. The test
 # machines run no systemd, so tests make all of these: a private /run, and
@@ -52,7 +52,9 @@ find_cgroup_root() {
 # session ID REMOTE|absent [UID] [CLASS] [SEAT]: logind's state file for
 # session ID (REMOTE=0/1, owned by UID, default pgalice's, of CLASS, default
 # user, at SEAT: default seat0 for a local session and none for a remote
-# one, "-" for none), or no file at all.
+# one, "-" for none), or no file at all. Its leader is PID 1, which runs and
+# never signs in with a PIN (the first-sign-in rule skips sessions whose
+# leader did).
 session() {
     local id=$1 remote=$2 uid=${3:-61001} class=${4:-user} seat=${5:-}
     rm -f "/run/systemd/sessions/$id"
@@ -60,7 +62,7 @@ session() {
     [ -n "$seat" ] || { [ "$remote" = 0 ] && seat=seat0 || seat=-; }
     {
         printf '# This is private data. Do not parse.\nUID=%s\nUSER=pgalice\nACTIVE=1\nIS_DISPLAY=0\nSTATE=active\n' "$uid"
-        printf 'REMOTE=%s\nTYPE=tty\nCLASS=%s\nSCOPE=session-%s.scope\n' "$remote" "$class" "$id"
+        printf 'REMOTE=%s\nTYPE=tty\nCLASS=%s\nSCOPE=session-%s.scope\nLEADER=1\n' "$remote" "$class" "$id"
         if [ "$seat" != - ]; then printf 'SEAT=%s\nVTNR=2\nSERVICE=login\n' "$seat"; else printf 'SERVICE=sshd\n'; fi
     } > "/run/systemd/sessions/$id"
 }

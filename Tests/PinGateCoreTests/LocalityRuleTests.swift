@@ -22,9 +22,12 @@ struct FakeLogind: LoginSessions {
         sessionTable.values.filter { $0.uid == uid }.map(\.id).sorted()
     }
 
+    /// A session led by process `leader` (started at `leaderStart`, nil: ended since).
     mutating func add(_ id: String, uid: uid_t = 1000, seat: String? = "seat0", remote: Bool = false,
-                      class sessionClass: String = "user", active: Bool = true) {
-        sessionTable[id] = LoginSession(id: id, uid: uid, seat: seat, isRemote: remote, sessionClass: sessionClass, isActive: active)
+                      class sessionClass: String = "user", active: Bool = true, closing: Bool = false,
+                      leader: pid_t? = 900, leaderStart: UInt64? = 7) {
+        sessionTable[id] = LoginSession(id: id, uid: uid, seat: seat, isRemote: remote, sessionClass: sessionClass, isActive: active,
+                                        isClosing: closing, leader: leader, leaderStartTicks: leaderStart)
     }
 }
 

@@ -114,6 +114,12 @@ struct RecordLayoutTests {
         pattern.kind = .pattern
         pattern.gridSize = 4
         pattern.pinLength = 0
+        // Three marks in one slot; in the other, more than fit (overflowed).
+        for pid: Int32 in 13...15 {
+            pin.pinOpenedSessions.mark(ProcessInstance(pid: pid, startTicks: 16), boot: BootID(bytes: Array(1...16))!, isRunning: { _ in true })
+        }
+        pattern.pinOpenedSessions = pin.pinOpenedSessions
+        pattern.pinOpenedSessions.mark(ProcessInstance(pid: 17, startTicks: 16), boot: BootID(bytes: Array(1...16))!, isRunning: { _ in true })
         let slots = [RecordCodec.encode(pin, sequence: 8), RecordCodec.encode(pattern, sequence: 8, unsynced: true)]
         for row in Self.layout.rows {
             let written = slots.contains { slot in slot[row.range].contains { $0 != 0 } }

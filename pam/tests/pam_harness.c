@@ -30,6 +30,9 @@
  * (waitpid(-1, WNOHANG) until none), as many daemons and lockers do, and
  * prints "HOST_REAPED n" after pam_authenticate. --typing-ms N waits N ms
  * before each answer, as a person typing does.
+ * --session SECONDS opens a session after a successful pam_authenticate,
+ * as login does (pam_systemd makes this process the session's leader),
+ * prints "SESSION <PAM_CODE_NAME>", holds it SECONDS and closes it.
  * --repeat N runs the whole authentication (pam_start to pam_end) N times in
  * this process with the same typed input (stdin must be a file: it is read
  * again from its start each time), as a lock screen that runs PAM over and
@@ -39,6 +42,7 @@
  *                    [--ruser NAME] [--tty T] [--silent] [--authtok TEXT]
  *                    [--env NAME=VALUE]... [--host-child] [--repeat N]
  *                    [--reaping-host | --ignoring-host] [--typing-ms N]
+ *                    [--session SECONDS]
  */
 #include <errno.h>
 #include <getopt.h>
@@ -143,7 +147,7 @@ static void usage(void)
 {
 	fputs("usage: pam_harness [--confdir DIR] --service NAME --user USER [--rhost H] "
 	      "[--ruser NAME] [--tty T] [--silent] [--authtok TEXT] [--env NAME=VALUE]... [--host-child]\n"
-	      "                   [--reaping-host | --ignoring-host] [--typing-ms N] [--repeat N]\n", stderr);
+	      "                   [--reaping-host | --ignoring-host] [--typing-ms N] [--repeat N] [--session SECONDS]\n", stderr);
 	exit(2);
 }
 
@@ -223,7 +227,29 @@ struct harness_run {
 	const char *confdir, *service, *user, *rhost, *tty, *authtok, *ruser;
 	const char *env[8];
 	int envs, flags, with_host_child, reaping_host, ignoring_host;
+	int session_seconds;
 };
+
+static void print_code(const char *what, int rc)
+{
+	if (rc >= 0 && (size_t)rc < sizeof(code_names) / sizeof(code_names[0]))
+		printf("%s %s\n", what, code_names[rc]);
+	else
+		printf("%s %d\n", what, rc);
+	fflush(stdout);
+}
+
+/* --session: open a session as login does, hold it, close it. */
+static int hold_session(pam_handle_t *pamh, int seconds)
+{
+	int rc = pam_open_session(pamh, 0);
+
+	print_code("SESSION", rc);
+	if (rc != PAM_SUCCESS)
+		return rc;
+	sleep((unsigned)seconds);
+	return pam_close_session(pamh, 0);
+}
 
 /* One application's authentication, pam_start to pam_end; prints its result. */
 static int authenticate_once(const struct harness_run *run)
@@ -272,10 +298,9 @@ static int authenticate_once(const struct harness_run *run)
 		printf("HOST_CHILD %s\n", host_child_reaped ? "reaped" : "lost");
 	}
 
-	if (rc >= 0 && (size_t)rc < sizeof(code_names) / sizeof(code_names[0]))
-		printf("RESULT %s\n", code_names[rc]);
-	else
-		printf("RESULT %d\n", rc);
+	print_code("RESULT", rc);
+	if (rc == PAM_SUCCESS && run->session_seconds > 0)
+		rc = hold_session(pamh, run->session_seconds);
 	if (pamh != NULL)
 		pam_end(pamh, rc);
 	return rc;
@@ -298,6 +323,7 @@ int main(int argc, char **argv)
 		{ "reaping-host", no_argument,  NULL, 'P' },
 		{ "ignoring-host", no_argument, NULL, 'I' },
 		{ "typing-ms", required_argument, NULL, 'T' },
+		{ "session", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct harness_run run = { 0 };
@@ -319,6 +345,7 @@ int main(int argc, char **argv)
 		case 'P': run.reaping_host = 1; break;
 		case 'I': run.ignoring_host = 1; break;
 		case 'T': typing_ms = (unsigned)atoi(optarg); break;
+		case 'S': run.session_seconds = atoi(optarg); break;
 		case 'e':
 			if (run.envs == 8)
 				usage();
@@ -328,7 +355,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (run.service == NULL || run.user == NULL || optind != argc || rounds < 1 ||
-	    (rounds > 1 && (run.with_host_child || run.ignoring_host)) ||
+	    (rounds > 1 && (run.with_host_child || run.ignoring_host || run.session_seconds > 0)) ||
 	    run.with_host_child + run.reaping_host + run.ignoring_host > 1)
 		usage();
 

@@ -65,8 +65,35 @@ enum RecordCodec {
             put(stamp.bootID.bytes, at: layout.lastFailureBootID, in: &slot)
             put(stamp.seconds, at: layout.lastFailureBootClock, in: &slot)
         }
+        encodeMarks(record.pinOpenedSessions, in: &slot)
         seal(&slot)
         return slot
+    }
+
+    private static func encodeMarks(_ marks: PINOpenedSessions, in slot: inout [UInt8]) {
+        guard let boot = marks.boot else { return }
+        put(boot.bytes, at: layout.pinSessionsBootID, in: &slot)
+        put(UInt8(marks.overflowed ? 1 : 0), at: layout.pinSessionsOverflow, in: &slot)
+        for (leader, fields) in zip(marks.leaders, layout.pinSessionMarks) {
+            put(UInt32(leader.pid), at: fields.pid, in: &slot)
+            put(leader.startTicks, at: fields.start, in: &slot)
+        }
+    }
+
+    /// A slot's `PINOpenedSessions`; nil when they break its rules (a torn
+    /// or forged slot is not read at all).
+    private static func decodeMarks(_ slot: [UInt8]) -> PINOpenedSessions? {
+        let overflow = get(UInt8.self, at: layout.pinSessionsOverflow, in: slot)
+        guard overflow <= 1 else { return nil }
+        var leaders: [ProcessInstance] = []
+        for fields in layout.pinSessionMarks {
+            let pid = get(UInt32.self, at: fields.pid, in: slot)
+            guard pid != 0 else { continue }
+            guard let pid = ProcessID(exactly: pid) else { return nil }
+            leaders.append(ProcessInstance(pid: pid, startTicks: get(UInt64.self, at: fields.start, in: slot)))
+        }
+        return PINOpenedSessions(boot: BootID(bytes: Array(slot[layout.pinSessionsBootID.range])),
+                                 leaders: leaders, overflowed: overflow == 1)
     }
 
     /// Writes the checksum of the bytes before it into a slot.
@@ -111,6 +138,8 @@ enum RecordCodec {
         record.lastFailureBoot = BootID(bytes: Array(slot[layout.lastFailureBootID.range])).map {
             BootInstant(bootID: $0, seconds: get(Int64.self, at: layout.lastFailureBootClock, in: slot))
         }
+        guard let marks = decodeMarks(slot) else { return nil }
+        record.pinOpenedSessions = marks
         return (record, get(UInt64.self, at: layout.sequence, in: slot), get(UInt8.self, at: layout.unsynced, in: slot) == 1)
     }
 

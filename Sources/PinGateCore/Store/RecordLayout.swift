@@ -42,7 +42,20 @@ struct RecordLayout {
     let unseenSince          = RecordField("unseen_since",            at: 240, .i64,         "wall clock (Unix s) of the first unseen failure; 0: none")
     let lastWrongTag         = RecordField("last_wrong_tag",          at: 256, .bytes(32),   "keyed HMAC of the last credential verified wrong (not counted again); all zero: none")
     let userName             = RecordField("user_name",               at: 288, .text(128),   "the account the record was made for (its uid's name at enrolment); a reader refuses the record when `uid` has another name now, or none")
+    let pinSessionsBootID    = RecordField("pin_sessions_boot_id",    at: 416, .uuid,        "boot id of the marks below; all zero: no marks")
+    let pinSessionLeader1    = RecordField("pin_session_leader_1",    at: 432, .u32,         "pid of a process that signed in with the PIN outside any session, so may lead a session it opened (`PINOpenedSessions`); 0: none")
+    let pinSessionLeader2    = RecordField("pin_session_leader_2",    at: 436, .u32,         "the same, a second one; 0: none")
+    let pinSessionLeader3    = RecordField("pin_session_leader_3",    at: 440, .u32,         "the same, a third one; 0: none")
+    let pinSessionsOverflow  = RecordField("pin_sessions_overflow",   at: 444, .u8,          "1: more such processes ran at once in that boot than fit here: every session of the boot counts as opened with the PIN; else 0")
+    let pinSessionStart1     = RecordField("pin_session_start_1",     at: 448, .u64,         "start time (clock ticks after boot, /proc/PID/stat) of `pin_session_leader_1`")
+    let pinSessionStart2     = RecordField("pin_session_start_2",     at: 456, .u64,         "the same for `pin_session_leader_2`")
+    let pinSessionStart3     = RecordField("pin_session_start_3",     at: 464, .u64,         "the same for `pin_session_leader_3`")
     let checksum             = RecordField("checksum",                at: 496, .blake2b(16), "BLAKE2b-128 of every byte before it")
+
+    /// The pid and start fields of each `PINOpenedSessions` mark, in order.
+    var pinSessionMarks: [(pid: RecordField, start: RecordField)] {
+        [(pinSessionLeader1, pinSessionStart1), (pinSessionLeader2, pinSessionStart2), (pinSessionLeader3, pinSessionStart3)]
+    }
 
     /// The declared fields, by offset. Read by reflection, so that a field
     /// declared above is listed without a second line.

@@ -36,6 +36,9 @@ public struct UserRecord: Equatable, Sendable {
     /// the same answer again is refused as wrong without being counted (a
     /// client that retries on its own, a person pressing Enter twice).
     public var lastWrongTag: [UInt8]?
+    /// The processes of this boot that may have opened a session with the
+    /// PIN, which the first-sign-in rule does not count (`PINOpenedSessions`).
+    public var pinOpenedSessions: PINOpenedSessions
 
     public init(uid: UInt32, binding: AccountBinding, kind: CredentialKind, gridSize: Int, pinLength: Int = 0, hash: String, now: Int64) {
         self.uid = uid
@@ -56,6 +59,7 @@ public struct UserRecord: Equatable, Sendable {
         unseenFailures = 0
         unseenSince = 0
         lastWrongTag = nil
+        pinOpenedSessions = .none
     }
 }
 

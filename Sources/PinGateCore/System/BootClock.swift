@@ -14,7 +14,7 @@ func bootClockSeconds() throws -> Int64 {
 }
 
 /// The running boot's id; nil if the kernel's file is missing (no /proc).
-func readBootID() throws -> BootID? {
+public func readBootID() throws -> BootID? {
     guard let text = try readSmallFile(bootIDPath, limit: 64) else { return nil }
     return BootID(parsing: text)
 }

@@ -10,14 +10,25 @@ public struct LoginSession: Equatable, Sendable {
     /// `user`, `greeter`, `lock-screen`, `background`, `manager`, …
     public let sessionClass: String
     public let isActive: Bool
+    /// `closing`: its leader has ended (logged out), while processes it
+    /// left behind keep it listed.
+    public let isClosing: Bool
+    /// The process that opened it; nil when logind does not say.
+    public let leader: ProcessID?
+    /// The leader's start time as it runs now (`ProcessInstance`); nil when it has ended.
+    public let leaderStartTicks: UInt64?
 
-    public init(id: String, uid: UserID, seat: String?, isRemote: Bool, sessionClass: String, isActive: Bool) {
+    public init(id: String, uid: UserID, seat: String?, isRemote: Bool, sessionClass: String, isActive: Bool,
+                isClosing: Bool = false, leader: ProcessID? = nil, leaderStartTicks: UInt64? = nil) {
         self.id = id
         self.uid = uid
         self.seat = seat
         self.isRemote = isRemote
         self.sessionClass = sessionClass
         self.isActive = isActive
+        self.isClosing = isClosing
+        self.leader = leader
+        self.leaderStartTicks = leaderStartTicks
     }
 }
 
@@ -63,10 +74,30 @@ public struct SystemdLogin: LoginSessions {
         let seat = try optionalString { sd.sessionGetSeat(id, $0) }
         let sessionClass = try optionalString { sd.sessionGetClass(id, $0) }
         guard let sessionClass else { throw Errno(rawValue: ENODATA) }
+        let leader = Self.leader(ofSession: id)
         return LoginSession(id: id, uid: uid, seat: seat?.isEmpty == false ? seat : nil,
                             isRemote: try check(sd.sessionIsRemote(id)) != 0,
                             sessionClass: sessionClass,
-                            isActive: try check(sd.sessionIsActive(id)) != 0)
+                            isActive: try check(sd.sessionIsActive(id)) != 0,
+                            isClosing: try optionalString { sd.sessionGetState(id, $0) } == "closing",
+                            leader: leader, leaderStartTicks: leader.flatMap { ProcessInstance.running($0)?.startTicks })
+    }
+
+    /// LEADER= of logind's file for session `id`: sd-login gained a call for
+    /// it only in systemd 254, and Debian 12 has 252. Nil when it cannot be read.
+    static func leader(ofSession id: String) -> ProcessID? {
+        // logind's ids are letters and digits; anything else is no path to build.
+        guard !id.isEmpty, id.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }),
+              let text = (try? readSmallFile("/run/systemd/sessions/\(id)", limit: 65536)) ?? nil else { return nil }
+        return leader(inSessionFile: text)
+    }
+
+    static func leader(inSessionFile text: String) -> ProcessID? {
+        for line in text.split(separator: "\n") where line.hasPrefix("LEADER=") {
+            guard let pid = ProcessID(line.dropFirst("LEADER=".count)), pid > 0 else { return nil }
+            return pid
+        }
+        return nil
     }
 
     public func userManagerOwner(ofProcess pid: ProcessID) throws(Errno) -> UserID? {

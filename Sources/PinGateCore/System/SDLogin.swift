@@ -17,6 +17,7 @@ struct SDLogin: @unchecked Sendable {
     let sessionGetClass: @convention(c) (UnsafePointer<CChar>?, StringOut) -> CInt
     let sessionIsRemote: @convention(c) (UnsafePointer<CChar>?) -> CInt
     let sessionIsActive: @convention(c) (UnsafePointer<CChar>?) -> CInt
+    let sessionGetState: @convention(c) (UnsafePointer<CChar>?, StringOut) -> CInt
     let uidGetDisplay: @convention(c) (uid_t, StringOut) -> CInt
     let uidGetSessions: @convention(c) (uid_t, CInt, UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>?) -> CInt
 
@@ -45,6 +46,7 @@ struct SDLogin: @unchecked Sendable {
                 sessionGetClass: try symbol("sd_session_get_class"),
                 sessionIsRemote: try symbol("sd_session_is_remote"),
                 sessionIsActive: try symbol("sd_session_is_active"),
+                sessionGetState: try symbol("sd_session_get_state"),
                 uidGetDisplay: try symbol("sd_uid_get_display"),
                 uidGetSessions: try symbol("sd_uid_get_sessions")))
         } catch {

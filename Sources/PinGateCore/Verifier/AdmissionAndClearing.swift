@@ -151,7 +151,8 @@ extension Verifier {
 
     /// Step 5, after a match: clear the failures counted up to this attempt,
     /// set the replacement or upgrade the hash, on disk, under the lock.
-    func clear(_ attempt: borrowing CountedAttempt, on file: RecordFile, hasher: borrowing CredentialHasher, replacement: Replacement?) throws -> VerifyOutcome {
+    func clear(_ attempt: borrowing CountedAttempt, on file: RecordFile, hasher: borrowing CredentialHasher, replacement: Replacement?,
+               sessionOpener: ProcessInstance?) throws -> VerifyOutcome {
         // Hashed before the lock is taken: the KDF is slow.
         let upgradedHash = replacement == nil && attempt.needsRehash
             ? try? hasher.hash(attempt.credential, uid: file.uid) : nil
@@ -168,6 +169,11 @@ extension Verifier {
             record.clearFailures(forSuccessOf: attempt.serial, stamps: attempt.record.failureStamps, before: attempt.stampsBeforeCount)
             record.disabled = policy.lockout.isDisabled(afterFailures: record.failures)
             record.lastSuccess = clock.now()
+            // Without a boot id no mark can be made, and the first-sign-in
+            // rule, which cannot read one either, then takes the password.
+            if let sessionOpener, let boot = clock.bootNow()?.bootID {
+                record.pinOpenedSessions.mark(sessionOpener, boot: boot)
+            }
             if let replacement {
                 record.kind = replacement.kind
                 record.gridSize = replacement.gridSize
@@ -178,7 +184,8 @@ extension Verifier {
                 record.hash = upgradedHash
             }
             // A clear that only lowers the count may be lost in a crash
-            // (RecordFile.Durability); a new credential may not.
+            // (RecordFile.Durability); a new credential may not. A mark lost
+            // in a crash is of a boot that ended, and means nothing after it.
             try file.write(record, durability: replacement == nil && upgradedHash == nil ? .pageCache : .onDisk)
             faultHook?(.cleared)
         }

@@ -115,9 +115,11 @@ public struct Verifier: Sendable {
     }
 
     /// Verifies typed `input` for `uid`. Counts the attempt unless it is refused
-    /// (locked, disabled, malformed, not enrolled, store error).
-    public func verify(uid: UInt32, input: borrowing Secret) -> VerifyOutcome {
-        withHasher { hasher in try attempt(uid: uid, input: input, hasher: hasher, replacement: nil) }
+    /// (locked, disabled, malformed, not enrolled, store error). A success
+    /// marks `sessionOpener`, a process outside any session that may now
+    /// open one with it, in the same write (`PINOpenedSessions`).
+    public func verify(uid: UInt32, input: borrowing Secret, sessionOpener: ProcessInstance? = nil) -> VerifyOutcome {
+        withHasher { hasher in try attempt(uid: uid, input: input, hasher: hasher, replacement: nil, sessionOpener: sessionOpener) }
     }
 
     /// Verifies `current` (a counted attempt) and, if it is right, replaces the
@@ -125,7 +127,7 @@ public struct Verifier: Sendable {
     public func change(uid: UInt32, current: borrowing Secret, replacement: borrowing Credential) -> VerifyOutcome {
         withHasher { hasher in
             let hashed = try Replacement(hashing: replacement, uid: uid, with: hasher)
-            return try attempt(uid: uid, input: current, hasher: hasher, replacement: hashed)
+            return try attempt(uid: uid, input: current, hasher: hasher, replacement: hashed, sessionOpener: nil)
         }
     }
 
@@ -139,12 +141,13 @@ public struct Verifier: Sendable {
         }
     }
 
-    private func attempt(uid: UInt32, input: borrowing Secret, hasher: borrowing CredentialHasher, replacement: Replacement?) throws -> VerifyOutcome {
+    private func attempt(uid: UInt32, input: borrowing Secret, hasher: borrowing CredentialHasher, replacement: Replacement?,
+                         sessionOpener: ProcessInstance?) throws -> VerifyOutcome {
         for _ in 0..<3 {
             let outcome: VerifyOutcome? = try store.withRecord(uid: uid, writable: true) { file in
                 guard let file else { return .notEnrolled }
                 faultHook?(.opened)
-                return try attempt(on: file, input: input, hasher: hasher, replacement: replacement)
+                return try attempt(on: file, input: input, hasher: hasher, replacement: replacement, sessionOpener: sessionOpener)
             }
             if let outcome { return outcome }
         }
@@ -153,7 +156,8 @@ public struct Verifier: Sendable {
 
     /// Steps 1–5 on an open record. Returns nil if root replaced the record
     /// before it was counted (the caller reopens it).
-    private func attempt(on file: RecordFile, input: borrowing Secret, hasher: borrowing CredentialHasher, replacement: Replacement?) throws -> VerifyOutcome? {
+    private func attempt(on file: RecordFile, input: borrowing Secret, hasher: borrowing CredentialHasher, replacement: Replacement?,
+                         sessionOpener: ProcessInstance?) throws -> VerifyOutcome? {
         let counted: CountedAttempt
         switch try admit(input, on: file, hasher: hasher) {
         case nil: return nil
@@ -177,7 +181,7 @@ public struct Verifier: Sendable {
             try? rememberWrong(counted, on: file, hasher: hasher)
             return wrong(afterFailures: counted.record.failures)
         }
-        return try clear(counted, on: file, hasher: hasher, replacement: replacement)
+        return try clear(counted, on: file, hasher: hasher, replacement: replacement, sessionOpener: sessionOpener)
     }
 
     /// Keeps the repeat tag of a credential just verified wrong, unless root
