@@ -19,10 +19,12 @@ let fullRELRO: [LinkerSetting] = [.unsafeFlags(["-Xlinker", "-z", "-Xlinker", "r
 // Only the release build's -static-stdlib link names -lstdc++.
 let staticCXX: [LinkerSetting] = [.unsafeFlags(["-L", Context.packageDirectory + "/packaging/link"])]
 
-// libsodium is named per product, not by CSodium's module map: the helper
-// takes the static archive (-l:libsodium.a), which spares each of its starts
-// a mapping and ~190 symbol bindings (about 0.09 ms); everything else loads
-// the shared library. The .deb records the archive's version in Built-Using.
+// libsodium is named per product, not by CSodium's module map. Every
+// executable takes the static archive (-l:libsodium.a): the helper's starts
+// are spared a mapping and ~190 symbol bindings (about 0.09 ms), and no
+// package depends on a soname only some releases have (Debian 12 and 13 ship
+// libsodium.so.23, Debian 14 libsodium.so.26). The tests load the shared
+// library. The .deb records the archive's version in Built-Using.
 let sharedSodium: [LinkerSetting] = [.linkedLibrary("sodium")]
 let staticSodium: [LinkerSetting] = [.unsafeFlags(["-Xlinker", "-l:libsodium.a"])]
 
@@ -101,7 +103,7 @@ let package = Package(
         .executableTarget(
             name: "pingate",
             dependencies: ["PinGateCLI"],
-            linkerSettings: fullRELRO + sharedSodium
+            linkerSettings: fullRELRO + staticSodium
         ),
         // The lock screen's state machines (PIN pad, pattern path, password field),
         // pure Swift so they are tested without an X server.
@@ -114,7 +116,7 @@ let package = Package(
             dependencies: ["PinGateLock", "PinGateText", "CX11", "CCairo", "CPAM", "CLocalization", "CPinGateSystem",
                            "CPinGateContract"],
             swiftSettings: [.unsafeFlags(["-Xcc", "-I/usr/include/pango-1.0", "-Xcc", "-I/usr/include/harfbuzz"])],
-            linkerSettings: fullRELRO + sharedSodium
+            linkerSettings: fullRELRO + staticSodium
         ),
         .testTarget(
             name: "PinGateCoreTests",

@@ -35,8 +35,9 @@
 # alternative (RELEASE_ALTERNATIVES).
 #
 # Built-Using (pingate) names the Debian sources of the static archives linked
-# into the helper (libsodium, libstdc++ and its unwinder; Package.swift says
-# why), so a security update of one of them is known to need a rebuild.
+# into the helper (libsodium, libstdc++ and its unwinder) and into the CLI and
+# pingate-lock (libsodium; Package.swift says why), so a security update of
+# one of them is known to need a rebuild.
 #
 # Needs no root: dpkg-deb --root-owner-group makes every file root:root.
 # Exit status: 0 built (and lintian found no errors, with --lintian), 1 failed, 2 usage.
@@ -79,11 +80,11 @@ trap 'rm -rf "$WORK"' EXIT
 SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-$(dpkg-parsechangelog -l "$DEBIAN_DIR/changelog" -STimestamp)}"
 export SOURCE_DATE_EPOCH
 
-# built_using: "source (= version), ..." of the packages holding the static
-# archives the helper is linked with.
+# built_using ARCHIVE...: "source (= version), ..." of the packages holding
+# the static archives a package's executables are linked with.
 built_using() {
     local archive packages=()
-    for archive in libsodium.a libstdc++.a libgcc_eh.a; do
+    for archive in "$@"; do
         packages+=("$(dpkg-query -S "$(realpath "$(cc -print-file-name="$archive")")" | cut -d: -f1)")
     done
     dpkg-query -W -f='${source:Package} (= ${source:Version})\n' "${packages[@]}" | sort -u | paste -sd, | sed 's/,/, /g'
@@ -153,7 +154,8 @@ build_package() {
     installed_size="$(du -sk --apparent-size --exclude=DEBIAN "$stage" | cut -f1)"
     sed -e "s/@VERSION@/$PINGATE_VERSION/" -e "s/@ARCH@/$ARCH/" \
         -e "s/@MAINTAINER@/$(maintainer | sed 's/[&/\]/\\&/g')/" \
-        -e "s/@INSTALLED_SIZE@/$installed_size/" -e "s/@DEPENDS@/$depends/" -e "s/@BUILT_USING@/$(built_using)/" \
+        -e "s/@INSTALLED_SIZE@/$installed_size/" -e "s/@DEPENDS@/$depends/" -e "s/@BUILT_USING@/$(built_using libsodium.a libstdc++.a libgcc_eh.a)/" \
+        -e "s/@BUILT_USING_SODIUM@/$(built_using libsodium.a)/" \
         "$control/control.in" > "$stage/DEBIAN/control"
     install -m 0644 "$control/conffiles" "$stage/DEBIAN/conffiles"
     local script

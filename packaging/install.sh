@@ -46,7 +46,7 @@ REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_PACKAGES=(libpam0g-dev libsodium-dev libsystemd-dev libtss2-dev gettext chrpath libx11-dev libxrandr-dev libcairo2-dev libpango1.0-dev)
 # "A|B": either satisfies it; Debian 13's tpm2-tss is libtss2-mu-4.0.1-0t64, which
 # does not Provide Debian 12's name (the other renamed libraries do).
-RUNTIME_PACKAGES=(libpam0g libsodium23 libtss2-esys-3.0.2-0 libtss2-tctildr0 "libtss2-mu0|libtss2-mu-4.0.1-0t64"
+RUNTIME_PACKAGES=(libpam0g libtss2-esys-3.0.2-0 libtss2-tctildr0 "libtss2-mu0|libtss2-mu-4.0.1-0t64"
                   libtss2-rc0 libtss2-tcti-device0)
 BACKUP_SUFFIX=.pingate-backup
 

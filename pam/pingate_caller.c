@@ -5,7 +5,7 @@
  * offers it only to the person it belongs to: the calling process's real uid
  * is the uid of PAM_USER, or the caller is root (login, gdm, lightdm, a
  * root-run locker). A root process whose stdin is a unix socket serves
- * whoever connected — polkit's socket-activated agent helper (polkit >= 125)
+ * whoever connected — polkit's socket-activated agent helper (polkit >= 127)
  * runs as root for any user's agent — so there the caller is the peer
  * (SO_PEERCRED). `su alice` run by bob, polkit's agent helper asking bob for
  * an admin's password, and sudo's targetpw/rootpw all authenticate someone
