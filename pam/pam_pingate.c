@@ -189,6 +189,12 @@ static void tell_password_first(pam_handle_t *pamh, int flags, const struct ping
 		"the PIN unlocks after that"));
 }
 
+/* The store cannot be used (read-only, no key, no helper to run): said once, before the password. */
+static void tell_unavailable(pam_handle_t *pamh, int flags, const struct pingate_options *opts)
+{
+	inform(pamh, flags, opts, "%s", _("PIN sign-in cannot be used here now — use your password"));
+}
+
 static void tell_not_local(pam_handle_t *pamh, int flags, const struct pingate_options *opts)
 {
 	inform(pamh, flags, opts, "%s", _("PIN sign-in is offered only at the machine — use your password"));
@@ -563,8 +569,11 @@ static int judge_status(pam_handle_t *pamh, int flags, const struct pingate_opti
 		tell_password_first(pamh, flags, opts);
 		return PAM_IGNORE;
 	case PINGATE_REPLY_ERROR:
-	case PINGATE_REPLY_REFUSED:
 	case PINGATE_REPLY_NO_ANSWER:
+		/* The cause is logged (pingate_ask_helper); `pingate doctor` names the fix. */
+		tell_unavailable(pamh, flags, opts);
+		return PAM_AUTHINFO_UNAVAIL;
+	case PINGATE_REPLY_REFUSED:
 		return PAM_AUTHINFO_UNAVAIL;  /* logged by pingate_ask_helper */
 	default:
 		pam_syslog(pamh, LOG_ERR, "status for %s: unexpected answer: %s",

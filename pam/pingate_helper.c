@@ -165,7 +165,7 @@ static int ask(pam_handle_t *pamh, const struct pingate_options *opts, struct pi
 {
 	int status = PINGATE_RUN_ENDED;
 
-	if (!status_op && run != NULL && run->pid != 0)
+	if (!status_op && run != NULL && pingate_run_is_open(run))
 		status = pingate_run_follow_up(pamh, opts, run, request, len, reply, reply_size, why, why_size);
 	if (status == PINGATE_RUN_ENDED)
 		status = pingate_run_helper(pamh, opts, request, len, status_op ? run : NULL,

@@ -15,6 +15,15 @@
 #define PINGATE_GROUP "pingate"
 
 /*
+ * The verifier's socket (pingate-verify.socket, pingate_protocol.h SOCKET):
+ * not under /run/pingate, the loaded key's ramfs, which `pingate key load`
+ * mounts over and which no caller may reach.
+ */
+#define PINGATE_VERIFY_SOCKET "/run/pingate-verify/socket"
+/* The store, which the module checks is writable before it spawns the helper. */
+#define PINGATE_STORE_DIR "/var/lib/pingate"
+
+/*
  * Debian's multiarch triplet of the architecture being compiled for: the
  * module goes to /lib/PINGATE_MULTIARCH/security. Decided by the compiler's
  * own target macros, so the doctor (built by swiftc, whose C importer sees

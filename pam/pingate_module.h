@@ -122,8 +122,13 @@ struct pingate_run {
 	int pidfd;      /* reaped through it: a reused pid is never waited for */
 	int answers;    /* the helper's stdout */
 	int follow_up;  /* our end of its descriptor PINGATE_FOLLOW_UP_FD */
+	int socket;     /* or a connection to pingate-verify.socket (pingate_socket.c) */
 };
-#define PINGATE_RUN_NONE { 0, -1, -1, -1 }
+#define PINGATE_RUN_NONE { 0, -1, -1, -1, -1 }
+static inline bool pingate_run_is_open(const struct pingate_run *run)
+{
+	return run->pid != 0 || run->socket >= 0;
+}
 /* pingate_run_follow_up: the helper had stopped waiting; ask in a new run. */
 #define PINGATE_RUN_ENDED (-2)
 
@@ -142,6 +147,25 @@ PINGATE_INTERNAL int pingate_run_follow_up(pam_handle_t *pamh, const struct ping
 		char *reply, size_t reply_size, char *why, size_t why_size);
 /* Ends an open run that no verify followed (the helper sees EOF and exits). */
 PINGATE_INTERNAL void pingate_run_end(const struct pingate_options *opts, struct pingate_run *run);
+/* A point on CLOCK_MONOTONIC `seconds` from now, and the milliseconds until one. */
+PINGATE_INTERNAL struct timespec pingate_deadline_after(unsigned seconds);
+PINGATE_INTERNAL int pingate_milliseconds_left(const struct timespec *deadline);
+
+/*
+ * pingate-verify.socket (pingate_socket.c). Whether this caller needs it:
+ * no_new_privs, or a read-only store, where a spawned helper cannot count.
+ */
+PINGATE_INTERNAL bool pingate_socket_needed(void);
+/* A connection, or -1 with why (*absent: nothing listens there; spawn instead). */
+PINGATE_INTERNAL int pingate_socket_connect(bool *absent, char *why, size_t why_size);
+/*
+ * One request and its answer on a connection: the exit status its "end N"
+ * line gives, with the answer before it in reply; -1 with why; or
+ * PINGATE_RUN_ENDED if the verifier had closed the connection (it stopped
+ * waiting for a follow-up).
+ */
+PINGATE_INTERNAL int pingate_socket_exchange(int fd, const char *request, size_t len, char *reply,
+		size_t reply_size, unsigned timeout, char *why, size_t why_size);
 
 /*
  * Sends one request to the helper and reads its answer. op is "status" or

@@ -119,6 +119,24 @@
  * the run at once, as without then=verify. The module sends then=verify,
  * with a socket on descriptor 3, so that a sign-in costs one helper start;
  * a PIN typed after the helper stopped waiting goes to a new run.
+ *
+ * SOCKET (pingate-verify.socket: PINGATE_VERIFY_SOCKET, SOCK_SEQPACKET)
+ *
+ * Where a spawned helper cannot work — the caller runs with no_new_privs,
+ * so the setgid bit is not applied, or the store is read-only in its mount
+ * namespace (polkit 127's sandboxed agent helper) — the module connects to
+ * the socket instead, and systemd starts a fresh `pingate-verify --socket`
+ * for the connection (Accept=yes), its stdin and stdout the connection.
+ * Each request is one message, the same text as on stdin; each answer is one
+ * message, the same line followed by the line "end N", N being the exit
+ * status a spawned helper would have ended with. FOLLOW-UP works the same
+ * on the connection: after an "enrolled" status asked with then=verify, the
+ * next message is the verify; the connection closed, or the time running
+ * out, ends the run. The caller is the socket's peer (SO_PEERCRED): its uid
+ * for the owner rule, and for a non-root peer its own pid for the locality
+ * rule, checked still to be the peer (SO_PEERPIDFD, else its start time)
+ * once judged; caller_uid, caller_pid and allow_remote count from a root
+ * peer only, as from a root caller.
  */
 #ifndef PINGATE_PROTOCOL_H
 #define PINGATE_PROTOCOL_H
@@ -130,6 +148,8 @@
  * helper waits for it (a person reading the prompt and typing a PIN). */
 #define PINGATE_FOLLOW_UP_FD 3
 #define PINGATE_FOLLOW_UP_SECONDS 120
+/* SOCKET: the line that ends an answer, with the exit status: "end N". */
+#define PINGATE_WORD_END "end"
 
 /* The first word of an answer; its exit status follows from it. */
 #define PINGATE_WORD_ENROLLED     "enrolled"

@@ -134,7 +134,7 @@ static int spawn_helper(const char *path, char *const argv[], int in, int out, i
 }
 
 /* A point on CLOCK_MONOTONIC `seconds` from now, immune to clock changes. */
-static struct timespec deadline_after(unsigned seconds)
+struct timespec pingate_deadline_after(unsigned seconds)
 {
 	struct timespec deadline;
 
@@ -144,7 +144,7 @@ static struct timespec deadline_after(unsigned seconds)
 }
 
 /* Milliseconds until `deadline`, 0 once it has passed. */
-static int milliseconds_left(const struct timespec *deadline)
+int pingate_milliseconds_left(const struct timespec *deadline)
 {
 	struct timespec now;
 	long long left;
@@ -170,7 +170,7 @@ static int read_answer(int fd, char *buf, size_t size, size_t *used, bool first_
 	*ended = false;
 	while (!(first_line && memchr(buf, '\n', *used) != NULL)) {
 		ssize_t n;
-		int ready = poll(&readable, 1, milliseconds_left(deadline));
+		int ready = poll(&readable, 1, pingate_milliseconds_left(deadline));
 
 		if (ready < 0 && errno == EINTR)
 			continue;
@@ -242,7 +242,7 @@ static void await_end(const struct pingate_run *run, struct timespec *pause,
 {
 	struct pollfd ended = { .fd = run->pidfd, .events = POLLIN };
 
-	if (run->pidfd >= 0 && poll(&ended, 1, milliseconds_left(deadline)) >= 0)
+	if (run->pidfd >= 0 && poll(&ended, 1, pingate_milliseconds_left(deadline)) >= 0)
 		return;
 	nanosleep(pause, NULL);
 	if (pause->tv_nsec < 16000000)
@@ -270,7 +270,7 @@ static enum reaping reap_by_deadline(struct pingate_run *run, int *wstatus, cons
 			how = done == 1 ? REAPED : REAPED_ELSEWHERE;
 			break;
 		}
-		if (milliseconds_left(deadline) == 0) {
+		if (pingate_milliseconds_left(deadline) == 0) {
 			kill_run(run);
 			while (collect(run, wstatus, 0) == 0)
 				;
@@ -445,14 +445,50 @@ static int finish_run(const struct pingate_options *opts, struct pingate_run *ru
  * later (a pidfd, and a host whose SIGCHLD is not ignored: the kernel would
  * reap the helper while the host's handling is restored).
  */
-static bool stays_open(const struct pingate_run *run, const struct host_child_signal *host,
-		const char *reply, size_t used, bool ended)
+static bool one_enrolled_line(const char *reply, size_t used)
 {
 	size_t word = strlen(PINGATE_WORD_ENROLLED);
 
-	return !ended && run->pidfd >= 0 && !host->action_changed && used > word &&
-		reply[used - 1] == '\n' && memchr(reply, '\n', used) == reply + used - 1 &&
+	return used > word && reply[used - 1] == '\n' && memchr(reply, '\n', used) == reply + used - 1 &&
 		strncmp(reply, PINGATE_WORD_ENROLLED, word) == 0 && reply[word] == ' ';
+}
+
+static bool stays_open(const struct pingate_run *run, const struct host_child_signal *host,
+		const char *reply, size_t used, bool ended)
+{
+	return !ended && run->pidfd >= 0 && !host->action_changed && one_enrolled_line(reply, used);
+}
+
+/*
+ * The request over pingate-verify.socket (pingate_socket.c): 1 with its
+ * exit status in *status (an "enrolled" status kept open in open_run), 0
+ * when nothing listens there (spawn instead). No SIGCHLD business: there is
+ * no child.
+ */
+static int ask_socket(pam_handle_t *pamh, const struct pingate_options *opts,
+		const char *request, size_t len, struct pingate_run *open_run,
+		char *reply, size_t reply_size, char *why, size_t why_size, int *status)
+{
+	bool absent;
+	int fd = pingate_socket_connect(&absent, why, why_size);
+
+	if (fd < 0 && absent) {
+		if (opts->debug)
+			pam_syslog(pamh, LOG_DEBUG, "%s; running %s instead", why, opts->helper);
+		return 0;
+	}
+	*status = fd < 0 ? -1 : pingate_socket_exchange(fd, request, len, reply, reply_size, opts->timeout, why, why_size);
+	if (*status == PINGATE_RUN_ENDED) {
+		snprintf(why, why_size, "%s closed the connection unanswered", PINGATE_VERIFY_SOCKET);
+		*status = -1;
+	}
+	if (*status == PINGATE_EXIT_OK && open_run != NULL && one_enrolled_line(reply, strlen(reply))) {
+		open_run->socket = fd;
+		return 1;
+	}
+	if (fd >= 0)
+		close(fd);
+	return 1;
 }
 
 int pingate_run_helper(pam_handle_t *pamh, const struct pingate_options *opts,
@@ -467,8 +503,11 @@ int pingate_run_helper(pam_handle_t *pamh, const struct pingate_options *opts,
 	int status = -1;
 
 	reply[0] = '\0';
+	if (pingate_socket_needed() &&
+	    ask_socket(pamh, opts, request, len, open_run, reply, reply_size, why, why_size, &status))
+		return status;
 	hold_child_signals(&host);
-	deadline = deadline_after(opts->timeout);
+	deadline = pingate_deadline_after(opts->timeout);
 	if (!start_run(pamh, opts, request, len, open_run != NULL, &host.mask, &run, why, why_size))
 		goto out;
 	if (open_run != NULL &&
@@ -497,8 +536,14 @@ int pingate_run_follow_up(pam_handle_t *pamh, const struct pingate_options *opts
 
 	(void)pamh;
 	reply[0] = '\0';
+	if (run->socket >= 0) {
+		/* A connection that ended unanswered: a new run, as below. */
+		status = pingate_socket_exchange(run->socket, request, len, reply, reply_size, opts->timeout, why, why_size);
+		close_fd(&run->socket);
+		return status;
+	}
 	hold_child_signals(&host);
-	deadline = deadline_after(opts->timeout);
+	deadline = pingate_deadline_after(opts->timeout);
 	/* At most PINGATE_REQUEST_MAX bytes into an empty socket: never blocks. */
 	sent = send(run->follow_up, request, len, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)len &&
 		shutdown(run->follow_up, SHUT_WR) == 0;
@@ -536,10 +581,11 @@ void pingate_run_end(const struct pingate_options *opts, struct pingate_run *run
 	struct timespec deadline;
 	int wstatus;
 
+	close_fd(&run->socket);  /* the verifier sees EOF and ends */
 	if (run->pid == 0)
 		return;
 	hold_child_signals(&host);
-	deadline = deadline_after(opts->timeout);
+	deadline = pingate_deadline_after(opts->timeout);
 	/* EOF on its descriptor 3: the helper ends with the status's exit. */
 	close_fd(&run->follow_up);
 	close_fd(&run->answers);

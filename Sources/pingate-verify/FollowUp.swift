@@ -3,15 +3,13 @@ import Glibc
 import PinGateCore
 
 /// The verify that follows a status in the same run (pingate_protocol.h,
-/// FOLLOW-UP): the module asks with then=verify, and a sign-in costs one
+/// FOLLOW-UP; on descriptor 3, or as the next message of the socket): the module asks with then=verify, and a sign-in costs one
 /// helper start instead of two — the start, not the checks, is most of what
 /// the helper costs besides the KDF. Offered only after an `enrolled` status.
 struct FollowUp {
     let user: String
     let options: RootOptions
-    let callerUID: uid_t
-
-    static let descriptor = FileDescriptor(rawValue: PINGATE_FOLLOW_UP_FD)
+    let link: CallerLink
 
     /// The verify's answer, or nil if none came: the caller closed the
     /// descriptor without one (nothing typed, or a password), or
@@ -19,7 +17,9 @@ struct FollowUp {
     /// record lock and no secret (the status closed its record), so nothing
     /// else waits for it; the request is then judged from the start, as any is.
     func answer(seams: TestSeams) -> HelperAnswer? {
-        guard !Self.descriptor.isTerminal else {
+        let callerUID = link.callerUID
+        let descriptor = link.followUpDescriptor
+        guard !descriptor.isTerminal else {
             return HelperMain.refuse("descriptor \(PINGATE_FOLLOW_UP_FD) is a terminal: pingate-verify is a helper for pam_pingate.so", detail: "uid \(callerUID)")
         }
         // While the user types, what the verify needs that holds no secret
@@ -29,7 +29,7 @@ struct FollowUp {
         SystemLog.prepare()
         Secret.prepareRoom()
         let deadline = Deadline.after(milliseconds: Int(PINGATE_FOLLOW_UP_SECONDS) * 1000)
-        let input = HelperMain.readRequest(from: Self.descriptor, until: deadline)
+        let input = link.readRequest(from: descriptor, until: deadline)
         if input.isEmpty { return nil }
         switch HelperMain.parse(input, callerUID: callerUID) {
         case let .failure(refusal):
@@ -38,7 +38,7 @@ struct FollowUp {
             guard request.operation == .verify, request.user == user else {
                 return HelperMain.refuse("a follow-up must be a verify for the user of the status", detail: "uid \(callerUID)")
             }
-            return HelperMain.answer(request, options: options, callerUID: callerUID, seams: seams)
+            return HelperMain.answer(request, options: options, link: link, seams: seams)
         }
     }
 }

@@ -9,27 +9,40 @@ enum HelperMain {
     /// found a credential, the verify that may follow (FollowUp.swift).
     struct Served {
         let answer: HelperAnswer
+        /// How the answers go back (`CallerLink.send`).
+        var link: CallerLink = .spawned
         var followUp: FollowUp?
     }
 
     static func run(arguments: [String], seams: TestSeams) -> Served {
-        let callerUID = getuid()
+        let realUID = getuid()
         let options: RootOptions
-        switch RootOptions.parse(arguments, callerUID: callerUID) {
+        switch RootOptions.parse(arguments, callerUID: realUID) {
         case let .success(parsed): options = parsed
-        case let .failure(refusal): return Served(answer: refuse(refusal.message, detail: "uid \(callerUID)"))
+        case let .failure(refusal): return Served(answer: refuse(refusal.message, detail: "uid \(realUID)"))
         }
         guard !FileDescriptor.standardInput.isTerminal else {
-            return Served(answer: refuse("stdin is a terminal: pingate-verify is a helper for pam_pingate.so; use 'pingate' instead", detail: "uid \(callerUID)"))
+            return Served(answer: refuse("stdin is a terminal: pingate-verify is a helper for pam_pingate.so; use 'pingate' instead", detail: "uid \(realUID)"))
         }
+        let link: CallerLink
+        if options.servesSocket {
+            do {
+                link = .socket(try SocketPeer.of(.standardInput, type: SocketPeer.sequentialPacket))
+            } catch {
+                return Served(answer: refuse("--socket needs stdin to be a connection to pingate-verify.socket (a unix seqpacket socket): \(error)", detail: "uid \(realUID)"))
+            }
+        } else {
+            link = .spawned
+        }
+        let callerUID = link.callerUID
         let request: HelperRequest
-        switch parse(readRequest(from: .standardInput), callerUID: callerUID) {
+        switch parse(link.readRequest(from: .standardInput), callerUID: callerUID) {
         case let .success(parsed): request = parsed
-        case let .failure(refusal): return Served(answer: refusal.answer)
+        case let .failure(refusal): return Served(answer: refusal.answer, link: link)
         }
-        let answer = answer(request, options: options, callerUID: callerUID, seams: seams)
+        let answer = answer(request, options: options, link: link, seams: seams)
         let followsUp = request.followUp == .verify && answer.exitCode == .ok
-        return Served(answer: answer, followUp: followsUp ? FollowUp(user: request.user, options: options, callerUID: callerUID) : nil)
+        return Served(answer: answer, link: link, followUp: followsUp ? FollowUp(user: request.user, options: options, link: link) : nil)
     }
 
     struct Refusal: Error { let answer: HelperAnswer }
@@ -51,7 +64,8 @@ enum HelperMain {
 
     /// The answer to one parsed request: pingate.conf, the caller rules, then
     /// the Verifier. A follow-up verify goes through all of it again.
-    static func answer(_ request: borrowing HelperRequest, options: RootOptions, callerUID: uid_t, seams: TestSeams) -> HelperAnswer {
+    static func answer(_ request: borrowing HelperRequest, options: RootOptions, link: CallerLink, seams: TestSeams) -> HelperAnswer {
+        let callerUID = link.callerUID
         // Where a PIN is offered is pingate.conf's to say (services), and it
         // is said first: a service outside the list (sshd, through
         // common-auth) learns nothing, not even whether the user exists, and
@@ -72,9 +86,14 @@ enum HelperMain {
         // for a remote guess, and a remote caller gets the same answer for a
         // name nobody has as for an enrolled user, so it cannot probe which
         // accounts exist. The rule judges the caller, never the target.
-        let caller = CallerFacts(request: request, realUID: callerUID)
+        let caller = CallerFacts(request: request, realUID: callerUID, ownPID: link.judgedPID)
         let claims = RequestClaims(request: request, callerUID: callerUID)
-        if case let .elsewhere(reason) = LocalityRule(userManagerCallers: policy.userManagerCallers).judge(caller) {
+        var verdict = LocalityRule(userManagerCallers: policy.userManagerCallers).judge(caller)
+        // A socket's peer judged by its pid: only if that pid still names it.
+        if verdict == .atTheMachine, !link.callerStillConnected {
+            verdict = .elsewhere("the caller ended before it was judged")
+        }
+        if case let .elsewhere(reason) = verdict {
             let judged = caller.pid == 0 ? getpid() : caller.pid
             HelperOperations.log(.notLocal("\(reason); judged pid \(judged)"), operation: request.operation.rawValue, fields: claims.logFields)
             return HelperAnswer(StatusOutcome.notLocal(reason))
@@ -90,7 +109,7 @@ enum HelperMain {
             let user = "\(RequestClaims.fieldPrefix(callerUID: callerUID))user=\(RequestClaims.quoted(request.user))"
             return refuse("a user may only ask about their own PIN", detail: "\(user) caller_uid=\(callerUID)")
         }
-        let context = RequestContext(claims: claims, target: target)
+        let context = RequestContext(claims: claims, target: target, caller: caller)
         guard caller.uid == 0 || caller.uid == target.uid else {
             return refuse("caller_uid \(caller.uid) is not the user's", detail: context.logFields)
         }
@@ -114,12 +133,16 @@ enum HelperMain {
 
     /// Reads `descriptor` to EOF straight into a `Secret`, or until
     /// `deadline` (then what came so far is dropped: an unfinished request is
-    /// none, and parses as an empty one).
-    static func readRequest(from descriptor: FileDescriptor, until deadline: Deadline? = nil) -> RequestInput {
+    /// none, and parses as an empty one). With `messages`, at most that many
+    /// reads: a message of a SOCK_SEQPACKET socket is one read, and the
+    /// kernel drops what of it does not fit (read as over the limit).
+    static func readRequest(from descriptor: FileDescriptor, until deadline: Deadline? = nil, messages: Int = .max) -> RequestInput {
         var request = Secret(capacity: HelperRequest.maximumSize + 1)
-        while !request.isFull {
+        var reads = 0
+        while !request.isFull, reads < messages {
             if let deadline, !descriptor.waitReadable(until: deadline) { return .complete(Secret(capacity: 1)) }
             let count = try? request.appendWritten { try descriptor.read(into: $0) }
+            reads += 1
             guard let count, count > 0 else { break }
         }
         guard request.count <= HelperRequest.maximumSize else { return .tooLarge }
@@ -198,6 +221,8 @@ struct RequestClaims {
 struct RequestContext {
     let claims: RequestClaims
     let target: SystemUser
+    /// The facts the locality rule judged.
+    let caller: CallerFacts
 
     var logFields: String { "user=\(target.name) uid=\(target.uid) \(claims.fieldsAfterTheUser)" }
 }

@@ -75,8 +75,9 @@ struct HelperOperations {
     /// in a session opens none; one whose session cannot be read is marked,
     /// the stricter way.
     private func sessionOpener(_ request: borrowing HelperRequest, context: RequestContext) -> ProcessInstance? {
-        let caller = CallerFacts(request: request, realUID: context.claims.callerUID)
-        guard caller.pid > 0 else { return nil }
+        // Only root opens sessions, and only root speaks for a process.
+        let caller = context.caller
+        guard context.claims.callerUID == 0, caller.pid > 0 else { return nil }
         if case .some(.some) = try? SystemdLogin().session(ofProcess: caller.pid) { return nil }
         return ProcessInstance.running(caller.pid)
     }

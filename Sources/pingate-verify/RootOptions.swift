@@ -6,6 +6,9 @@ import PinGateCore
 struct RootOptions {
     var configPath = Policy.defaultPath
     var storeDirectory = StoreLocation.defaultDirectory
+    /// `--socket`: stdin and stdout are a connection to pingate-verify.socket
+    /// (systemd's `StandardInput=socket`; CallerLink.socket).
+    var servesSocket = false
 
     struct Refusal: Error { let message: String }
 
@@ -15,6 +18,10 @@ struct RootOptions {
         guard callerUID == 0 else { return .failure(Refusal(message: "pingate-verify takes no arguments")) }
         var remaining = arguments[...]
         while let flag = remaining.popFirst() {
+            if flag == "--socket" {
+                options.servesSocket = true
+                continue
+            }
             guard let value = remaining.popFirst(), value.hasPrefix("/") else {
                 return .failure(Refusal(message: "\(flag.prefix(40)) needs an absolute path"))
             }

@@ -9,17 +9,11 @@ ProcessHardening.takeRootsRealUID()
 let testSeams = TestSeams.captureBeforeHardening()
 ProcessHardening.apply()
 let served = HelperMain.run(arguments: argumentsAfterTheName(), seams: testSeams)
-send(served.answer)
+served.link.send(served.answer)
 // A status asked with then=verify may be followed by its verify (FollowUp.swift).
 let followUpAnswer = served.followUp?.answer(seams: testSeams)
-if let followUpAnswer { send(followUpAnswer) }
+if let followUpAnswer { served.link.send(followUpAnswer) }
 exit((followUpAnswer ?? served.answer).exitCode.rawValue)
-
-/// One write(2) of the whole line: no stdio buffer, and a caller that closed
-/// the pipe costs only this answer (SIGPIPE is ignored).
-func send(_ answer: HelperAnswer) {
-    try? FileDescriptor.standardOutput.writeAll(Array((answer.line + "\n").utf8))
-}
 
 /// argv after the program name. Read from argv itself: `CommandLine.arguments`
 /// is built by the standard library's unspecialised `map`, which costs every

@@ -24,13 +24,15 @@ public struct CallerFacts: Equatable, Sendable {
 
     /// The facts of a helper request from a process whose real uid is
     /// `realUID`. Only root may speak for another process; what a non-root
-    /// caller writes may make it look more remote, never less.
-    public init(request: borrowing HelperRequest, realUID: UserID) {
+    /// caller writes may make it look more remote, never less. A non-root
+    /// caller is judged by `ownPID`: 0, the judging process itself (a helper
+    /// its caller started), or the peer of the socket it asked on.
+    public init(request: borrowing HelperRequest, realUID: UserID, ownPID: ProcessID = 0) {
         if realUID == 0 {
             self.init(uid: request.callerUID ?? 0, pid: request.callerPID ?? 0,
                       remoteHost: request.remoteHost, allowRemote: request.allowRemote)
         } else {
-            self.init(uid: realUID, pid: 0, remoteHost: request.remoteHost, allowRemote: false)
+            self.init(uid: realUID, pid: ownPID, remoteHost: request.remoteHost, allowRemote: false)
         }
     }
 

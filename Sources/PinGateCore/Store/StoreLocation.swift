@@ -3,7 +3,7 @@ import CPinGateContract
 /// Where the store is and who must own it. Production uses `system()`;
 /// tests point it at a temporary directory owned by themselves.
 public struct StoreLocation: Sendable, Equatable {
-    public static let defaultDirectory = "/var/lib/pingate"
+    public static let defaultDirectory = PINGATE_STORE_DIR
     public static let groupName = PINGATE_GROUP
     public static let recordMode: FileMode = 0o660
     public static let keyMode: FileMode = 0o640

@@ -50,7 +50,11 @@ public struct Verifier: Sendable {
     public func statusAndNotice(uid: UInt32) -> (outcome: StatusOutcome, notice: FailureNotice?) {
         var notice: FailureNotice? = nil
         do {
-            let (outcome, restarts) = try store.withRecord(uid: uid, writable: false) { file -> (StatusOutcome, Bool) in
+            // Opened for writing, as a verify opens it: where this process
+            // cannot write the record (a read-only mount, a sandbox) no
+            // attempt could be counted, so no PIN is offered, and the module
+            // asks for the password only.
+            let (outcome, restarts) = try store.withRecord(uid: uid, writable: true) { file -> (StatusOutcome, Bool) in
                 guard let file else { return (.notEnrolled, false) }
                 let record = try file.read()
                 notice = record.noticeBeforeAttempt
