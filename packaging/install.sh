@@ -240,14 +240,19 @@ ensure_machine_key() {
     esac
 }
 
-# ensure_key_unit: the boot unit that loads a sealed key is enabled where
-# systemd runs (its condition skips it while the key is a file); without
-# systemd, an admin runs `pingate key load` after each boot.
-ensure_key_unit() {
+# ensure_units: the boot unit that loads a sealed key is enabled where
+# systemd runs (its condition skips it while the key is a file), and the
+# verifier's socket listens; without systemd, an admin runs `pingate key
+# load` after each boot, and sandboxed callers get the password only.
+ensure_units() {
     [ -z "$ROOT" ] && [ -d /run/systemd/system ] && command -v systemctl >/dev/null || return 0
     systemctl daemon-reload
     if ! systemctl is-enabled --quiet pingate-key.service 2>/dev/null; then
         systemctl enable --quiet pingate-key.service && say enabled "pingate-key.service (loads a sealed key at boot)"
+    fi
+    if ! systemctl is-enabled --quiet pingate-verify.socket 2>/dev/null; then
+        systemctl enable --quiet --now pingate-verify.socket &&
+            say enabled "pingate-verify.socket (the verifier for sandboxed sign-ins, such as polkit's agent helper)"
     fi
 }
 
@@ -410,7 +415,7 @@ do_install() {
         install_file "$kind" "$destination" "$mode" "$owner" "$group" "$source"
     done < <(pingate_files)
     ensure_machine_key
-    ensure_key_unit
+    ensure_units
     [ "$TPM" = 0 ] || seal_with_tpm
     enable_services
     [ ${#ENABLE[@]} -gt 0 ] || print_next_steps
@@ -459,6 +464,7 @@ do_uninstall() {
     fi
     if [ -z "$ROOT" ] && [ -d /run/systemd/system ] && command -v systemctl >/dev/null; then
         systemctl disable --quiet pingate-key.service 2>/dev/null || true
+        systemctl disable --quiet --now pingate-verify.socket 2>/dev/null || true
     fi
     local kind destination mode owner group source
     while read -r kind destination mode owner group source; do

@@ -38,6 +38,10 @@ PINGATE_LOCK_SERVICE=/etc/pam.d/pingate-lock
 # Unseals a TPM-sealed machine key at boot (`pingate key load`); skipped
 # while the key is a file.
 PINGATE_KEY_UNIT=/lib/systemd/system/pingate-key.service
+# The verifier over a unix socket, for callers that cannot run the setgid
+# helper (pam/pingate_protocol.h, SOCKET): enabled and started by the package.
+PINGATE_VERIFY_SOCKET_UNIT=/lib/systemd/system/pingate-verify.socket
+PINGATE_VERIFY_SERVICE_UNIT=/lib/systemd/system/pingate-verify@.service
 PINGATE_SEALED_KEY=/var/lib/pingate/machine.key.sealed
 # Where `pingate key load` puts the unsealed key: a ramfs, gone at reboot
 # (StoreLocation.defaultLoadedKeyDirectory); a purge takes it away sooner.
@@ -71,6 +75,8 @@ elf  $PINGATE_MODULE 0644 root root $PINGATE_MODULE_BUILD
 data $PINGATE_PROFILE 0644 root root $REPO_ROOT/pam/pam-configs/pingate
 conf $PINGATE_CONF 0644 root root $REPO_ROOT/packaging/pingate.conf
 data $PINGATE_KEY_UNIT 0644 root root $REPO_ROOT/packaging/systemd/pingate-key.service
+data $PINGATE_VERIFY_SOCKET_UNIT 0644 root root $REPO_ROOT/packaging/systemd/pingate-verify.socket
+data $PINGATE_VERIFY_SERVICE_UNIT 0644 root root $REPO_ROOT/packaging/systemd/pingate-verify@.service
 data /usr/share/bash-completion/completions/pingate 0644 root root $REPO_ROOT/packaging/completion/pingate
 EOF
     pingate_man_pages pam_pingate.8 pingate.conf.5 pingate.8

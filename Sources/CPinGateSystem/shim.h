@@ -68,16 +68,6 @@ static inline int cpingate_pidfd_open(pid_t pid) {
     return -1;
 #endif
 }
-/* pidfd_send_signal(2) (Linux 5.1) with signal 0: 0 while the process the
- * pidfd names runs, -1 with ESRCH once it has ended. */
-static inline int cpingate_pidfd_is_running(int pidfd) {
-#ifdef SYS_pidfd_send_signal
-    return (int)syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0);
-#else
-    errno = ENOSYS;
-    return -1;
-#endif
-}
 /* SO_PEERPIDFD (Linux 6.5, asm-generic/socket.h): a pidfd of a unix
  * socket's peer; glibc 2.36 does not name it. */
 static const int cpingate_so_peerpidfd = 77;

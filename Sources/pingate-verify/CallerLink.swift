@@ -61,6 +61,16 @@ enum CallerLink {
         }
     }
 
+    /// The run's exit status: the last answer's for a spawned run, whose
+    /// caller reads it; 0 for a socket's, whose answers carried theirs
+    /// ("end N"), so that systemd does not count a wrong PIN as a failed unit.
+    func exitStatus(for answer: HelperAnswer) -> Int32 {
+        switch self {
+        case .spawned: return answer.exitCode.rawValue
+        case .socket: return 0
+        }
+    }
+
     /// One write(2) of the whole answer: no stdio buffer, and a caller that
     /// has gone costs only this answer (SIGPIPE is ignored).
     func send(_ answer: HelperAnswer) {

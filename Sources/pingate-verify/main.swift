@@ -13,7 +13,7 @@ served.link.send(served.answer)
 // A status asked with then=verify may be followed by its verify (FollowUp.swift).
 let followUpAnswer = served.followUp?.answer(seams: testSeams)
 if let followUpAnswer { served.link.send(followUpAnswer) }
-exit((followUpAnswer ?? served.answer).exitCode.rawValue)
+exit(served.link.exitStatus(for: followUpAnswer ?? served.answer))
 
 /// argv after the program name. Read from argv itself: `CommandLine.arguments`
 /// is built by the standard library's unspecialised `map`, which costs every

@@ -827,6 +827,81 @@ test_debian_13_a_console_login_with_the_pin_is_no_first_sign_in_at_gdm_and_light
     first_signin_after_console_pin trixie
 }
 
+# --- 4c. the verifier's socket, for callers without the setgid helper ---------------
+
+# pingate-verify.socket as the package installs it: enabled and listening. A
+# locker of alice's run with NoNewPrivileges (the setgid bit then does nothing,
+# so a spawned helper cannot even read the store) asks over the socket, and a
+# verifier in its sandboxed unit counts the wrong PIN and takes the right one.
+# With the socket stopped, only the password is asked, and the module says so.
+# The runs are alice's seat sessions (PAMName=login) with NoNewPrivileges=yes,
+# the harness signing in through /etc/pam.d/i3lock (the line `pingate enable
+# i3lock` writes, before common-auth).
+nnp_signin() {
+    CT_TIMEOUT=60 ct_sh "$1" 2>&1 <<'EOF'
+systemd-run --quiet --wait --pipe --collect -p NoNewPrivileges=yes -p PAMName=login -p User=alice \
+    -p "Environment=XDG_SEAT=seat0 XDG_SESSION_TYPE=x11 XDG_SESSION_CLASS=user" \
+    /bin/sh /usr/local/bin/pingate-harness i3lock "$1" < /dev/null
+EOF
+}
+
+socket_transport() {
+    local release="$1"
+    need_deb
+    boot "$release"
+    install_deb "$release" "$DEB"
+    write_try_program
+    write_signin_program
+    local out
+    out="$(CT_TIMEOUT=60 ct_sh "$PIN" "$ALICE_PASSWORD" 2>&1 <<'EOF'
+set -e
+useradd -m -s /bin/sh alice
+printf 'alice:%s\n' "$2" | chpasswd
+printf '%s\n%s\n' "$1" "$1" | pingate enroll alice --pin --stdin > /dev/null
+printf 'auth sufficient pam_pingate.so forward_pass nonotice\n@include common-auth\n' > /etc/pam.d/i3lock
+systemctl is-enabled pingate-verify.socket
+systemctl is-active pingate-verify.socket
+stat -c '%A %U' /run/pingate-verify/socket
+EOF
+)" || fail "setting up alice on $release failed: $out"
+    assert_eq "enabled
+active
+srw-rw-rw- root" "$out" "pingate-verify.socket after apt-get install on $release"
+    local wrong right password
+    wrong="$(nnp_signin "$WRONG_PIN")"
+    echo "      wrong PIN, no_new_privs, over the socket -> $wrong" >&2
+    assert_eq 1 "$(count alice)" "alice's failures after a wrong PIN over the socket on $release"
+    right="$(nnp_signin "$PIN")"
+    echo "      right PIN, no_new_privs, over the socket -> $right" >&2
+    assert_contains "$right" "RESULT PAM_SUCCESS" "the right PIN over the socket on $release"
+    out="$(ct_sh <<'EOF'
+journalctl -q -o cat --no-pager SYSLOG_IDENTIFIER=pingate | grep -c 'verify:' || true
+systemctl stop pingate-verify.socket
+EOF
+)"
+    echo "      syslog lines of the verifier's verifications: $out" >&2
+    password="$(nnp_signin "$ALICE_PASSWORD")"
+    echo "      the password, no_new_privs, the socket stopped -> $password" >&2
+    assert_contains "$password" "INFO PIN sign-in cannot be used here now — use your password" "without the socket on $release"
+    assert_not_contains "$password" "PROMPT_ECHO_OFF PIN" "without the socket on $release"
+    # (pam_unix cannot check it here: its unix_chkpwd is setgid shadow, which
+    # no_new_privs disables too. A locker so confined needs the socket.)
+    assert_contains "$password" "PROMPT_ECHO_OFF Password:" "the password question without the socket on $release"
+    out="$(ct_sh <<'EOF'
+systemctl --failed --no-legend --plain | grep pingate-verify || true
+EOF
+)"
+    assert_eq "" "$out" "failed verifier units on $release"
+    assert_eq 0 "$(count alice)" "alice's failures (the right PIN cleared them) on $release"
+}
+
+test_debian_12_a_locker_with_no_new_privs_signs_in_over_pingate_verify_socket() {
+    socket_transport bookworm
+}
+test_debian_13_a_locker_with_no_new_privs_signs_in_over_pingate_verify_socket() {
+    socket_transport trixie
+}
+
 # --- 5. the stack reader against the release's own libpam ----------------------------
 
 # stack_reader_test.sh's corpus (it runs against the build machine's libpam,

@@ -233,8 +233,15 @@ struct Doctor {
         } else {
             add(.note, L("pam_pingate.so is used by %s/: %s", Doctor.pamDirectory, users.joined(separator: ", ")))
         }
+        // polkit 127 and later: its agent helper runs with no_new_privs and
+        // a read-only store, where only the verifier's socket can count.
         if fileStatus(Doctor.polkitSandboxUnit) != nil {
-            add(.note, L("polkit runs its agent helper in a sandboxed unit where the setgid helper cannot work; polkit prompts fall back to the password"))
+            if fileStatus(PINGATE_VERIFY_SOCKET)?.type == .socket {
+                add(.ok, L("polkit runs its agent helper sandboxed; it reaches the verifier through pingate-verify.socket (%s)", PINGATE_VERIFY_SOCKET))
+            } else {
+                add(.problem, L("polkit runs its agent helper sandboxed, where the setgid helper cannot count attempts, and pingate-verify.socket is not listening: polkit prompts ask for the password only"),
+                    fix: "systemctl enable --now pingate-verify.socket")
+            }
         }
     }
 }

@@ -48,7 +48,9 @@ public struct FileStatus: Sendable {
         case directory
         /// S_IFLNK
         case symbolicLink
-        /// Anything else: a device, a FIFO, a socket.
+        /// S_IFSOCK
+        case socket
+        /// Anything else: a device, a FIFO.
         case other
     }
 
@@ -57,6 +59,7 @@ public struct FileStatus: Sendable {
         case S_IFREG: return .regular
         case S_IFDIR: return .directory
         case S_IFLNK: return .symbolicLink
+        case S_IFSOCK: return .socket
         default: return .other
         }
     }

@@ -39,13 +39,19 @@ public struct SocketPeer: Sendable {
     }
 
     /// Whether `pid` still names the process that connected. With a pidfd:
-    /// that process runs (while it runs, nothing else can have its pid).
+    /// that process runs (while it runs, nothing else can have its pid; an
+    /// error of poll counts as ended).
     /// Without: the process running with `pid` now is the one seen when the
     /// peer was looked up, and runs as the peer's uid. (That one could still
     /// have taken the pid after the peer ended and before the lookup: the
     /// kernels without SO_PEERPIDFD leave that window.)
     public var stillConnected: Bool {
-        if let pidfd { return cpingate_pidfd_is_running(pidfd) == 0 }
+        // A pidfd polls readable once its process has exited; this needs no
+        // right to signal the peer (the verifier has no capabilities).
+        if let pidfd {
+            var exited = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
+            return poll(&exited, 1, 0) == 0
+        }
         guard let firstSeen, firstSeen.isRunning,
               let owner = try? FileStatus(following: "/proc/\(pid)") else { return false }
         return owner.owner == uid
