@@ -63,6 +63,8 @@ test_the_archives_hold_exactly_the_installed_files_with_their_modes() {
     local expected
     expected="-rw-r--r-- root/root ./etc/pingate/pingate.conf
 -rw-r--r-- root/root ./lib/systemd/system/pingate-key.service
+-rw-r--r-- root/root ./lib/systemd/system/pingate-verify.socket
+-rw-r--r-- root/root ./lib/systemd/system/pingate-verify@.service
 -rw-r--r-- root/root .$MODULE
 -rwxr-xr-x root/root ./usr/libexec/pingate/pingate-verify
 -rwxr-xr-x root/root ./usr/sbin/pingate
