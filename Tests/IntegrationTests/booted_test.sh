@@ -14,6 +14,9 @@
 #     .building-* name and renamed when complete: an interrupted build never
 #     leaves a half tree that looks cached (the next run removes it). About
 #     two minutes per release, network-bound; the trees are never written to.
+#     A test that needs more packages (sway_test.sh: sway and swaylock) adds
+#     a cached layer over the tree (`container_layer`, `container_boot
+#     --layer`), so the tree every test boots stays small.
 #   * Boot: each test boots a tree on an overlayfs mount (the cached tree as
 #     lower dir, an upper dir in a temporary directory), so every test starts
 #     from the clean tree, with `systemd-nspawn --register=no --keep-unit
@@ -32,6 +35,8 @@
 #     to the container's by a veth pair on 10.213.47.0/30 (veth_setup).
 #   * Driving: `nsenter -t <its PID 1> -a` runs each command inside, always
 #     under `timeout`; the scripts that run inside are heredocs (`ct_sh`).
+#     The package, boot and install_deb steps are booted_lib.sh's, shared
+#     with sway_test.sh.
 #     A seat session is what a display manager makes: a process started by
 #     systemd-run with PAMName=login and XDG_SEAT=seat0, XDG_SESSION_TYPE=x11.
 #   * The packages: this tree's packaging/build-deb.sh --no-build (the release
@@ -65,66 +70,7 @@ WORK="$(mktemp -d /tmp/pingate-booted.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$REPORT_DIR"
 
-# Why every test skips, when the machine cannot boot containers at all.
-SKIP_ALL=""
-if [ "$(id -u)" != 0 ]; then
-    SKIP_ALL="needs root (debootstrap, overlay mounts, systemd-nspawn)"
-else
-    for command in debootstrap systemd-nspawn nsenter; do
-        command -v "$command" > /dev/null || { SKIP_ALL="$command is not installed"; break; }
-    done
-fi
-
-BUILD_STATUS=1
-if [ -n "${PINGATE_BOOTED_DEB:-}" ]; then     # a package built elsewhere (debugging)
-    mkdir -p "$WORK/dist" && cp "$PINGATE_BOOTED_DEB" "$WORK/dist/" && BUILD_STATUS=0
-elif [ -z "$SKIP_ALL" ]; then
-    "$REPO_ROOT/packaging/build-deb.sh" --no-build --output "$WORK/dist" > "$WORK/build.out" 2>&1
-    BUILD_STATUS=$?
-fi
-DEB="$(ls "$WORK"/dist/pingate_*.deb 2>/dev/null | head -1)"
-
-need_deb() {
-    [ -z "$SKIP_ALL" ] || skip "$SKIP_ALL"
-    [ "$BUILD_STATUS" = 0 ] && [ -f "$DEB" ] || fail "build-deb.sh failed: $(cat "$WORK/build.out")"
-}
-
-# boot RELEASE [OPTION...]: boots the release's tree for this test (the
-# test's subshell stops it on exit); skips when the tree cannot be made (no
-# archive). The options are container_boot's (--upper DIR, --host-network).
-boot() {
-    local release="$1"
-    shift
-    # The container goes with the test's subshell, however it ends.
-    trap container_stop EXIT
-    trap 'exit 143' TERM INT HUP
-    if ! container_tree "$release" > "$WORK/tree-$release.out" 2>&1; then
-        # No archive is a machine's limit (skipped); anything else, such as a
-        # package name the release does not have, is a failure.
-        if grep -qE "Failed getting release file|Couldn't download|Could not resolve|Temporary failure|Connection (refused|timed out)" "$WORK/tree-$release.out"; then
-            skip "could not make the $release tree: Debian's archive ($CT_MIRROR) is not reachable: $(tail -3 "$WORK/tree-$release.out" | tr '\n' ' ')"
-        fi
-        fail "could not make the $release tree: $(cat "$WORK/tree-$release.out")"
-    fi
-    grep -h '^(built the' "$WORK/tree-$release.out" || true
-    container_boot "$release" "$@" || fail "the $release container did not boot (above)"
-}
-
-# install_deb RELEASE DEB [TRANSCRIPT [APT_OPTION...]]: apt-get install ./DEB
-# inside, unforced (the containers have no network: nothing is downloaded);
-# the transcript is kept in TRANSCRIPT.
-install_deb() {
-    local release="$1" deb="$2" transcript="${3:-$WORK/apt-$1.log}"
-    shift 2; if [ $# -gt 0 ]; then shift; fi
-    cp "$deb" "$(ct_root)/tmp/" || fail "could not copy $deb into the container"
-    local rc=0
-    CT_TIMEOUT=300 ct_sh "$(basename "$deb")" "$@" > "$transcript" 2>&1 <<'EOF' || rc=$?
-deb="$1"; shift
-cd /tmp && apt-get install -y "$@" "./$deb" < /dev/null
-EOF
-    [ "$rc" = 0 ] || fail "apt-get install ./$(basename "$deb") failed on $release (status $rc); its transcript:
-$(cat "$transcript")"
-}
+. "$(dirname "${BASH_SOURCE[0]}")/booted_lib.sh"
 
 # in_ct_stat PATH: "owner:group mode" inside the container.
 in_ct_stat() {

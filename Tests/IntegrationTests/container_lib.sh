@@ -4,7 +4,10 @@
 # driven from outside with nsenter. booted_test.sh says how it is used.
 #
 #   container_tree RELEASE        path of the cached tree (made if missing)
-#   container_boot RELEASE [--upper DIR] [--host-network]
+#   container_layer RELEASE NAME PACKAGES...
+#                                 path of a cached layer: PACKAGES installed
+#                                 over the tree, kept as an overlay upper dir
+#   container_boot RELEASE [--upper DIR] [--layer DIR] [--host-network]
 #                                 boots it; sets CT_PID (the container's PID 1)
 #   ct CMD...                     runs CMD inside (timeout'd), stdin passed on
 #                                 (CT_NET=FILE: in another network namespace)
@@ -106,6 +109,95 @@ container_tree() {
     echo "$final"
 }
 
+# --- layers: more packages over a tree ------------------------------------------
+
+# A layer is what installing PACKAGES changes in a release's tree (a desktop's
+# packages: hundreds of MB no other test needs), kept as the upper directory
+# of an overlay whose lower dir was the tree; container_boot --layer stacks it
+# over the tree again. Made once per machine in $CT_CACHE/layers/, keyed by
+# the tree's key, the package list and the code below, so a new tree or list
+# makes a new layer.
+
+# ct_layer_install ROOT RELEASE PACKAGES...: apt-get install in ROOT (the
+# overlay), run in a mount namespace of its own (unshare), so its mounts go
+# when it ends, however it ends. apt's sources, lists and downloads are in a
+# directory removed afterwards, policy-rc.d starts no daemon, and /run and
+# /tmp are tmpfs: the upper dir keeps only what the packages installed.
+ct_layer_install() {
+    local root="$1" release="$2" apt=/var/tmp/pingate-layer
+    shift 2
+    mount -t proc proc "$root/proc" && mount --bind /dev "$root/dev" &&
+        mount -t tmpfs tmpfs "$root/run" && mount -t tmpfs tmpfs "$root/tmp" || return 1
+    mkdir -p "$root$apt/lists/partial" "$root$apt/cache/archives/partial"
+    echo "deb $CT_MIRROR $release main" > "$root$apt/sources.list"
+    printf '#!/bin/sh\nexit 101\n' > "$root/usr/sbin/policy-rc.d"
+    chmod 0755 "$root/usr/sbin/policy-rc.d"
+    local options=(-o "Dir::Etc::SourceList=$apt/sources.list" -o "Dir::State::Lists=$apt/lists"
+                   -o "Dir::Cache=$apt/cache" -o APT::Sandbox::User=root)
+    local rc=0
+    chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive \
+        apt-get "${options[@]}" update || rc=$?
+    [ "$rc" != 0 ] || chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 \
+        DEBIAN_FRONTEND=noninteractive apt-get "${options[@]}" install -y --no-install-recommends "$@" < /dev/null || rc=$?
+    rm -rf "$root$apt" "$root/usr/sbin/policy-rc.d"
+    return "$rc"
+}
+
+ct_layer_key() {
+    local release="$1"
+    shift
+    { ct_tree_key "$release"; echo "$@"; declare -f ct_layer_install ct_build_layer; } |
+        sha256sum | cut -c1-12
+}
+
+ct_build_layer() {
+    local release="$1" name="$2" tree="$3" final="$4" log="$5" tmp
+    shift 5
+    tmp="$(mktemp -d "$CT_CACHE/layers/.building-$release-$name.XXXXXX")"
+    mkdir "$tmp/upper" "$tmp/work" "$tmp/root"
+    # A deadline, as for the tree: an archive that stops answering.
+    if ! CT_MIRROR="$CT_MIRROR" timeout 1200 unshare --mount --propagation private bash -c "$(declare -f ct_layer_install)"'
+            mount -t overlay overlay -o "lowerdir=$1,upperdir=$2/upper,workdir=$2/work" "$2/root" &&
+                ct_layer_install "$2/root" "${@:3}"' _ "$tree" "$tmp" "$release" "$@" > "$log" 2>&1; then
+        echo "installing $* over the $release tree failed; its log: $log" >&2
+        tail -20 "$log" >&2
+        rm -rf --one-file-system "$tmp"
+        return 1
+    fi
+    mv -T "$tmp/upper" "$final"
+    rm -rf --one-file-system "$tmp"
+}
+
+# container_layer RELEASE NAME PACKAGES...: prints the path of the layer NAME
+# of RELEASE (PACKAGES and what they depend on, without recommends), making
+# the tree and the layer first if needed; locked, built under a .building-*
+# name and renamed when complete, as container_tree does.
+container_layer() {
+    local release="$1" name="$2" tree key final log
+    shift 2
+    tree="$(container_tree "$release")" || return 1
+    key="$(ct_layer_key "$release" "$@")"
+    final="$CT_CACHE/layers/$release-$name-$key"
+    mkdir -p "$CT_CACHE/layers"
+    (
+        flock -w 1800 9 || { echo "could not lock the layer cache" >&2; exit 1; }
+        if [ ! -d "$final" ]; then
+            rm -rf --one-file-system "$CT_CACHE/layers/.building-$release-$name".* 2>/dev/null
+            log="$final.log"
+            local start
+            start=$(date +%s)
+            ct_build_layer "$release" "$name" "$tree" "$final" "$log" "$@" || exit 1
+            echo "(built the $release $name layer in $(( $(date +%s) - start )) s, $(du -sh "$final" | cut -f1): $final)" >&2
+            # Layers of an older tree, package list or code are never used again.
+            local old
+            for old in "$CT_CACHE/layers/$release-$name"-*; do
+                [ "$old" = "$final" ] || [ "$old" = "$log" ] || rm -rf --one-file-system "$old"
+            done
+        fi
+    ) 9> "$CT_CACHE/layers/.lock-$release-$name" || return 1
+    echo "$final"
+}
+
 # --- booting ---------------------------------------------------------------------
 
 CT_PID=""        # the container's systemd, as the host sees it
@@ -151,24 +243,28 @@ ct_host_cgroup_root() {
     return 1
 }
 
-# container_boot RELEASE [--upper DIR] [--host-network]: boots the cached
-# tree on a fresh overlay; returns 1 (with the reason on stderr) when it does
-# not reach a running system within its deadline.
+# container_boot RELEASE [--upper DIR] [--layer DIR] [--host-network]: boots
+# the cached tree on a fresh overlay; returns 1 (with the reason on stderr)
+# when it does not reach a running system within its deadline.
 #   --upper DIR     the overlay's upper and work directories are DIR/upper and
 #                   DIR/work (made if missing), which container_stop keeps: a
 #                   second boot with the same DIR starts from what the first
 #                   left, as a reboot does. The caller removes DIR (after
 #                   container_stop, whose unmount releases it).
+#   --layer DIR     a layer (container_layer's path) between the tree and the
+#                   upper dir: lowerdir=DIR:TREE, the layer's files over the
+#                   tree's; it is never written to.
 #   --host-network  no --private-network: the container shares the host's
 #                   network namespace, so its 127.0.0.1 is the host's (a
 #                   swtpm the test started on the host, say). Nothing inside
 #                   may then listen on a port the host uses (sshd on 2222).
 container_boot() {
-    local release="$1" tree root upper="" network=--private-network
+    local release="$1" tree root upper="" layer="" network=--private-network
     shift
     while [ $# -gt 0 ]; do
         case "$1" in
             --upper) upper="${2:?container_boot: --upper needs a directory}"; shift 2 ;;
+            --layer) layer="${2:?container_boot: --layer needs a directory}"; shift 2 ;;
             --host-network) network=""; shift ;;
             *) echo "container_boot: unknown option $1" >&2; return 1 ;;
         esac
@@ -179,7 +275,7 @@ container_boot() {
     [ -n "$upper" ] || upper="$CT_RUN"
     mkdir -p "$upper/upper" "$upper/work" "$CT_RUN/root"
     root="$CT_RUN/root"
-    mount -t overlay overlay -o "lowerdir=$tree,upperdir=$upper/upper,workdir=$upper/work" "$root" ||
+    mount -t overlay overlay -o "lowerdir=${layer:+$layer:}$tree,upperdir=$upper/upper,workdir=$upper/work" "$root" ||
         { echo "could not mount an overlay over $tree (upper dir $upper/upper)" >&2; return 1; }
     local cgroot
     cgroot="$(ct_host_cgroup_root)" || { echo "no writable cgroup hierarchy on the host" >&2; return 1; }
