@@ -148,8 +148,9 @@
  * helper waits for it (a person reading the prompt and typing a PIN). */
 #define PINGATE_FOLLOW_UP_FD 3
 #define PINGATE_FOLLOW_UP_SECONDS 120
-/* SOCKET: the line that ends an answer, with the exit status: "end N". */
-#define PINGATE_WORD_END "end"
+/* SOCKET: the line that ends an answer, with the exit status: "end N" (no
+ * answer word: it follows the answer line). */
+#define PINGATE_SOCKET_END_WORD "end"
 
 /* The first word of an answer; its exit status follows from it. */
 #define PINGATE_WORD_ENROLLED     "enrolled"

@@ -62,7 +62,7 @@ int pingate_socket_connect(bool *absent, char *why, size_t why_size)
  */
 static int take_end_line(char *reply, size_t used)
 {
-	static const char word[] = PINGATE_WORD_END " ";
+	static const char word[] = PINGATE_SOCKET_END_WORD " ";
 	char *line, *end;
 	long status;
 

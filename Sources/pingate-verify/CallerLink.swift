@@ -75,7 +75,7 @@ enum CallerLink {
     /// has gone costs only this answer (SIGPIPE is ignored).
     func send(_ answer: HelperAnswer) {
         var text = answer.line + "\n"
-        if case .socket = self { text += "\(PINGATE_WORD_END) \(answer.exitCode.rawValue)\n" }
+        if case .socket = self { text += "\(PINGATE_SOCKET_END_WORD) \(answer.exitCode.rawValue)\n" }
         try? FileDescriptor.standardOutput.writeAll(Array(text.utf8))
     }
 }

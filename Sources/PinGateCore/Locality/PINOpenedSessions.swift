@@ -31,9 +31,10 @@ public struct PINOpenedSessions: Equatable, Sendable {
     }
 
     /// The marks as a record holds them; nil when they break its rules
-    /// (more than `capacity`, a pid of 0, or marks without a boot).
+    /// (more than `capacity`, a pid of 0, marks without a boot, or marks
+    /// beside an overflow, which drops them).
     public init?(boot: BootID?, leaders: [ProcessInstance], overflowed: Bool) {
-        guard leaders.count <= Self.capacity, leaders.allSatisfy({ $0.pid > 0 }),
+        guard leaders.count <= Self.capacity, leaders.allSatisfy({ $0.pid > 0 }), !(overflowed && !leaders.isEmpty),
               boot != nil || (leaders.isEmpty && !overflowed) else { return nil }
         self.boot = boot
         self.leaders = leaders

@@ -85,12 +85,19 @@ enum RecordCodec {
     private static func decodeMarks(_ slot: [UInt8]) -> PINOpenedSessions? {
         let overflow = get(UInt8.self, at: layout.pinSessionsOverflow, in: slot)
         guard overflow <= 1 else { return nil }
+        // One way to write each state: marks from the first field on, and
+        // an unused field all zero, so a slot re-encodes to its own bytes.
         var leaders: [ProcessInstance] = []
+        var unused = false
         for fields in layout.pinSessionMarks {
-            let pid = get(UInt32.self, at: fields.pid, in: slot)
-            guard pid != 0 else { continue }
-            guard let pid = ProcessID(exactly: pid) else { return nil }
-            leaders.append(ProcessInstance(pid: pid, startTicks: get(UInt64.self, at: fields.start, in: slot)))
+            let pid = get(UInt32.self, at: fields.pid, in: slot), start = get(UInt64.self, at: fields.start, in: slot)
+            if pid == 0 {
+                guard start == 0 else { return nil }
+                unused = true
+                continue
+            }
+            guard !unused, let pid = ProcessID(exactly: pid) else { return nil }
+            leaders.append(ProcessInstance(pid: pid, startTicks: start))
         }
         return PINOpenedSessions(boot: BootID(bytes: Array(slot[layout.pinSessionsBootID.range])),
                                  leaders: leaders, overflowed: overflow == 1)
