@@ -1,7 +1,8 @@
 #!/bin/bash
 # booted_test.sh — PinGate's packages on booted Debian 12 (bookworm) and
 # Debian 13 (trixie) systems: real systemd, real logind, real sudo, sshd, su
-# and apt, driven from outside.
+# and apt, driven from outside. Debian 14 (forky, testing) too, for pkexec
+# through polkit 128's sandboxed agent helper (section 6).
 #
 # How the systems are made, cached and booted (container_lib.sh):
 #   * Tree: `debootstrap --variant=minbase --include=systemd-sysv,dbus,
@@ -1063,16 +1064,47 @@ test_debian_13_the_stack_reader_agrees_with_linux_pam_1_7_0() {
 # polkit-1); the answer is typed once the question is shown (the agent
 # flushes what was typed before). Prints what the terminal showed and
 # pkexec's status.
+#
+# write_pkexec_program agent: for polkit 127 and later, whose agent helper
+# is a socket-activated unit. There pkexec's own text agent fails after PAM
+# succeeded ("No session for cookie", polkit-org/polkit issue 686), so a
+# pkttyagent of alice's own, registered for the shell that runs pkexec,
+# asks on the same terminal (pingate-agent-pkexec), as a desktop's agent
+# would. The default question is then a prompt (a line ending in "PIN:" or
+# "Password:", not an info line that names the PIN), and a second prompt
+# after the answer ends the terminal's input at once (the one answer was
+# not taken) instead of after the 15 s deadline.
 write_pkexec_program() {
+    if [ "${1:-}" = agent ]; then
+        cat > "$(ct_root)/usr/local/bin/pingate-agent-pkexec" <<'EOF'
+dir="$(mktemp -d)"; mkfifo "$dir/registered"
+pkttyagent --process $$ --notify-fd 3 3> "$dir/registered" &
+agent=$!
+cat "$dir/registered"; rm -rf "$dir"
+pkexec /usr/bin/id -u
+status=$?
+kill "$agent"
+exit "$status"
+EOF
+    fi
     cat > "$(ct_root)/usr/local/bin/pingate-pkexec" <<'EOF'
 #!/bin/bash
+command="pkexec /usr/bin/id -u" question="PIN|[Pp]assword" one_answer=""
+if [ -e /usr/local/bin/pingate-agent-pkexec ]; then
+    command="sh /usr/local/bin/pingate-agent-pkexec" question='(PIN|[Pp]assword): ?$' one_answer=1
+fi
 dir="$(mktemp -d)"; mkfifo "$dir/in"
-( script -qfec "pkexec /usr/bin/id -u" /dev/null < "$dir/in" > "$dir/out" 2>&1; echo "status=$?" > "$dir/status" ) &
+( script -qfec "$command" /dev/null < "$dir/in" > "$dir/out" 2>&1; echo "status=$?" > "$dir/status" ) &
 exec 3> "$dir/in"
-for i in $(seq 200); do grep -qE 'PIN|[Pp]assword' "$dir/out" 2>/dev/null && break; [ -s "$dir/status" ] && break; sleep 0.1; done
+for i in $(seq 200); do grep -qE "$question" "$dir/out" 2>/dev/null && break; [ -s "$dir/status" ] && break; sleep 0.1; done
 sleep 0.5
+asked="$(tr -d '\r' < "$dir/out" | grep -cE "$question")"
 printf '%s\n' "$1" >&3
-for i in $(seq 150); do [ -s "$dir/status" ] && break; sleep 0.1; done
+for i in $(seq 150); do
+    [ -s "$dir/status" ] && break
+    [ -n "$one_answer" ] && [ "$(tr -d '\r' < "$dir/out" | grep -cE "$question")" -gt "$asked" ] && break
+    sleep 0.1
+done
 exec 3>&-
 wait
 echo "result=[$(tr -d '\r' < "$dir/out" | tr '\n' ' ')] $(cat "$dir/status" 2>/dev/null)"
@@ -1094,13 +1126,20 @@ esac
 EOF
 }
 
+# polkit RELEASE [sandboxed]: alice's PIN through pkexec from her seat
+# session, and over ssh the PIN (refused, not counted) and the password.
+# `sandboxed` is polkit 127 and later, whose agent helper is no setuid
+# program but a socket-activated unit (polkit-agent-helper@.service:
+# NoNewPrivileges, ProtectSystem=strict): the module asks
+# pingate-verify.socket from there. Then also a wrong PIN from the seat
+# (counted by the verifier), and polkit_sandboxed.
 polkit() {
-    local release="$1"
+    local release="$1" sandboxed="${2:-}"
     need_deb
     boot "$release"
     install_deb "$release" "$DEB"
     setup_users "$release"
-    write_pkexec_program
+    write_pkexec_program ${sandboxed:+agent}
     # The profile setup_users enabled would ask in common-auth: polkit-1's
     # own line is what is tested here.
     local out
@@ -1111,7 +1150,12 @@ echo "common-auth's PinGate lines: $(grep -c pam_pingate /etc/pam.d/common-auth)
 EOF
 )" || true
     echo "    $release: $(tr '\n' ' ' <<< "$out")"
-    local seat_pin ssh_pin ssh_count ssh_password running
+    local seat_pin ssh_pin ssh_count ssh_password running seat_wrong="" seat_count=""
+    if [ -n "$sandboxed" ]; then
+        seat_wrong="$(pkexec_case seat "$WRONG_PIN")"
+        seat_count="$(count alice)"
+        echo "      seat, a wrong PIN -> $seat_wrong (alice's failures: $seat_count)" >&2
+    fi
     seat_pin="$(pkexec_case seat "$PIN")"
     running="$(ct_sh <<'EOF'
 echo "polkit $(systemctl is-active polkit.service), dbus $(systemctl is-active dbus.service), $(pgrep -c polkitd) polkitd"
@@ -1138,13 +1182,96 @@ EOF
     assert_not_contains "$ssh_pin" "status=0" "pkexec with the PIN over ssh on $release"
     assert_eq 0 "$ssh_count" "failures counted for the PIN typed over ssh on $release"
     assert_contains "$ssh_password" "status=0" "pkexec with the password over ssh on $release"
+    [ -n "$sandboxed" ] || return 0
+    assert_contains "$seat_wrong" "Wrong PIN" "what pkexec showed for a wrong PIN from the seat session on $release"
+    assert_not_contains "$seat_wrong" "status=0" "pkexec with a wrong PIN from the seat session on $release"
+    assert_eq 1 "$seat_count" "failures counted for a wrong PIN typed at the seat on $release"
+    polkit_sandboxed "$release"
 }
+
+# polkit_sandboxed RELEASE: after polkit's cases, that the sign-ins went
+# through polkit's socket-activated helper and pingate-verify.socket (each
+# socket's count of connections), what doctor says, and then the socket
+# stopped: pkexec from the seat asks only for the password, which works
+# (polkit's helper runs as root: pam_unix needs no unix_chkpwd there), and
+# doctor names the fix.
+polkit_sandboxed() {
+    local release="$1" sockets doctor password out
+    sockets="$(ct_sh <<'EOF'
+for socket in polkit-agent-helper.socket pingate-verify.socket; do
+    echo "$socket $(systemctl is-active "$socket"), $(systemctl show -p NAccepted --value "$socket") connections"
+done
+EOF
+)"
+    echo "      $(tr '\n' ';' <<< "$sockets")" >&2
+    assert_contains "$sockets" "polkit-agent-helper.socket active" "polkit's agent helper socket on $release"
+    grep -qE '^pingate-verify.socket active, [1-9][0-9]* connections$' <<< "$sockets" ||
+        fail "no connection to pingate-verify.socket on $release: $sockets"
+    doctor="$(ct_sh 2>&1 <<'EOF'
+pingate doctor 2>&1 | grep -A1 'agent helper'
+EOF
+)"
+    echo "      pingate doctor: $(tr '\n' ';' <<< "$doctor")" >&2
+    assert_contains "$doctor" "ok      polkit runs its agent helper sandboxed; it reaches the verifier through pingate-verify.socket (/run/pingate-verify/socket)" \
+        "pingate doctor with polkit $(ct dpkg-query -W -f='${Version}' polkitd) on $release"
+
+    ct_sh > /dev/null <<'EOF' || fail "systemctl stop pingate-verify.socket failed on $release"
+systemctl stop pingate-verify.socket
+EOF
+    password="$(pkexec_case seat "$ALICE_PASSWORD")"
+    echo "      pingate-verify.socket stopped: seat, the password -> $password" >&2
+    assert_contains "$password" "PIN sign-in cannot be used here now — use your password" "pkexec without the socket on $release"
+    assert_not_contains "$password" "PIN or password" "pkexec's question without the socket on $release"
+    assert_contains "$password" "status=0" "pkexec with the password without the socket on $release"
+    assert_eq 0 "$(count alice)" "alice's failures without the socket on $release"
+    # Why: the module, in polkit's sandbox, fell back to the setgid helper,
+    # which could not open the store there (issue 33's error).
+    out="$(ct_sh <<'EOF'
+journalctl -q -o cat --no-pager -t polkit-agent-helper-1 | grep 'pam_pingate(polkit-1:auth)' | tail -1
+EOF
+)"
+    echo "      the module's log line: $out" >&2
+    assert_contains "$out" "Read-only file system" "the module's log line without the socket on $release"
+    doctor="$(ct_sh 2>&1 <<'EOF'
+pingate doctor 2>&1 | grep -A1 'agent helper'
+EOF
+)"
+    echo "      pingate doctor, the socket stopped: $(tr '\n' ';' <<< "$doctor")" >&2
+    case "$doctor" in
+        *"ok      polkit runs its agent helper sandboxed"*)
+            [ "$KNOWN_DOCTOR_STALE_SOCKET" = yes ] ||
+                fail "pingate doctor says polkit reaches the verifier after systemctl stop pingate-verify.socket on $release: $doctor"
+            doctor="$(ct_sh 2>&1 <<'EOF'
+rm /run/pingate-verify/socket
+pingate doctor 2>&1 | grep -A1 'agent helper'
+EOF
+)"
+            echo "      (known: doctor took the stopped socket's file for a listening socket; with the file gone, as at the next boot: $(tr '\n' ';' <<< "$doctor"))" >&2 ;;
+        *)  [ "$KNOWN_DOCTOR_STALE_SOCKET" = no ] ||
+                echo "      doctor sees the stopped socket now: set KNOWN_DOCTOR_STALE_SOCKET=no" >&2 ;;
+    esac
+    assert_contains "$doctor" "PROBLEM polkit runs its agent helper sandboxed, where the setgid helper cannot count attempts, and pingate-verify.socket is not listening" \
+        "pingate doctor without the socket on $release"
+    assert_contains "$doctor" "fix: systemctl enable --now pingate-verify.socket" "doctor's fix without the socket on $release"
+}
+# A product bug (reported, not yet fixed): `systemctl stop
+# pingate-verify.socket` leaves the socket's file in /run (the unit has no
+# RemoveOnStop=yes), nothing listens on it, and `pingate doctor`, which only
+# checks that the file is a socket, still says polkit reaches the verifier.
+# The module is not misled (its connect fails, ECONNREFUSED). While `yes`,
+# the test says so and checks doctor's problem line with the file removed.
+KNOWN_DOCTOR_STALE_SOCKET=yes
 
 test_debian_12_pkexec_takes_the_pin_at_the_seat_and_only_the_password_over_ssh() {
     polkit bookworm
 }
 test_debian_13_pkexec_takes_the_pin_at_the_seat_and_only_the_password_over_ssh() {
     polkit trixie
+}
+# Debian 14 (forky, testing): polkit 128, whose agent helper is a sandboxed
+# unit from which a spawned setgid helper cannot count (issue 33).
+test_debian_14_pkexec_takes_the_pin_at_the_seat_over_pingate_verify_socket_and_only_the_password_over_ssh() {
+    polkit forky sandboxed
 }
 
 # --- 7. pingate-key.service at a real boot ---------------------------------------------

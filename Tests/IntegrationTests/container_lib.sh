@@ -26,10 +26,21 @@ CT_PACKAGES_COMMON="systemd-sysv dbus dbus-user-session libpam-systemd login pas
 # The tpm2-tss runtime: Debian 13 renamed the libraries built with 64-bit time_t.
 CT_PACKAGES_bookworm="libtss2-esys-3.0.2-0 libtss2-tctildr0 libtss2-mu0 libtss2-rc0 libtss2-tcti-device0"
 CT_PACKAGES_trixie="libtss2-esys-3.0.2-0t64 libtss2-tctildr0t64 libtss2-mu-4.0.1-0t64 libtss2-rc0t64 libtss2-tcti-device0t64"
+# Debian 14 (forky, testing): trixie's tpm2-tss names; no libsodium23 (only
+# libsodium26, which nothing here needs: the package links libsodium's
+# archive). Bookworm's debootstrap has no forky script: sid's makes it.
+CT_PACKAGES_forky="libtss2-esys-3.0.2-0t64 libtss2-tctildr0t64 libtss2-mu-4.0.1-0t64 libtss2-rc0t64 libtss2-tcti-device0t64"
+CT_WITHOUT_forky="libsodium23"
+CT_SCRIPT_forky=/usr/share/debootstrap/scripts/sid
 
+# ct_packages RELEASE: the common list and the release's own, less what the
+# release lacks (CT_WITHOUT_<release>).
 ct_packages() {
-    local extra="CT_PACKAGES_$1"
-    echo $CT_PACKAGES_COMMON ${!extra}
+    local extra="CT_PACKAGES_$1" without="CT_WITHOUT_$1" package out=()
+    for package in $CT_PACKAGES_COMMON ${!extra}; do
+        [[ " ${!without:-} " == *" $package "* ]] || out+=("$package")
+    done
+    echo "${out[@]}"
 }
 
 # ct_configure_tree DIR: what the tree gets after debootstrap (part of the
@@ -61,17 +72,19 @@ ct_configure_tree() {
 # The cache key: the release, the package list and the code that builds it.
 ct_tree_key() {
     local release="$1"
-    { echo "$release"; ct_packages "$release"; declare -f ct_configure_tree ct_build_tree; } |
+    local script="CT_SCRIPT_$release"
+    { echo "$release"; ct_packages "$release"; declare -f ct_configure_tree ct_build_tree
+      [ -z "${!script:-}" ] || echo "script ${!script}"; } |
         sha256sum | cut -c1-12
 }
 
 ct_build_tree() {
-    local release="$1" final="$2" log="$3" tmp
+    local release="$1" final="$2" log="$3" tmp script="CT_SCRIPT_$1"
     mkdir -p "$CT_CACHE/trees"
     tmp="$(mktemp -d "$CT_CACHE/trees/.building-$release.XXXXXX")"
     # A deadline: an archive that stops answering must not hang the suite.
     if ! timeout 1200 debootstrap --variant=minbase --include="$(ct_packages "$release" | tr ' ' ',')" \
-            "$release" "$tmp" "$CT_MIRROR" > "$log" 2>&1; then
+            "$release" "$tmp" "$CT_MIRROR" ${!script:-} > "$log" 2>&1; then
         echo "debootstrap $release failed; its log: $log" >&2
         tail -20 "$log" >&2
         rm -rf --one-file-system "$tmp"
