@@ -154,6 +154,20 @@ struct PAMServiceSwitchTests {
         #expect(Self.text(root, "/etc/pam.d/swaylock") == "auth include login\n")
     }
 
+    @Test("xfce4-screensaver on Debian 13's stack gets MATE's one-field line before the include; pam_gnome_keyring stays after it")
+    func xfceScreensaver() throws {
+        let root = try Self.root()
+        try root.stack("xfce4-screensaver", "auth include common-auth", "auth optional pam_gnome_keyring.so")
+        let switcher = PAMServiceSwitcher(root: root.path)
+        let change = try switcher.enabling("xfce4-screensaver", force: false)
+        let line = "auth       [success=done new_authtok_reqd=done auth_err=die default=ignore] pam_pingate.so retries=2 again_or_password"
+        #expect(change.outcome == .enabled && change.warnings.isEmpty && change.line == line)
+        #expect(PAMClient.forService("xfce4-screensaver").enableLine == PAMClient.forService("mate-screensaver").enableLine)
+        try Self.apply(change, switcher)
+        #expect(Self.text(root, "/etc/pam.d/xfce4-screensaver")
+                == "\(PAMEnableText.marker)\n\(line)\nauth include common-auth\nauth optional pam_gnome_keyring.so\n")
+    }
+
     @Test("a one-field screen's bracketed control is found and removed as one word")
     func bracketedControl() {
         let line = PAMClient.forService("mate-screensaver").enableLine

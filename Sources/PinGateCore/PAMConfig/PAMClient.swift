@@ -65,10 +65,10 @@ public struct PAMClient: Equatable, Sendable {
     ///   a password as PAM_AUTHTOK for the stack's own pam_unix.
     /// - i3lock, swaylock and hyprlock show no informational line: `nonotice`
     ///   keeps the failed-attempt notice for a sign-in that shows it.
-    /// - KDE's, MATE's, Cinnamon's and GNOME's lock screens keep one field
-    ///   for every question (GNOME shows the question only as the field's
-    ///   hint, Cinnamon as its placeholder, KDE not at all), so whatever is
-    ///   asked, a person types the PIN. The PIN may never reach pam_unix, so
+    /// - KDE's, MATE's, Xfce's (xfce4-screensaver), Cinnamon's and GNOME's
+    ///   lock screens keep one field for every question (GNOME shows the
+    ///   question only as the field's hint, Cinnamon as its placeholder, KDE
+    ///   not at all), so whatever is asked, a person types the PIN. The PIN may never reach pam_unix, so
     ///   pam_unix must never ask while a PIN is offered: `again_or_password`
     ///   asks "PIN or password" and takes the password at PinGate's own
     ///   questions (it is handed on as PAM_AUTHTOK and pam_unix takes it
@@ -78,11 +78,13 @@ public struct PAMClient: Equatable, Sendable {
     ///   went on to pam_unix, which asked "Password" — and the right PIN
     ///   typed there was a wrong password, counted by pam_faillock where it
     ///   runs. Each of these programs then says the try failed and asks
-    ///   afresh (mate_test.sh, cinnamon_test.sh, gnome_test.sh: two wrong
-    ///   PINs, then the right one; kde_test.sh).
-    /// - How many PINs one try takes is what each shows best. MATE and GNOME
-    ///   show "Wrong PIN — N attempts left" next to the question, so
-    ///   `retries=2` asks "PIN or password" after a wrong PIN in the same try;
+    ///   afresh (mate_test.sh, xfce_test.sh, cinnamon_test.sh, gnome_test.sh:
+    ///   two wrong PINs, then the right one; kde_test.sh).
+    /// - How many PINs one try takes is what each shows best. MATE, GNOME and
+    ///   xfce4-screensaver (a fork of MATE's; its dialog shows the question
+    ///   and PAM's info line together under the field, and hides only
+    ///   pam_unix's "Password: ") show "Wrong PIN — N attempts left" next to
+    ///   the question, so `retries=2` asks "PIN or password" after a wrong PIN in the same try;
     ///   the second wrong PIN ends it. KDE's greeter clears its field only
     ///   when a try fails (a second question would find the wrong PIN's dots
     ///   still there), and Cinnamon clears every info line as soon as its
@@ -93,8 +95,8 @@ public struct PAMClient: Equatable, Sendable {
     /// - KDE's field never shows the question: `announce` puts "Type your PIN,
     ///   or your password" above it.
     /// - The notice of failed attempts is said before the question (an info
-    ///   line): MATE, KDE and GNOME show it above or below their field before
-    ///   the person types. i3lock, swaylock and hyprlock show nothing before
+    ///   line): MATE, Xfce's, KDE and GNOME show it above or below their
+    ///   field before the person types. i3lock, swaylock and hyprlock show nothing before
     ///   their field, and Cinnamon puts its own "Incorrect password" where
     ///   the line would be (screenshot: cinnamon_test.sh): they have
     ///   `nonotice`, and the notice waits, unspent, for a sign-in that shows it.
@@ -114,6 +116,9 @@ public struct PAMClient: Equatable, Sendable {
         PAMClient(service: "cinnamon-screensaver", name: "Cinnamon lock screen", programs: ["/usr/bin/cinnamon-screensaver"],
                   control: wrongPINEndsTheTry, moduleOptions: ["again_or_password", "nonotice"]),
         PAMClient(service: "mate-screensaver", name: "MATE lock screen", programs: ["/usr/bin/mate-screensaver"],
+                  control: wrongPINEndsTheTry, moduleOptions: ["retries=2", "again_or_password"]),
+        PAMClient(service: "xfce4-screensaver", name: "Xfce lock screen (xfce4-screensaver)",
+                  programs: ["/usr/bin/xfce4-screensaver"],
                   control: wrongPINEndsTheTry, moduleOptions: ["retries=2", "again_or_password"]),
         PAMClient(service: "i3lock", name: "i3lock", programs: ["/usr/bin/i3lock"], moduleOptions: ["nonotice"]),
         PAMClient(service: "swaylock", name: "swaylock", programs: ["/usr/bin/swaylock"],
