@@ -1,12 +1,15 @@
 # booted_lib.sh — what the tests on booted containers share (booted_test.sh,
-# sway_test.sh): the package under test, a release booted for one test, a
-# layer of more packages over its tree, apt-get install of a package inside;
-# alice and bob with passwords, PINs, the Debian profile and sshd
-# (setup_users, with the programs that try sudo and su inside, and alice's
-# failure count: moved from booted_test.sh).
+# sway_test.sh, sudo_rs_test.sh, run0_test.sh): the package under test, a
+# release booted for one test, a layer of more packages over its tree,
+# apt-get install of a package inside; alice and bob with passwords, PINs,
+# the Debian profile and sshd (setup_users, with the programs that try sudo
+# and su inside, and alice's failure count: moved from booted_test.sh); a
+# command on a terminal from alice's seat session or over ssh, typed into by
+# pty_drive.py on the host (write_tty_program, tty_run, seen, try_tty), and
+# stop_user_managers, with which a test ends its container quickly.
 # Sourced after lib.sh and container_lib.sh, with REPO_ROOT and WORK (the
 # test file's scratch directory) set; setup_users also wants PIN, BOB_PIN,
-# ALICE_PASSWORD and BOB_PASSWORD.
+# ALICE_PASSWORD and BOB_PASSWORD, try_tty REPORT (a file).
 #
 #   PINGATE_BOOTED_DEB=PATH   test this pingate_*.deb instead of building one
 #                             from the tree with build-deb.sh --no-build
@@ -181,3 +184,90 @@ sh /usr/local/bin/pingate-case count "$1"
 EOF
 }
 
+# --- a terminal, as a person has one --------------------------------------------------
+
+# write_tty_program: pingate-tty CONTEXT COMMAND...: COMMAND on a terminal of
+# its own, as alice: from a seat session of its own (systemd-run --pty with
+# PAMName=login and XDG_SEAT=seat0, as a display manager's session; its tty
+# is a pseudo-terminal that systemd-run relays), or over ssh -tt to
+# 127.0.0.1:2222 (a remote logind session). Run as `sh FILE` by tty_run.
+# In the seat session COMMAND's terminal stays open 0.3 s after it ends:
+# systemd-run --pty sometimes ended without relaying the last lines written
+# (seen once in about ten runs: a failed run0 without its "==== AUTHENTICATION
+# FAILED ====" and "Access denied").
+write_tty_program() {
+    cat > "$(ct_root)/usr/local/bin/pingate-tty" <<'EOF'
+context="$1"; shift
+case "$context" in
+    seat) exec systemd-run --quiet --pty --wait --collect -p PAMName=login -p User=alice \
+              -p "Environment=XDG_SEAT=seat0 XDG_SESSION_TYPE=x11 XDG_SESSION_CLASS=user" \
+              /bin/sh -c '"$@"; status=$?; sleep 0.3; exit $status' sh "$@" ;;
+    ssh)  exec ssh -tt -p 2222 -i /root/alice_key -o BatchMode=yes -o StrictHostKeyChecking=no \
+              -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR alice@127.0.0.1 "$@" ;;
+esac
+echo "pingate-tty: unknown context $context" >&2; exit 2
+EOF
+}
+
+# tty_run CONTEXT STEP... -- COMMAND...: pingate-tty CONTEXT COMMAND inside,
+# on a pseudo-terminal of pty_drive.py's on the host, which takes the steps
+# (expect:TEXT, send:TEXT, ...); prints the raw transcript and a last line
+# "status=N" (COMMAND's status; 99 if an expect timed out).
+tty_run() {
+    local context="$1" steps=() rc=0
+    shift
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do steps+=("$1"); shift; done
+    shift
+    timeout -k 5 120 python3 "$REPO_ROOT/Tests/IntegrationTests/pty_drive.py" "${steps[@]}" -- \
+        nsenter -t "$CT_PID" -a env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+        HOME=/root LANG=C.UTF-8 TERM=xterm sh /usr/local/bin/pingate-tty "$context" "$@" 2>&1 || rc=$?
+    echo
+    echo "status=$rc"
+}
+
+# seen: what a person saw, from a transcript on stdin: terminal control
+# sequences (colours, the window title systemd-run sets) and carriage
+# returns gone, trailing blanks cut, empty lines dropped; the clock time of
+# a notice of failed attempts ("at 14:02") becomes HH:MM, a transient
+# unit's numbers (run-p123-i456.service) N.
+seen() {
+    perl -pe 's/\e\][^\a\e]*(?:\a|\e\\)//g; s/\e\[[0-9;:?]*[ -\/]*[@-~]//g; s/\r//g; s/[ \t]+$//;
+              s/\bat \d\d:\d\d\b/at HH:MM/g; s/\brun-p\d+-i\d+\.service/run-pN-iN.service/g; $_ = "" if /^$/'
+}
+
+# unseen: alice's failed attempts not yet told (pingate status --json).
+unseen() {
+    ct_sh <<'EOF'
+pingate status alice --json | sed -nE 's/.*"unseen_failures": *([0-9]+).*/\1/p'
+EOF
+}
+
+# try_tty NAME CONTEXT STEP... -- COMMAND...: one tty_run, what the person
+# saw appended to $REPORT under NAME and shown on stderr; prints it.
+try_tty() {
+    local name="$1" context="$2" raw shown all
+    shift 2
+    all="$*"
+    raw="$(tty_run "$context" "$@")"
+    shown="$(seen <<< "$raw")"
+    printf '== %s (%s): %s\n%s\n\n' "$name" "$context" "${all##*-- }" "$shown" >> "${REPORT:-/dev/null}"
+    echo "      $name ($context):" >&2
+    sed 's/^/        | /' <<< "$shown" >&2
+    printf '%s\n' "$shown"
+}
+
+# stop_user_managers: stops every user manager inside; status 1 if they are
+# not gone within 5 s. Now and then a poweroff after these tests' sessions
+# waited past container_stop's 20 s on alice's user@1000.service stop job
+# (once in three runs, and more often with the machine busy): systemd inside
+# left it "deactivating (final-sigkill)" with none of its processes left, as
+# if it never learnt that the unit's cgroup was empty. Stopped first, it
+# takes ~50 ms and the poweroff ~0.2 s; when it hangs, the container (a
+# throwaway overlay) is better killed at once than after 20 s. For a
+# test's exit trap:
+#   trap 'stop_user_managers && container_stop || ct_cleanup' EXIT
+stop_user_managers() {
+    CT_TIMEOUT=20 ct_sh > /dev/null 2>&1 <<'EOF'
+timeout 5 systemctl stop 'user@*.service'
+EOF
+}
