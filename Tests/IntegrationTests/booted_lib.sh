@@ -155,14 +155,16 @@ EOF
 }
 
 # setup_users RELEASE: with pingate installed, the users, PINs, profile and sshd.
+# ALICE_UID and BOB_UID, when set, are their uids (useradd's next free one
+# otherwise: 1000 and 1001).
 setup_users() {
     local release="$1"
     write_try_program
     local out
-    out="$(CT_TIMEOUT=120 ct_sh "$PIN" "$BOB_PIN" "$ALICE_PASSWORD" "$BOB_PASSWORD" 2>&1 <<'EOF'
+    out="$(CT_TIMEOUT=120 ct_sh "$PIN" "$BOB_PIN" "$ALICE_PASSWORD" "$BOB_PASSWORD" "${ALICE_UID:-}" "${BOB_UID:-}" 2>&1 <<'EOF'
 set -e
-useradd -m -s /bin/sh alice
-useradd -m -s /bin/sh bob
+useradd -m -s /bin/sh ${5:+-u "$5"} alice
+useradd -m -s /bin/sh ${6:+-u "$6"} bob
 printf 'alice:%s\nbob:%s\n' "$3" "$4" | chpasswd
 usermod -aG sudo alice
 pam-auth-update --enable pingate < /dev/null
@@ -191,17 +193,19 @@ EOF
 # PAMName=login and XDG_SEAT=seat0, as a display manager's session; its tty
 # is a pseudo-terminal that systemd-run relays), or over ssh -tt to
 # 127.0.0.1:2222 (a remote logind session). Run as `sh FILE` by tty_run.
-# In the seat session COMMAND's terminal stays open 0.3 s after it ends:
-# systemd-run --pty sometimes ended without relaying the last lines written
-# (seen once in about ten runs: a failed run0 without its "==== AUTHENTICATION
-# FAILED ====" and "Access denied").
+# In the seat session a shell runs COMMAND, then writes "status=N" (its exit
+# status) on the terminal and keeps it open 0.3 s: systemd-run --pty
+# sometimes ended without relaying the last lines written (seen once in
+# about ten runs: a failed run0 without its "==== AUTHENTICATION FAILED ===="
+# and "Access denied"), and now and then exited 255 (the unit's result
+# "signal") after COMMAND had succeeded and its output had come.
 write_tty_program() {
     cat > "$(ct_root)/usr/local/bin/pingate-tty" <<'EOF'
 context="$1"; shift
 case "$context" in
     seat) exec systemd-run --quiet --pty --wait --collect -p PAMName=login -p User=alice \
               -p "Environment=XDG_SEAT=seat0 XDG_SESSION_TYPE=x11 XDG_SESSION_CLASS=user" \
-              /bin/sh -c '"$@"; status=$?; sleep 0.3; exit $status' sh "$@" ;;
+              /bin/sh -c '"$@"; status=$?; echo "status=$status"; sleep 0.3; exit $status' sh "$@" ;;
     ssh)  exec ssh -tt -p 2222 -i /root/alice_key -o BatchMode=yes -o StrictHostKeyChecking=no \
               -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR alice@127.0.0.1 "$@" ;;
 esac
@@ -211,8 +215,10 @@ EOF
 
 # tty_run CONTEXT STEP... -- COMMAND...: pingate-tty CONTEXT COMMAND inside,
 # on a pseudo-terminal of pty_drive.py's on the host, which takes the steps
-# (expect:TEXT, send:TEXT, ...); prints the raw transcript and a last line
-# "status=N" (COMMAND's status; 99 if an expect timed out).
+# (expect:TEXT, send:TEXT, ...); prints the raw transcript, which ends in a
+# line "status=N": COMMAND's status (in the seat session the shell around
+# it writes that line, and systemd-run's own status is not shown unless
+# the run did not end: 99, an expect timed out; 124 or 137, the deadline).
 tty_run() {
     local context="$1" steps=() rc=0
     shift
@@ -222,7 +228,9 @@ tty_run() {
         nsenter -t "$CT_PID" -a env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
         HOME=/root LANG=C.UTF-8 TERM=xterm sh /usr/local/bin/pingate-tty "$context" "$@" 2>&1 || rc=$?
     echo
-    echo "status=$rc"
+    if [ "$context" != seat ] || [ "$rc" = 99 ] || [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+        echo "status=$rc"
+    fi
 }
 
 # seen: what a person saw, from a transcript on stdin: terminal control
@@ -253,6 +261,11 @@ try_tty() {
     printf '== %s (%s): %s\n%s\n\n' "$name" "$context" "${all##*-- }" "$shown" >> "${REPORT:-/dev/null}"
     echo "      $name ($context):" >&2
     sed 's/^/        | /' <<< "$shown" >&2
+    case "$shown" in *"status=99"*|*"closed by remote host"*)   # what went on inside
+        CT_TIMEOUT=20 ct_sh 2>&1 <<'EOF' | tee -a "${REPORT:-/dev/null}" | sed 's/^/        journal: /' >&2
+journalctl -b -q -o short-precise --no-pager -n 30
+EOF
+    esac
     printf '%s\n' "$shown"
 }
 
