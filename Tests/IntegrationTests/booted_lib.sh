@@ -1,8 +1,15 @@
 # booted_lib.sh — what the tests on booted containers share (booted_test.sh,
-# sway_test.sh): the package under test, a release booted for one test, a
-# layer of more packages over its tree, apt-get install of a package inside.
+# sway_test.sh, sudo_rs_test.sh, run0_test.sh): the package under test, a
+# release booted for one test, a layer of more packages over its tree,
+# apt-get install of a package inside; alice and bob with passwords, PINs,
+# the Debian profile and sshd (setup_users, with the programs that try sudo
+# and su inside, and alice's failure count: moved from booted_test.sh); a
+# command on a terminal from alice's seat session or over ssh, typed into by
+# pty_drive.py on the host (write_tty_program, tty_run, seen, try_tty), and
+# stop_user_managers, with which a test ends its container quickly.
 # Sourced after lib.sh and container_lib.sh, with REPO_ROOT and WORK (the
-# test file's scratch directory) set.
+# test file's scratch directory) set; setup_users also wants PIN, BOB_PIN,
+# ALICE_PASSWORD and BOB_PASSWORD, try_tty REPORT (a file).
 #
 #   PINGATE_BOOTED_DEB=PATH   test this pingate_*.deb instead of building one
 #                             from the tree with build-deb.sh --no-build
@@ -81,4 +88,199 @@ cd /tmp && apt-get install -y "$@" "./$deb" < /dev/null
 EOF
     [ "$rc" = 0 ] || fail "apt-get install ./$(basename "$deb") failed on $release (status $rc); its transcript:
 $(cat "$transcript")"
+}
+
+# --- alice and bob, and the programs that try sudo and su (from booted_test.sh) ----
+
+# The program each case runs as alice (or through ssh): sudo -S -k id -u, or
+# su bob -c 'id -u', answered with $2 on stdin; prints what it answered and
+# the prompts it showed.
+write_try_program() {
+    cat > "$(ct_root)/usr/local/bin/pingate-try" <<'EOF'
+#!/bin/sh
+err="$(mktemp)"
+case "$1" in
+    sudo)   out="$(printf '%s\n' "$2" | timeout 30 sudo -S -k id -u 2> "$err")" ;;
+    su-bob) out="$(printf '%s\n' "$2" | timeout 30 su bob -c 'id -u' 2> "$err")" ;;
+esac
+echo "result=[$out] prompts=[$(tr '\n' ' ' < "$err")]"
+rm -f "$err"
+EOF
+    chmod 0755 "$(ct_root)/usr/local/bin/pingate-try"
+    # The contexts, run inside as root: pingate-case CONTEXT WHAT ANSWER.
+    cat > "$(ct_root)/usr/local/bin/pingate-case" <<'EOF'
+set -u
+context="$1"; shift
+alice_uid="$(id -u alice)"
+seat_env="Environment=XDG_SEAT=seat0 XDG_SESSION_TYPE=x11 XDG_SESSION_CLASS=user"
+case "$context" in
+    seat)       # a seat session of its own, as a display manager makes it
+        systemd-run --quiet --wait --pipe --collect -p PAMName=login -p User=alice -p "$seat_env" \
+            /usr/local/bin/pingate-try "$@" < /dev/null ;;
+    user-manager)   # a job of alice's systemd --user
+        runuser -u alice -- env XDG_RUNTIME_DIR="/run/user/$alice_uid" \
+            DBUS_SESSION_BUS_ADDRESS="unix:path=/run/user/$alice_uid/bus" \
+            systemd-run --user --quiet --wait --pipe --collect /usr/local/bin/pingate-try "$@" < /dev/null ;;
+    ssh)
+        ssh -p 2222 -i /root/alice_key -o BatchMode=yes -o StrictHostKeyChecking=no \
+            -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR alice@127.0.0.1 /usr/local/bin/pingate-try "$@" < /dev/null ;;
+    ssh-veth)   # run in the test's own network namespace (veth_setup): over the veth
+        ssh -p 2222 -i /root/alice_key -o BatchMode=yes -o StrictHostKeyChecking=no -o ConnectTimeout=10 \
+            -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR alice@10.213.47.2 /usr/local/bin/pingate-try "$@" < /dev/null ;;
+    cron)       # cron's PAM service, no seat
+        systemd-run --quiet --wait --pipe --collect -p PAMName=cron -p User=alice \
+            /usr/local/bin/pingate-try "$@" < /dev/null ;;
+    seat-start) # a seat session that stays, until seat-stop
+        systemd-run --quiet --unit=pingate-alice-seat -p PAMName=login -p User=alice -p "$seat_env" \
+            sleep 900 < /dev/null
+        for i in $(seq 100); do
+            session="$(loginctl show-user alice -p Display --value 2>/dev/null)"
+            [ -n "$session" ] && [ "$(loginctl show-session "$session" -p Active --value)" = yes ] && exit 0
+            sleep 0.1
+        done
+        echo "alice's seat session did not become active"; loginctl; exit 1 ;;
+    seat-stop)
+        systemctl stop pingate-alice-seat.service
+        for i in $(seq 100); do
+            [ -z "$(loginctl show-user alice -p Display --value 2>/dev/null)" ] && exit 0
+            sleep 0.1
+        done
+        echo "alice's seat session did not end"; loginctl; exit 1 ;;
+    count)
+        pingate status "$1" --json | sed -nE 's/.*"failures": *([0-9]+).*/\1/p' ;;
+    sessions)
+        loginctl list-sessions --no-legend ;;
+esac
+EOF
+}
+
+# setup_users RELEASE: with pingate installed, the users, PINs, profile and sshd.
+# ALICE_UID and BOB_UID, when set, are their uids (useradd's next free one
+# otherwise: 1000 and 1001).
+setup_users() {
+    local release="$1"
+    write_try_program
+    local out
+    out="$(CT_TIMEOUT=120 ct_sh "$PIN" "$BOB_PIN" "$ALICE_PASSWORD" "$BOB_PASSWORD" "${ALICE_UID:-}" "${BOB_UID:-}" 2>&1 <<'EOF'
+set -e
+useradd -m -s /bin/sh ${5:+-u "$5"} alice
+useradd -m -s /bin/sh ${6:+-u "$6"} bob
+printf 'alice:%s\nbob:%s\n' "$3" "$4" | chpasswd
+usermod -aG sudo alice
+pam-auth-update --enable pingate < /dev/null
+printf '%s\n%s\n' "$1" "$1" | pingate enroll alice --pin --stdin > /dev/null
+printf '%s\n%s\n' "$2" "$2" | pingate enroll bob --pin --stdin > /dev/null
+ssh-keygen -q -t ed25519 -N '' -f /root/alice_key
+install -d -o alice -g alice -m 0700 /home/alice/.ssh
+install -o alice -g alice -m 0600 /root/alice_key.pub /home/alice/.ssh/authorized_keys
+systemctl unmask ssh.service > /dev/null 2>&1
+systemctl start ssh.service
+echo setup done
+EOF
+)" || fail "setting up alice, bob and sshd on $release failed: $out"
+    assert_contains "$out" "setup done" "setup on $release"
+}
+count() {
+    ct_sh "$1" <<'EOF'
+sh /usr/local/bin/pingate-case count "$1"
+EOF
+}
+
+# --- a terminal, as a person has one --------------------------------------------------
+
+# write_tty_program: pingate-tty CONTEXT COMMAND...: COMMAND on a terminal of
+# its own, as alice: from a seat session of its own (systemd-run --pty with
+# PAMName=login and XDG_SEAT=seat0, as a display manager's session; its tty
+# is a pseudo-terminal that systemd-run relays), or over ssh -tt to
+# 127.0.0.1:2222 (a remote logind session). Run as `sh FILE` by tty_run.
+# In the seat session a shell runs COMMAND, then writes "status=N" (its exit
+# status) on the terminal and keeps it open 0.3 s: systemd-run --pty
+# sometimes ended without relaying the last lines written (seen once in
+# about ten runs: a failed run0 without its "==== AUTHENTICATION FAILED ===="
+# and "Access denied"), and now and then exited 255 (the unit's result
+# "signal") after COMMAND had succeeded and its output had come.
+write_tty_program() {
+    cat > "$(ct_root)/usr/local/bin/pingate-tty" <<'EOF'
+context="$1"; shift
+case "$context" in
+    seat) exec systemd-run --quiet --pty --wait --collect -p PAMName=login -p User=alice \
+              -p "Environment=XDG_SEAT=seat0 XDG_SESSION_TYPE=x11 XDG_SESSION_CLASS=user" \
+              /bin/sh -c '"$@"; status=$?; echo "status=$status"; sleep 0.3; exit $status' sh "$@" ;;
+    ssh)  exec ssh -tt -p 2222 -i /root/alice_key -o BatchMode=yes -o StrictHostKeyChecking=no \
+              -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR alice@127.0.0.1 "$@" ;;
+esac
+echo "pingate-tty: unknown context $context" >&2; exit 2
+EOF
+}
+
+# tty_run CONTEXT STEP... -- COMMAND...: pingate-tty CONTEXT COMMAND inside,
+# on a pseudo-terminal of pty_drive.py's on the host, which takes the steps
+# (expect:TEXT, send:TEXT, ...); prints the raw transcript, which ends in a
+# line "status=N": COMMAND's status (in the seat session the shell around
+# it writes that line, and systemd-run's own status is not shown unless
+# the run did not end: 99, an expect timed out; 124 or 137, the deadline).
+tty_run() {
+    local context="$1" steps=() rc=0
+    shift
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do steps+=("$1"); shift; done
+    shift
+    timeout -k 5 120 python3 "$REPO_ROOT/Tests/IntegrationTests/pty_drive.py" "${steps[@]}" -- \
+        nsenter -t "$CT_PID" -a env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+        HOME=/root LANG=C.UTF-8 TERM=xterm sh /usr/local/bin/pingate-tty "$context" "$@" 2>&1 || rc=$?
+    echo
+    if [ "$context" != seat ] || [ "$rc" = 99 ] || [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+        echo "status=$rc"
+    fi
+}
+
+# seen: what a person saw, from a transcript on stdin: terminal control
+# sequences (colours, the window title systemd-run sets) and carriage
+# returns gone, trailing blanks cut, empty lines dropped; the clock time of
+# a notice of failed attempts ("at 14:02") becomes HH:MM, a transient
+# unit's numbers (run-p123-i456.service) N.
+seen() {
+    perl -pe 's/\e\][^\a\e]*(?:\a|\e\\)//g; s/\e\[[0-9;:?]*[ -\/]*[@-~]//g; s/\r//g; s/[ \t]+$//;
+              s/\bat \d\d:\d\d\b/at HH:MM/g; s/\brun-p\d+-i\d+\.service/run-pN-iN.service/g; $_ = "" if /^$/'
+}
+
+# unseen: alice's failed attempts not yet told (pingate status --json).
+unseen() {
+    ct_sh <<'EOF'
+pingate status alice --json | sed -nE 's/.*"unseen_failures": *([0-9]+).*/\1/p'
+EOF
+}
+
+# try_tty NAME CONTEXT STEP... -- COMMAND...: one tty_run, what the person
+# saw appended to $REPORT under NAME and shown on stderr; prints it.
+try_tty() {
+    local name="$1" context="$2" raw shown all
+    shift 2
+    all="$*"
+    raw="$(tty_run "$context" "$@")"
+    shown="$(seen <<< "$raw")"
+    printf '== %s (%s): %s\n%s\n\n' "$name" "$context" "${all##*-- }" "$shown" >> "${REPORT:-/dev/null}"
+    echo "      $name ($context):" >&2
+    sed 's/^/        | /' <<< "$shown" >&2
+    case "$shown" in *"status=99"*|*"closed by remote host"*)   # what went on inside
+        CT_TIMEOUT=20 ct_sh 2>&1 <<'EOF' | tee -a "${REPORT:-/dev/null}" | sed 's/^/        journal: /' >&2
+journalctl -b -q -o short-precise --no-pager -n 30
+EOF
+    esac
+    printf '%s\n' "$shown"
+}
+
+# stop_user_managers: stops every user manager inside; status 1 if they are
+# not gone within 5 s. Now and then a poweroff after these tests' sessions
+# waited past container_stop's 20 s on alice's user@1000.service stop job
+# (once in three runs, and more often with the machine busy): systemd inside
+# left it "deactivating (final-sigkill)" with none of its processes left, as
+# if it never learnt that the unit's cgroup was empty. Stopped first, it
+# takes ~50 ms and the poweroff ~0.2 s; when it hangs, the container (a
+# throwaway overlay) is better killed at once than after 20 s. For a
+# test's exit trap:
+#   trap 'stop_user_managers && container_stop || ct_cleanup' EXIT
+stop_user_managers() {
+    CT_TIMEOUT=20 ct_sh > /dev/null 2>&1 <<'EOF'
+timeout 5 systemctl stop 'user@*.service'
+EOF
 }

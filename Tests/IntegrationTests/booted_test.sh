@@ -125,68 +125,7 @@ test_debian_13_apt_installs_the_package_unforced_with_its_modes_and_purge_leaves
 }
 
 # --- 2. who may spend a PIN, through real logind -------------------------------------
-
-# The program each case runs as alice (or through ssh): sudo -S -k id -u, or
-# su bob -c 'id -u', answered with $2 on stdin; prints what it answered and
-# the prompts it showed.
-write_try_program() {
-    cat > "$(ct_root)/usr/local/bin/pingate-try" <<'EOF'
-#!/bin/sh
-err="$(mktemp)"
-case "$1" in
-    sudo)   out="$(printf '%s\n' "$2" | timeout 30 sudo -S -k id -u 2> "$err")" ;;
-    su-bob) out="$(printf '%s\n' "$2" | timeout 30 su bob -c 'id -u' 2> "$err")" ;;
-esac
-echo "result=[$out] prompts=[$(tr '\n' ' ' < "$err")]"
-rm -f "$err"
-EOF
-    chmod 0755 "$(ct_root)/usr/local/bin/pingate-try"
-    # The contexts, run inside as root: pingate-case CONTEXT WHAT ANSWER.
-    cat > "$(ct_root)/usr/local/bin/pingate-case" <<'EOF'
-set -u
-context="$1"; shift
-alice_uid="$(id -u alice)"
-seat_env="Environment=XDG_SEAT=seat0 XDG_SESSION_TYPE=x11 XDG_SESSION_CLASS=user"
-case "$context" in
-    seat)       # a seat session of its own, as a display manager makes it
-        systemd-run --quiet --wait --pipe --collect -p PAMName=login -p User=alice -p "$seat_env" \
-            /usr/local/bin/pingate-try "$@" < /dev/null ;;
-    user-manager)   # a job of alice's systemd --user
-        runuser -u alice -- env XDG_RUNTIME_DIR="/run/user/$alice_uid" \
-            DBUS_SESSION_BUS_ADDRESS="unix:path=/run/user/$alice_uid/bus" \
-            systemd-run --user --quiet --wait --pipe --collect /usr/local/bin/pingate-try "$@" < /dev/null ;;
-    ssh)
-        ssh -p 2222 -i /root/alice_key -o BatchMode=yes -o StrictHostKeyChecking=no \
-            -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR alice@127.0.0.1 /usr/local/bin/pingate-try "$@" < /dev/null ;;
-    ssh-veth)   # run in the test's own network namespace (veth_setup): over the veth
-        ssh -p 2222 -i /root/alice_key -o BatchMode=yes -o StrictHostKeyChecking=no -o ConnectTimeout=10 \
-            -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR alice@10.213.47.2 /usr/local/bin/pingate-try "$@" < /dev/null ;;
-    cron)       # cron's PAM service, no seat
-        systemd-run --quiet --wait --pipe --collect -p PAMName=cron -p User=alice \
-            /usr/local/bin/pingate-try "$@" < /dev/null ;;
-    seat-start) # a seat session that stays, until seat-stop
-        systemd-run --quiet --unit=pingate-alice-seat -p PAMName=login -p User=alice -p "$seat_env" \
-            sleep 900 < /dev/null
-        for i in $(seq 100); do
-            session="$(loginctl show-user alice -p Display --value 2>/dev/null)"
-            [ -n "$session" ] && [ "$(loginctl show-session "$session" -p Active --value)" = yes ] && exit 0
-            sleep 0.1
-        done
-        echo "alice's seat session did not become active"; loginctl; exit 1 ;;
-    seat-stop)
-        systemctl stop pingate-alice-seat.service
-        for i in $(seq 100); do
-            [ -z "$(loginctl show-user alice -p Display --value 2>/dev/null)" ] && exit 0
-            sleep 0.1
-        done
-        echo "alice's seat session did not end"; loginctl; exit 1 ;;
-    count)
-        pingate status "$1" --json | sed -nE 's/.*"failures": *([0-9]+).*/\1/p' ;;
-    sessions)
-        loginctl list-sessions --no-legend ;;
-esac
-EOF
-}
+# (pingate-try and pingate-case, setup_users and count are in booted_lib.sh.)
 
 # setup_locality: pingate installed, alice (a sudoer) and bob with passwords
 # and PINs, the Debian profile enabled (one "PIN or password" prompt), and
@@ -197,31 +136,6 @@ setup_locality() {
     setup_users "$release"
 }
 
-# setup_users RELEASE: with pingate installed, the users, PINs, profile and sshd.
-setup_users() {
-    local release="$1"
-    write_try_program
-    local out
-    out="$(CT_TIMEOUT=120 ct_sh "$PIN" "$BOB_PIN" "$ALICE_PASSWORD" "$BOB_PASSWORD" 2>&1 <<'EOF'
-set -e
-useradd -m -s /bin/sh alice
-useradd -m -s /bin/sh bob
-printf 'alice:%s\nbob:%s\n' "$3" "$4" | chpasswd
-usermod -aG sudo alice
-pam-auth-update --enable pingate < /dev/null
-printf '%s\n%s\n' "$1" "$1" | pingate enroll alice --pin --stdin > /dev/null
-printf '%s\n%s\n' "$2" "$2" | pingate enroll bob --pin --stdin > /dev/null
-ssh-keygen -q -t ed25519 -N '' -f /root/alice_key
-install -d -o alice -g alice -m 0700 /home/alice/.ssh
-install -o alice -g alice -m 0600 /root/alice_key.pub /home/alice/.ssh/authorized_keys
-systemctl unmask ssh.service > /dev/null 2>&1
-systemctl start ssh.service
-echo setup done
-EOF
-)" || fail "setting up alice, bob and sshd on $release failed: $out"
-    assert_contains "$out" "setup done" "setup on $release"
-}
-
 # run_case CONTEXT WHAT ANSWER: one try; prints pingate-try's line. The
 # ssh-veth context runs in the test's network namespace (veth_setup).
 run_case() {
@@ -229,11 +143,6 @@ run_case() {
     [ "$1" != ssh-veth ] || net="$VETH_NETNS"
     CT_NET="$net" CT_TIMEOUT=90 ct_sh "$@" 2>&1 <<'EOF'
 sh /usr/local/bin/pingate-case "$@"
-EOF
-}
-count() {
-    ct_sh "$1" <<'EOF'
-sh /usr/local/bin/pingate-case count "$1"
 EOF
 }
 # sessions: logind's sessions inside: Id, Name, Seat, Remote, Class of each.
