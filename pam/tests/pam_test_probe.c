@@ -12,8 +12,11 @@
  *
  * PATH is the file libpam loaded this copy from (dladdr), so a test sees how
  * libpam resolved the module path; the arguments are as libpam split them.
- * It then returns CODE, a return name of pam.d(5)'s [value=action] syntax
- * (success, auth_err, perm_denied, ...), PAM_IGNORE when there is none.
+ * With [info=TEXT] it then says TEXT as an info message, as a fingerprint
+ * reader's module says "Place your finger on the fingerprint reader"
+ * (gnome_test.sh). It then returns CODE, a return name of pam.d(5)'s
+ * [value=action] syntax (success, auth_err, perm_denied, ...), PAM_IGNORE
+ * when there is none.
  * Copies of this file under other names stand for other modules.
  */
 #define _GNU_SOURCE
@@ -66,6 +69,9 @@ int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **ar
 		fputc('\n', file);
 		fclose(file);
 	}
+	for (i = 0; i < argc; i++)
+		if (strncmp(argv[i], "info=", 5) == 0)
+			pam_info(pamh, "%s", argv[i] + 5);
 	return wanted_return(argc, argv);
 }
 
