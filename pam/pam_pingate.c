@@ -583,6 +583,31 @@ static int judge_status(pam_handle_t *pamh, int flags, const struct pingate_opti
 }
 
 /*
+ * Whether PAM_SERVICE is a conversation nobody sees (PINGATE_UNSEEN_SERVICES):
+ * a PIN question there would wait unseen, or take the place of a smart
+ * card's own PIN. Refused here, before any helper call.
+ */
+static bool unseen_service(pam_handle_t *pamh)
+{
+	const void *item = NULL;
+	const char *service, *list = PINGATE_UNSEEN_SERVICES;
+	size_t length;
+
+	if (pam_get_item(pamh, PAM_SERVICE, &item) != PAM_SUCCESS || item == NULL)
+		return false;
+	service = item;
+	length = strlen(service);
+	while (*list != '\0') {
+		size_t word = strcspn(list, " ");
+
+		if (word == length && strncmp(list, service, length) == 0)
+			return true;
+		list += word + (list[word] == ' ');
+	}
+	return false;
+}
+
+/*
  * An application may ask the module to stay out of one authentication:
  * PINGATE_PASSWORD_ONLY=1 in the PAM environment (pam_putenv), as the lock
  * screen's password mode does. It can only take a PIN away, so a value a
@@ -614,6 +639,12 @@ int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **ar
 	if (password_only(pamh)) {
 		if (opts.debug)
 			pam_syslog(pamh, LOG_DEBUG, "the application asked for the password only");
+		rc = PAM_IGNORE;
+		goto out;
+	}
+	if (unseen_service(pamh)) {
+		if (opts.debug)
+			pam_syslog(pamh, LOG_DEBUG, "no PIN in a conversation nobody sees");
 		rc = PAM_IGNORE;
 		goto out;
 	}

@@ -177,6 +177,15 @@
 #define PINGATE_DEFAULT_SERVICES "sudo login polkit-1 i3lock swaylock xscreensaver gdm-password lightdm sddm kde cinnamon-screensaver gnome-screensaver mate-screensaver xfce4-screensaver hyprlock pingate-lock"
 
 /*
+ * Conversations no person sees a question of: Plasma 6's lock screen runs
+ * kde-fingerprint and kde-smartcard beside kde, GNOME's runs gdm-fingerprint
+ * beside gdm-password, and gdm-smartcard, once a card is in, asks for the
+ * card's own PIN. The module never offers a PIN there, whatever `services`
+ * says, and `pingate enable` refuses them. One line, for Swift's importer.
+ */
+#define PINGATE_UNSEEN_SERVICES "kde-fingerprint kde-smartcard gdm-fingerprint gdm-smartcard"
+
+/*
  * What the module asks, and what an application may tell it. A client that
  * answers the module's prompts itself (pingate-lock) recognises them by
  * these texts, in English or translated in the "pingate" catalogue.

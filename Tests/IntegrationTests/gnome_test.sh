@@ -263,6 +263,21 @@ test_gnome_48_smartcard_inserted_asks_no_pin_and_the_password_unlocks() {
     assert_eq "PIN or password|" "$(hints)" "the entry's hints with the card out"
 }
 
+# Even where pingate.conf's services name them, the module offers no PIN in
+# a conversation nobody sees (PINGATE_UNSEEN_SERVICES): neither beside
+# gdm-password nor for an inserted card, whose own PIN the field then asks.
+test_gnome_48_listed_in_services_the_unseen_conversations_still_ask_no_pin() {
+    need_cli; fresh; signed_in
+    echo "services = gdm-password gdm-fingerprint gdm-smartcard" >> /etc/pingate/pingate.conf
+    unlock $'1397\n'"$TEST_PIN"$'\n' --fingerprint
+    assert_eq "RESULT unlocked" "$(tail -n 1 <<< "$out")" "result beside the fingerprint conversation (transcript: $out)"
+    assert_not_contains "$out" "UNSEEN" "the transcript (a question in gdm-fingerprint)"
+    unlock "$TEST_PIN"$'\n'"$TEST_PASSWORD"$'\n' --smartcard
+    assert_eq "RESULT unlocked" "$(tail -n 1 <<< "$out")" "result with a card in (transcript: $out)"
+    assert_not_contains "$out" "PIN or password" "the transcript with a card in"
+    assert_eq 0 "$(record_failures pgalice)" "failures"
+}
+
 # A remote display (XDMCP, gnome-remote-desktop): gdm sets PAM_RHOST, to
 # 0.0.0.0 when the display has no host name. Nobody there is at the machine:
 # no PIN is offered, the password unlocks, and a PIN typed at "Password" is a

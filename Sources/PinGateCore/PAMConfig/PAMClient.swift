@@ -47,11 +47,12 @@ public struct PAMClient: Equatable, Sendable {
         known.first { $0.service == service } ?? PAMClient(service: service, name: service, programs: [])
     }
 
-    /// Conversations a greeter runs beside the one with a field (Plasma 6's
-    /// lock screen asks kde-fingerprint and kde-smartcard at once with kde;
-    /// GDM its fingerprint and smartcard services beside gdm-password): no
-    /// person ever sees their questions, so no PIN is ever asked there.
-    public static let unseenConversations: Set<String> = ["kde-fingerprint", "kde-smartcard", "gdm-fingerprint", "gdm-smartcard"]
+    /// Conversations no person sees a PIN question of (pingate_protocol.h,
+    /// PINGATE_UNSEEN_SERVICES: Plasma 6's kde-fingerprint and kde-smartcard
+    /// beside kde, GDM's gdm-fingerprint beside gdm-password, gdm-smartcard
+    /// asking for the card's own PIN): `pingate enable` refuses them, and
+    /// the module offers no PIN there whatever `services` says.
+    public static let unseenConversations = Set(PINGATE_UNSEEN_SERVICES.split(separator: " ").map(String.init))
 
     /// The control of every one-field lock screen's line: a correct PIN
     /// ends the stack (as `sufficient`), a wrong one ends the try
