@@ -17,8 +17,8 @@ public struct PAMClient: Equatable, Sendable {
     public let control: String
     /// The options after `pam_pingate.so` on that line.
     public let moduleOptions: [String]
-    /// Debian ships no /etc/pam.d file for it, so libpam reads `other`:
-    /// `--enable` creates one from other's stack.
+    /// Debian may ship no /etc/pam.d file for it (Plasma 5's kde, sudo-rs's
+    /// sudo), so libpam reads `other`: `--enable` creates one from other's stack.
     public let createdFromOther: Bool
     /// A display manager: the same stack signs in at boot, where the first
     /// sign-in takes the password (pingate.conf `password_first_services`).
@@ -104,6 +104,10 @@ public struct PAMClient: Equatable, Sendable {
     /// - The first sign-in of a boot at a display manager takes the password:
     ///   the helper's first-sign-in rule decides that, not an option.
     public static let known: [PAMClient] = [
+        // sudo-rs (Debian 13) uses the service sudo but ships no
+        // /etc/pam.d/sudo: without the sudo package, libpam reads `other`.
+        PAMClient(service: "sudo", name: "sudo", programs: ["/usr/bin/sudo", "/usr/lib/cargo/bin/sudo"],
+                  createdFromOther: true),
         PAMClient(service: "gdm-password", name: "GNOME (GDM login and lock screen)", programs: ["/usr/sbin/gdm3"],
                   control: wrongPINEndsTheTry, moduleOptions: ["retries=2", "again_or_password"], isLoginScreen: true),
         PAMClient(service: "kde", name: "KDE Plasma lock screen",
