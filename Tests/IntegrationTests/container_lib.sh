@@ -216,7 +216,7 @@ container_layer() {
 CT_PID=""        # the container's systemd, as the host sees it
 CT_NSPAWN=""     # systemd-nspawn's pid
 CT_RUN=""        # this boot's scratch directory: the overlay's upper dir, the console log
-CT_CGROUP=""     # the host cgroup the container was started from
+CT_CGROUPS=()    # the host cgroups the container was started from, one per hierarchy
 CT_RELEASE=""
 
 # ct_alive PID: the process runs (a zombie does not count).
@@ -239,21 +239,31 @@ ct_cleanup() {
         fi
         rm -rf --one-file-system "$CT_RUN"
     fi
-    if [ -n "$CT_CGROUP" ] && [ -d "$CT_CGROUP" ]; then
+    local cgroup
+    for cgroup in "${CT_CGROUPS[@]}"; do
         # Empty sub-cgroups first (nspawn's payload leaves some behind).
-        find "$CT_CGROUP" -depth -type d -exec rmdir {} + 2>/dev/null
-    fi
-    CT_PID="" CT_NSPAWN="" CT_RUN="" CT_CGROUP=""
+        [ -d "$cgroup" ] && find "$cgroup" -depth -type d -exec rmdir {} + 2>/dev/null
+    done
+    CT_PID="" CT_NSPAWN="" CT_RUN="" CT_CGROUPS=()
 }
 
-# ct_host_cgroup_root: where a fresh cgroup for a container is made (the
-# name=systemd hierarchy of a cgroup v1 host, or the unified one).
-ct_host_cgroup_root() {
-    local dir
-    for dir in /sys/fs/cgroup/systemd /sys/fs/cgroup/unified /sys/fs/cgroup; do
-        if [ -f "$dir/cgroup.procs" ] && [ -w "$dir" ]; then echo "$dir"; return 0; fi
+# ct_host_cgroup_roots: where a container's fresh cgroups are made: every
+# writable hierarchy systemd uses, the name=systemd one of a cgroup v1 host
+# and the unified one beside it (or the one unified hierarchy of a v2 host).
+# The unified one matters most: with SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=1 the
+# container's systemd runs there, under `payload` of the cgroup nspawn
+# starts in, so two containers started from one cgroup would share
+# payload/user.slice/user-1000.slice, and one container's `loginctl
+# kill-user alice` would kill the other's alice.
+ct_host_cgroup_roots() {
+    local dir found=1
+    for dir in /sys/fs/cgroup/systemd /sys/fs/cgroup/unified; do
+        if [ -f "$dir/cgroup.procs" ] && [ -w "$dir" ]; then echo "$dir"; found=0; fi
     done
-    return 1
+    if [ "$found" = 1 ] && [ -f /sys/fs/cgroup/cgroup.procs ] && [ -w /sys/fs/cgroup ]; then
+        echo /sys/fs/cgroup; found=0
+    fi
+    return "$found"
 }
 
 # container_boot RELEASE [--upper DIR] [--layer DIR] [--host-network]: boots
@@ -290,15 +300,18 @@ container_boot() {
     root="$CT_RUN/root"
     mount -t overlay overlay -o "lowerdir=${layer:+$layer:}$tree,upperdir=$upper/upper,workdir=$upper/work" "$root" ||
         { echo "could not mount an overlay over $tree (upper dir $upper/upper)" >&2; return 1; }
-    local cgroot
-    cgroot="$(ct_host_cgroup_root)" || { echo "no writable cgroup hierarchy on the host" >&2; return 1; }
-    CT_CGROUP="$cgroot/pingate-test-$release-$$-$RANDOM"
-    mkdir "$CT_CGROUP" || return 1
-    # The launching subshell moves itself into the fresh cgroup, then becomes
-    # nspawn: each container has a cgroup of its own, so two never share unit
-    # names such as session-c1.scope.
+    local cgroot name="pingate-test-$release-$$-$RANDOM" roots
+    roots="$(ct_host_cgroup_roots)" || { echo "no writable cgroup hierarchy on the host" >&2; return 1; }
+    CT_CGROUPS=()
+    for cgroot in $roots; do
+        mkdir "$cgroot/$name" || return 1
+        CT_CGROUPS+=("$cgroot/$name")
+    done
+    # The launching subshell moves itself into the fresh cgroups, then becomes
+    # nspawn: each container has cgroups of its own, so two never share unit
+    # names such as session-c1.scope or user-1000.slice.
     (
-        echo "$BASHPID" > "$CT_CGROUP/cgroup.procs" || exit 1
+        for cgroot in "${CT_CGROUPS[@]}"; do echo "$BASHPID" > "$cgroot/cgroup.procs" || exit 1; done
         exec env SYSTEMD_NSPAWN_UNIFIED_HIERARCHY=1 systemd-nspawn --quiet --register=no --keep-unit \
             ${network:+"$network"} --console=read-only --machine="pingate-$release" -D "$root" -b
     ) < /dev/null > "$CT_RUN/console.log" 2>&1 &
