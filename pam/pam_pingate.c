@@ -227,8 +227,7 @@ static void show_legend(pam_handle_t *pamh, int flags, const struct pingate_opti
 	size_t used;
 	unsigned row, column;
 
-	used = (size_t)snprintf(legend, sizeof(legend), "%s",
-		_("Pattern grid — enter the cells in order, e.g. 1-5-9-6:"));
+	used = (size_t)snprintf(legend, sizeof(legend), "%s", _(pingate_pattern_legend));
 	for (row = 0; row < grid && used < sizeof(legend); row++) {
 		used += (size_t)snprintf(legend + used, sizeof(legend) - used, "\n");
 		for (column = 0; column < grid && used < sizeof(legend); column++)

@@ -212,6 +212,13 @@ static const char *const pingate_field_pattern_or_password = PINGATE_TEXT("Patte
  */
 static const char *const pingate_announce_pin = PINGATE_TEXT("Type your PIN, or your password");
 static const char *const pingate_announce_pattern = PINGATE_TEXT("Type your pattern, or your password");
+/*
+ * The first line of the grid's legend, an info line before a pattern
+ * question, for clients that show text only (sudo, a console): the cells'
+ * numbers follow it, one row a line. A client that draws the grid itself
+ * (pingate-lock) drops it.
+ */
+static const char *const pingate_pattern_legend = PINGATE_TEXT("Pattern grid — enter the cells in order, e.g. 1-5-9-6:");
 /* Set to "1" in the PAM environment by an application: no PIN this time. */
 #define PINGATE_PASSWORD_ONLY_ENV "PINGATE_PASSWORD_ONLY"
 

@@ -225,7 +225,7 @@ tty_run() {
     while [ $# -gt 0 ] && [ "$1" != -- ]; do steps+=("$1"); shift; done
     shift
     timeout -k 5 120 python3 "$REPO_ROOT/Tests/IntegrationTests/pty_drive.py" "${steps[@]}" -- \
-        nsenter -t "$CT_PID" -a env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+        "${CT_ENTER[@]}" nsenter -t "$CT_PID" -a env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
         HOME=/root LANG=C.UTF-8 TERM=xterm sh /usr/local/bin/pingate-tty "$context" "$@" 2>&1 || rc=$?
     echo
     if [ "$context" != seat ] || [ "$rc" = 99 ] || [ "$rc" = 124 ] || [ "$rc" = 137 ]; then

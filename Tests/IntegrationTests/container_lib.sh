@@ -244,7 +244,7 @@ ct_cleanup() {
         # Empty sub-cgroups first (nspawn's payload leaves some behind).
         [ -d "$cgroup" ] && find "$cgroup" -depth -type d -exec rmdir {} + 2>/dev/null
     done
-    CT_PID="" CT_NSPAWN="" CT_RUN="" CT_CGROUPS=()
+    CT_PID="" CT_NSPAWN="" CT_RUN="" CT_CGROUPS=() CT_ENTER=()
 }
 
 # ct_host_cgroup_roots: where a container's fresh cgroups are made: every
@@ -358,7 +358,7 @@ EOF
            return 1 ;;
     esac
     for i in $(seq 100); do
-        [ -e "/proc/$CT_PID/root/run/systemd/seats/seat0" ] && return 0
+        [ -e "/proc/$CT_PID/root/run/systemd/seats/seat0" ] && { ct_enter_cgroup; return 0; }
         sleep 0.1
     done
     echo "logind has no seat0 in the $release container" >&2
@@ -370,9 +370,25 @@ EOF
 # CT_NET=FILE (a /proc/PID/ns/net), CMD runs in that network namespace
 # instead of the container's, everything else being the container's.
 ct() {
-    timeout -k 5 "${CT_TIMEOUT:-60}" nsenter -t "$CT_PID" -a --net="${CT_NET:-/proc/$CT_PID/ns/net}" \
+    timeout -k 5 "${CT_TIMEOUT:-60}" "${CT_ENTER[@]}" nsenter -t "$CT_PID" -a --net="${CT_NET:-/proc/$CT_PID/ns/net}" \
         env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
         HOME=/root LANG=C.UTF-8 TERM=dumb DEBIAN_FRONTEND=noninteractive "$@"
+}
+
+# ct_enter_cgroup: a cgroup inside the container's own tree (beside its
+# init.scope, in every hierarchy it was started in) that commands entering
+# the container run in, as a process started inside would: from the host's
+# cgroup, /proc/self/cgroup would read "/../..", which sd-login cannot place
+# ("logind's state cannot be read"). CT_ENTER is the command prefix that
+# moves itself there, then execs the rest (`ct`, booted_lib.sh's tty_run).
+CT_ENTER=()
+ct_enter_cgroup() {
+    local cgroup cgroups=()
+    for cgroup in "${CT_CGROUPS[@]}"; do
+        [ -d "$cgroup/payload" ] || continue
+        mkdir -p "$cgroup/payload/pingate-ct" && cgroups+=("$cgroup/payload/pingate-ct")
+    done
+    CT_ENTER=(sh -c 'while [ "$1" != -- ]; do echo $$ > "$1/cgroup.procs"; shift; done; shift; exec "$@"' sh "${cgroups[@]}" --)
 }
 
 # ct_sh [ARGS...] <<'EOF' ... EOF: a shell script on stdin, run inside as root

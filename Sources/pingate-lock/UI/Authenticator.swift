@@ -28,6 +28,7 @@ enum Authenticator {
     }
 
     static let service = "pingate-lock"
+    static let patternLegend = String(cString: pingate_pattern_legend)
     static let modulePrompts = [pingate_prompt_pin, pingate_prompt_pattern, pingate_prompt_pin_or_password,
                                 pingate_field_pin_or_password, pingate_field_pattern_or_password].map { String(cString: $0) }
 
@@ -46,6 +47,13 @@ enum Authenticator {
 
         func isModulePrompt(_ text: String) -> Bool {
             Authenticator.modulePrompts.contains { $0 == text || Localization.translation(of: $0) == text }
+        }
+
+        /// The module's text legend of the grid, for clients that show text
+        /// only: this screen draws the grid, and a line kept here would be
+        /// shown after a success as if it told of failed attempts.
+        func isPatternLegend(_ text: String) -> Bool {
+            text.hasPrefix(Authenticator.patternLegend) || text.hasPrefix(Localization.translation(of: Authenticator.patternLegend))
         }
 
         /// The answer to one echo-off prompt, or nil to refuse it.
@@ -118,7 +126,7 @@ enum Authenticator {
                 }
                 replies[index].resp = answer
             case PAM_TEXT_INFO, PAM_ERROR_MSG:
-                if !text.isEmpty { conversation.messages.append(text) }
+                if !text.isEmpty, !conversation.isPatternLegend(text) { conversation.messages.append(text) }
             default:  // an echo-on prompt (a user name): the user is already set
                 dropReplies(replies, count: Int(count))
                 return PAM_CONV_ERR

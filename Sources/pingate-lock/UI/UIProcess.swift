@@ -216,10 +216,10 @@ final class UIProcess {
                                                 mode: mode == .password ? .password : .credential)
         Diagnostics.trace("PAM answered in \(Int((monotonicSeconds() - started) * 1000)) ms: \(result.succeeded ? "success" : "failure") \(traceTime())")
         if result.succeeded {
-            // The owner sees every guess: after a success the module tells of
-            // the failed attempts before it (and the helper marks them seen),
-            // so they are shown to the person who just unlocked, for a moment,
-            // before the screen opens.
+            // The owner sees every guess: the module tells of the failed
+            // attempts before its question, and this screen answers that
+            // question itself, so they are shown to the person who just
+            // unlocked, for a moment, before the screen opens.
             if !result.messages.isEmpty {
                 show(result.messages.joined(separator: " "), alert: true)
                 redraw()
