@@ -50,6 +50,8 @@ sign_ins() {   # NAME [setpriv option]: one round of N sign-ins into pam.NAME.RO
 for r in $(seq "$ROUNDS"); do
     order="spawned socket"; [ $((r % 2)) = 0 ] && order="socket spawned"
     for v in $order; do
+        # no_new_privs sends the module to the socket; the spawned run gets a
+        # setpriv too (one that changes nothing here), so both pay its exec.
         if [ "$v" = socket ]; then sign_ins socket --no-new-privs; else sign_ins spawned --inh-caps=-all; fi
     done
     "$BENCH" --confdir "$W/pam-permit" --service sudo --user pgalice --secret x --iterations "$N" --raw "$W/pam.permit.$r" >/dev/null
