@@ -479,6 +479,18 @@ verdict() {
     echo "$asked $(grep -oE 'RESULT [A-Z_]+' <<< "$1" | cut -d' ' -f2)"
 }
 
+# add_alice RELEASE: with pingate installed, alice with her password and her PIN.
+add_alice() {
+    local out
+    out="$(CT_TIMEOUT=60 ct_sh "$PIN" "$ALICE_PASSWORD" 2>&1 <<'EOF'
+set -e
+useradd -m -s /bin/sh alice
+printf 'alice:%s\n' "$2" | chpasswd
+printf '%s\n%s\n' "$1" "$1" | pingate enroll alice --pin --stdin > /dev/null
+EOF
+)" || fail "setting up alice on $1 failed: $out"
+}
+
 enable_disable() {
     local release="$1"
     need_deb
@@ -487,16 +499,8 @@ enable_disable() {
     write_try_program
     write_service_files "$release"
     write_signin_program
-    local out
-    out="$(CT_TIMEOUT=60 ct_sh "$PIN" "$ALICE_PASSWORD" 2>&1 <<'EOF'
-set -e
-useradd -m -s /bin/sh alice
-printf 'alice:%s\n' "$2" | chpasswd
-printf '%s\n%s\n' "$1" "$1" | pingate enroll alice --pin --stdin > /dev/null
-echo setup done
-EOF
-)" || fail "setting up alice on $release failed: $out"
-    local before service enable stack rule made line
+    add_alice "$release"
+    local out before service enable stack rule made line
     local users="seat:sudo seat:polkit-1 seat:kde seat:mate-screensaver seat:cinnamon-screensaver"
     local managers="system:gdm-password system:lightdm"
     local services="sudo polkit-1 kde mate-screensaver cinnamon-screensaver gdm-password lightdm"
@@ -638,16 +642,9 @@ first_signin_after_console_pin() {
     install_deb "$release" "$DEB"
     write_service_files "$release"
     write_signin_program
+    add_alice "$release"
     local out
-    out="$(CT_TIMEOUT=60 ct_sh "$PIN" "$ALICE_PASSWORD" 2>&1 <<'EOF'
-set -e
-useradd -m -s /bin/sh alice
-printf 'alice:%s\n' "$2" | chpasswd
-pam-auth-update --enable pingate < /dev/null
-printf '%s\n%s\n' "$1" "$1" | pingate enroll alice --pin --stdin > /dev/null
-echo setup done
-EOF
-)" || fail "setting up alice on $release failed: $out"
+    out="$(ct pam-auth-update --enable pingate < /dev/null 2>&1)" || fail "pam-auth-update --enable pingate on $release: $out"
     local console verdicts=() service line
     console="$(console_login "$PIN" pin-console)"
     echo "      console login with the PIN -> $console" >&2
@@ -708,12 +705,10 @@ socket_transport() {
     install_deb "$release" "$DEB"
     write_try_program
     write_signin_program
+    add_alice "$release"
     local out
-    out="$(CT_TIMEOUT=60 ct_sh "$PIN" "$ALICE_PASSWORD" 2>&1 <<'EOF'
+    out="$(ct_sh 2>&1 <<'EOF'
 set -e
-useradd -m -s /bin/sh alice
-printf 'alice:%s\n' "$2" | chpasswd
-printf '%s\n%s\n' "$1" "$1" | pingate enroll alice --pin --stdin > /dev/null
 printf 'auth sufficient pam_pingate.so forward_pass nonotice\n@include common-auth\n' > /etc/pam.d/i3lock
 systemctl is-enabled pingate-verify.socket
 systemctl is-active pingate-verify.socket

@@ -99,6 +99,26 @@ journalctl -q -o cat -u polkit.service | grep -o 'Registered Authentication Agen
 EOF
 }
 
+# over_ssh: run0 over ssh, the same with either line: the PIN typed at
+# "Password:" fails and counts nothing, the password works.
+over_ssh() {
+    local saw
+    saw="$(try_run0 "ssh: the PIN" ssh "expect:Password: " "send:$PIN\r")"
+    assert_eq "$BANNER
+$NOT_HERE
+Password:
+$FAILED
+status=1" "$saw" "run0 with the PIN over ssh"
+    assert_eq "0 0" "$(count alice) $(unseen)" "alice's failures and unseen failures after the PIN over ssh"
+    saw="$(try_run0 "ssh: the password" ssh "expect:Password: " "send:$ALICE_PASSWORD\r")"
+    assert_eq "$BANNER
+$NOT_HERE
+Password:
+$COMPLETE
+0
+status=0" "$saw" "run0 with the password over ssh"
+}
+
 test_run0_with_the_profile_takes_the_pin_at_the_seat_and_only_the_password_over_ssh() {
     REPORT="$REPORT_DIR/run0-profile.txt"; : > "$REPORT"
     local saw q="PIN or password:"
@@ -141,20 +161,7 @@ $COMPLETE
 0
 status=0" "$saw" "run0 with the password from alice's seat session"
 
-    saw="$(try_run0 "ssh: the PIN" ssh "expect:Password: " "send:$PIN\r")"
-    assert_eq "$BANNER
-$NOT_HERE
-Password:
-$FAILED
-status=1" "$saw" "run0 with the PIN over ssh"
-    assert_eq "0 0" "$(count alice) $(unseen)" "alice's failures and unseen failures after the PIN over ssh"
-    saw="$(try_run0 "ssh: the password" ssh "expect:Password: " "send:$ALICE_PASSWORD\r")"
-    assert_eq "$BANNER
-$NOT_HERE
-Password:
-$COMPLETE
-0
-status=0" "$saw" "run0 with the password over ssh"
+    over_ssh
 
     local seen_agents
     seen_agents="$(agents)"
@@ -200,20 +207,7 @@ $COMPLETE
 status=0" "$saw" "run0 after a wrong PIN: the notice, then the PIN"
     assert_eq "0 0" "$(count alice) $(unseen)" "alice's failures and unseen failures after the notice and the PIN"
 
-    saw="$(try_run0 "ssh: the PIN" ssh "expect:Password: " "send:$PIN\r")"
-    assert_eq "$BANNER
-$NOT_HERE
-Password:
-$FAILED
-status=1" "$saw" "run0 with the PIN over ssh"
-    assert_eq "0 0" "$(count alice) $(unseen)" "alice's failures and unseen failures after the PIN over ssh"
-    saw="$(try_run0 "ssh: the password" ssh "expect:Password: " "send:$ALICE_PASSWORD\r")"
-    assert_eq "$BANNER
-$NOT_HERE
-Password:
-$COMPLETE
-0
-status=0" "$saw" "run0 with the password over ssh"
+    over_ssh
 }
 
 run_tests
