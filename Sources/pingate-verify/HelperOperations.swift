@@ -10,18 +10,18 @@ struct HelperOperations {
 
     func perform(_ request: borrowing HelperRequest, context: RequestContext) -> HelperAnswer {
         let uid = UInt32(context.target.uid)
-        let location = Result { try StoreLocation.setgidHelper(directory: options.storeDirectory) }
+        let store = Result { Store(location: try StoreLocation.setgidHelper(directory: options.storeDirectory)) }
         // An unreadable record has no marks; its verification fails anyway.
-        let openedWithPIN = { ((try? location.get()).flatMap { try? Store(location: $0).readRecord(uid: uid) })?.pinOpenedSessions ?? .none }
+        let openedWithPIN = { ((try? store.get()).flatMap { try? $0.readRecord(uid: uid) })?.pinOpenedSessions ?? .none }
         if let reason = FirstSignInRule().passwordRequired(service: request.service, uid: context.target.uid, policy: policy,
                                                            openedWithPIN: openedWithPIN) {
             Self.log(.passwordFirst(reason), operation: request.operation.rawValue, fields: context.logFields)
             return HelperAnswer(StatusOutcome.passwordFirst(reason))
         }
         let verifier: Verifier
-        switch location {
-        case let .success(location):
-            verifier = Verifier(store: Store(location: location), policy: policy, faultHook: seams.faultHook)
+        switch store {
+        case let .success(store):
+            verifier = Verifier(store: store, policy: policy, faultHook: seams.faultHook)
         case let .failure(error):
             SystemLog.write(.error, "store error: \(error) (\(context.logFields))")
             return HelperAnswer(.error, "\(error)")
