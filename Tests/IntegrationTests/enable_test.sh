@@ -270,6 +270,8 @@ test_pingate_enable_copies_a_distribution_stack_and_disable_removes_it() {
     local before; before="$(tree_state "$STAGE")"
     out="$("$CLI" enable --root "$STAGE" kde 2>&1)" || fail "pingate enable kde failed: $out"
     assert_contains "$out" "created    /etc/pam.d/kde (from /usr/lib/pam.d/kde"
+    # There was no /etc/pam.d/kde to back up: its .pingate-backup only keeps what was made.
+    assert_not_contains "$out" "backed up" "pingate enable kde's report"
     out="$("$CLI" stack --root "$STAGE" kde)"
     assert_contains "$out" "pingate_rule = /etc/pam.d/kde:4"
     assert_contains "$out" "rule = /etc/pam.d/kde:2 requisite pam_nologin.so"

@@ -14,7 +14,11 @@ enum ServiceSwitchReport {
         var lines: [String] = []
         let file = change.file
         let backup = file + PAMServiceSwitcher.backupSuffix
-        if change.changes.contains(where: { $0.path == backup && $0.before == nil }) {
+        // A file made from another had nothing to back up: its backup only
+        // keeps what was made, for `disable` to recognise.
+        var madeFromAnother = false
+        if case .created = change.outcome { madeFromAnother = true }
+        if !madeFromAnother, change.changes.contains(where: { $0.path == backup && $0.before == nil }) {
             lines.append(row(L("backed up"), L("%s to %s", file, basename(backup))))
         }
         switch change.outcome {
