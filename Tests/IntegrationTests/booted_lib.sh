@@ -276,11 +276,20 @@ EOF
 # left it "deactivating (final-sigkill)" with none of its processes left, as
 # if it never learnt that the unit's cgroup was empty. Stopped first, it
 # takes ~50 ms and the poweroff ~0.2 s; when it hangs, the container (a
-# throwaway overlay) is better killed at once than after 20 s. For a
-# test's exit trap:
-#   trap 'stop_user_managers && container_stop || ct_cleanup' EXIT
+# throwaway overlay) is better killed at once than after 20 s (end_with).
 stop_user_managers() {
     CT_TIMEOUT=20 ct_sh > /dev/null 2>&1 <<'EOF'
 timeout 5 systemctl stop 'user@*.service'
 EOF
+}
+
+# end_with [COMMANDS]: the test's exit trap, however it ends: COMMANDS
+# (keeping a log, ending a session), then the user managers stopped and a
+# poweroff, or a kill when they hang. The tests run under set -e, which holds
+# in a trap too: a COMMANDS step that fails (the session a failure left
+# behind is gone already) would end the trap before the poweroff and leave
+# the container running, so their failures are ignored.
+end_with() {
+    # shellcheck disable=SC2064  # COMMANDS are the caller's text, expanded when the trap runs
+    trap "{ ${1:-:} ; } || true; stop_user_managers && container_stop || ct_cleanup" EXIT
 }

@@ -177,7 +177,7 @@ VETH_HOLDER=""      # the sleep that holds the test's network namespace
 VETH_NETNS=""       # /proc/<it>/ns/net
 VETH_NOTE=""
 veth_setup() {
-    trap 'veth_cleanup; container_stop' EXIT
+    end_with veth_cleanup
     unshare --net -- sleep 300 < /dev/null > "$WORK/unshare.out" 2>&1 &
     VETH_HOLDER=$!
     local i ns="" host_ns

@@ -307,8 +307,7 @@ test_debian_13_pingate_lock_pin_password_and_pattern() {
     out="$(x start lock)" || fail "Xvfb did not start in alice's seat session: $out"
     echo "    $out"
     assert_contains "$out" "seat seat0, type x11, active yes" "alice's session"
-    # (set -e holds in the trap too: a step that finds nothing left to stop must not fail the test)
-    trap 'lock_log > "$REPORT_DIR/pingate-lock-last.log" 2>/dev/null || true; x stop > /dev/null || true; container_stop' EXIT
+    end_with 'lock_log > "$REPORT_DIR/pingate-lock-last.log" 2>/dev/null; x stop > /dev/null'
     # shellcheck disable=SC2046
     digits="$(sed 's/./& /g' <<< "$PIN")"
 
@@ -422,7 +421,7 @@ test_debian_13_mate_screensaver_with_pingate_enable() {
     out="$(x start mate)" || fail "mate-screensaver did not start in alice's seat session: $out"
     echo "    $out"
     assert_contains "$out" "seat seat0, type x11, active yes, mate-screensaver 1.26.2" "alice's session running mate-screensaver"
-    trap 'cp "$(ct_root)/var/tmp/pingate-x/log" "$REPORT_DIR/mate-screensaver.log" || true; x stop > /dev/null || true; container_stop' EXIT
+    end_with 'cp "$(ct_root)/var/tmp/pingate-x/log" "$REPORT_DIR/mate-screensaver.log"; x stop > /dev/null'
 
     # 1. The PIN.
     mlock

@@ -285,7 +285,7 @@ test_debian_13_plasma_6_lock_screen_with_pingate_enable() {
     layer trixie kde6 "${LAYER_PACKAGES[@]}"
     boot trixie --layer "$LAYER"
     setup
-    trap 'cp "$(ct_root)/run/user/4601/pingate-kde6/log" "$REPORT_DIR/greeter.log" 2>/dev/null; x "$USER_NOW" xstate > "$REPORT_DIR/xstate.txt"; x alice stop > /dev/null; x bob stop > /dev/null; container_stop' EXIT
+    end_with 'cp "$(ct_root)/run/user/4601/pingate-kde6/log" "$REPORT_DIR/greeter.log" 2>/dev/null; x "$USER_NOW" xstate > "$REPORT_DIR/xstate.txt"; x alice stop > /dev/null; x bob stop > /dev/null'
     out="$(x alice start)" || fail "alice's seat session did not start: $out"
     echo "    $out"
     assert_contains "$out" "seat seat0, type x11, active yes" "alice's seat session"

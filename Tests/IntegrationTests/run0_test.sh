@@ -68,8 +68,7 @@ NOT_HERE="Info: PIN sign-in is offered only at the machine — use your password
 run0_setup() {
     need_deb
     boot trixie
-    # A poweroff is quick with the user managers gone; when they hang, a kill.
-    trap 'stop_user_managers && container_stop || ct_cleanup' EXIT
+    end_with
     install_deb trixie "$DEB"
     setup_users trixie
     write_tty_program

@@ -71,7 +71,7 @@ sudo_rs_setup() {
     layer trixie sudo-rs sudo-rs
     boot trixie --layer "$LAYER"
     # A poweroff is quick with the user managers gone; when they hang, a kill.
-    trap 'stop_user_managers && container_stop || ct_cleanup' EXIT
+    end_with
     install_deb trixie "$DEB"
     setup_users trixie
     write_tty_program

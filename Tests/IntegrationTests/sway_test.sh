@@ -250,7 +250,7 @@ swaylock_cases() {
     echo "    $compositor: $out"
     assert_contains "$out" "seat seat0, type wayland, active yes" "alice's session running $compositor"
     # The session ends before the poweroff, which would wait for it.
-    trap 'wl stop > /dev/null; container_stop' EXIT
+    end_with 'wl stop > /dev/null'
 
     local shots="$REPORT_DIR/$compositor-$stack"
     mkdir -p "$shots"

@@ -273,7 +273,7 @@ test_debian_13_xfce4_screensaver_with_pingate_enable() {
     echo "    $out"
     assert_contains "$out" "seat seat0, type x11, active yes" "alice's session running xfce4-screensaver"
     # The session ends before the poweroff, which would wait for it.
-    trap 'cp "$(ct_root)/run/user/1000/pingate-xfce/log" "$REPORT_DIR/xfce4-screensaver.log"; x stop > /dev/null; container_stop' EXIT
+    end_with 'cp "$(ct_root)/run/user/1000/pingate-xfce/log" "$REPORT_DIR/xfce4-screensaver.log"; x stop > /dev/null'
 
     # 1. The PIN.
     lock
