@@ -1,18 +1,45 @@
 # booted_lib.sh — what the tests on booted containers share (booted_test.sh,
-# sway_test.sh, sudo_rs_test.sh, run0_test.sh): the package under test, a
-# release booted for one test, a layer of more packages over its tree,
-# apt-get install of a package inside; alice and bob with passwords, PINs,
-# the Debian profile and sshd (setup_users, with the programs that try sudo
-# and su inside, and alice's failure count: moved from booted_test.sh); a
-# command on a terminal from alice's seat session or over ssh, typed into by
-# pty_drive.py on the host (write_tty_program, tty_run, seen, try_tty), and
-# stop_user_managers, with which a test ends its container quickly.
-# Sourced after lib.sh and container_lib.sh, with REPO_ROOT and WORK (the
-# test file's scratch directory) set; setup_users also wants PIN, BOB_PIN,
-# ALICE_PASSWORD and BOB_PASSWORD, try_tty REPORT (a file).
+# the lock screens' tests, sudo_rs_test.sh, run0_test.sh): the test's
+# scratch and report directories, the people (alice's and bob's PINs and
+# passwords), the package under test, a release booted for one test, a layer
+# of more packages over its tree, apt-get install of a package inside; alice
+# and bob with passwords, PINs, the Debian profile and sshd (setup_users,
+# with the programs that try sudo and su inside, and alice's failure count);
+# a command on a terminal from alice's seat session or over ssh, typed into
+# by pty_drive.py on the host (write_tty_program, tty_run, seen, try_tty);
+# and end_with, the exit trap that always powers the container off.
+#
+#   . lib.sh; . container_lib.sh; . booted_lib.sh NAME [REPORT]
+#
+# sets REPO_ROOT; WORK, /tmp/pingate-NAME.XXXXXX, removed at exit; and
+# REPORT_DIR, where the test keeps what a person would look at (transcripts,
+# screenshots, unlock-times.txt): $PINGATE_<REPORT>_REPORT, or
+# /tmp/pingate-REPORT (REPORT defaults to NAME; "debian13-x11" reads
+# PINGATE_DEBIAN13_X11_REPORT). try_tty wants REPORT (a file).
 #
 #   PINGATE_BOOTED_DEB=PATH   test this pingate_*.deb instead of building one
 #                             from the tree with build-deb.sh --no-build
+
+REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# The people every booted test signs in as. PINs that are not weak (no
+# repeated digit, no constant step, not common). Five different wrong PINs,
+# because the same wrong PIN again is not counted twice: free_failures is 4,
+# so the fifth locks the PIN for a minute.
+# shellcheck disable=SC2034  # used by the test files
+{
+    PIN=4827
+    WRONG_PIN=9051
+    WRONG_PINS=(9051 6284 1739 5062 3918)
+    ALICE_PASSWORD=alice-pw-7Qz
+    BOB_PIN=6173
+    BOB_PASSWORD=bob-pw-3Kv
+}
+
+booted_report="PINGATE_$(tr 'a-z-' 'A-Z_' <<< "${2:-$1}")_REPORT"
+REPORT_DIR="${!booted_report:-/tmp/pingate-${2:-$1}}"
+WORK="$(mktemp -d "/tmp/pingate-$1.XXXXXX")"
+trap 'rm -rf "$WORK"' EXIT
+mkdir -p "$REPORT_DIR"
 
 # Why every test skips, when the machine cannot boot containers at all.
 SKIP_ALL=""
@@ -154,17 +181,16 @@ esac
 EOF
 }
 
-# setup_users RELEASE: with pingate installed, the users, PINs, profile and sshd.
-# ALICE_UID and BOB_UID, when set, are their uids (useradd's next free one
-# otherwise: 1000 and 1001).
+# setup_users RELEASE: with pingate installed, the users (alice 1000, bob
+# 1001), PINs, profile and sshd.
 setup_users() {
     local release="$1"
     write_try_program
     local out
-    out="$(CT_TIMEOUT=120 ct_sh "$PIN" "$BOB_PIN" "$ALICE_PASSWORD" "$BOB_PASSWORD" "${ALICE_UID:-}" "${BOB_UID:-}" 2>&1 <<'EOF'
+    out="$(CT_TIMEOUT=120 ct_sh "$PIN" "$BOB_PIN" "$ALICE_PASSWORD" "$BOB_PASSWORD" 2>&1 <<'EOF'
 set -e
-useradd -m -s /bin/sh ${5:+-u "$5"} alice
-useradd -m -s /bin/sh ${6:+-u "$6"} bob
+useradd -m -s /bin/sh alice
+useradd -m -s /bin/sh bob
 printf 'alice:%s\nbob:%s\n' "$3" "$4" | chpasswd
 usermod -aG sudo alice
 pam-auth-update --enable pingate < /dev/null

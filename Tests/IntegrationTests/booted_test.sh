@@ -56,22 +56,11 @@
 . "$(dirname "${BASH_SOURCE[0]}")/container_lib.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/tpm_lib.sh"
 
-REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 export PATH="/opt/swift/usr/bin:$PATH"
-PIN=4827            # not weak: no repeated digit, no constant step, not common
-WRONG_PIN=9051
-BOB_PIN=6173
-ALICE_PASSWORD=alice-pw-7Qz
-BOB_PASSWORD=bob-pw-3Kv
 PREVIOUS_COMMIT=09b9b16     # pingate 0.1.0
-# The apt transcripts and the locality table, kept after the run.
-REPORT_DIR="${PINGATE_BOOTED_REPORT:-/tmp/pingate-booted}"
-
-WORK="$(mktemp -d /tmp/pingate-booted.XXXXXX)"
-trap 'rm -rf "$WORK"' EXIT
-mkdir -p "$REPORT_DIR"
-
-. "$(dirname "${BASH_SOURCE[0]}")/booted_lib.sh"
+# The apt transcripts and the locality table are kept in REPORT_DIR
+# ($PINGATE_BOOTED_REPORT, /tmp/pingate-booted) after the run.
+. "$(dirname "${BASH_SOURCE[0]}")/booted_lib.sh" booted
 
 # in_ct_stat PATH: "owner:group mode" inside the container.
 in_ct_stat() {

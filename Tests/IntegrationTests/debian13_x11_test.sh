@@ -41,23 +41,12 @@
 
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/container_lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/booted_lib.sh" debian13-x11
+. "$(dirname "${BASH_SOURCE[0]}")/booted_screen_lib.sh"
 
-# shellcheck disable=SC2034  # read by booted_lib.sh (build-deb.sh)
-REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-PIN=4827
-# Five different wrong PINs: free_failures is 4, so the fifth locks the PIN.
-WRONG_PINS=(9051 6284 1739 5062 3918)
-ALICE_PASSWORD=alice-pw-7Qz
 # alice's pattern (re-enrolled) on the 3×3 grid, dots numbered 1-9 by rows.
 PATTERN=1-5-9-6-3
 LAYER_PACKAGES=(mate-screensaver xvfb xdotool x11-apps x11-utils fonts-dejavu-core)
-REPORT_DIR="${PINGATE_DEBIAN13_X11_REPORT:-/tmp/pingate-debian13-x11}"
-
-WORK="$(mktemp -d /tmp/pingate-debian13-x11.XXXXXX)"
-trap 'rm -rf "$WORK"' EXIT
-mkdir -p "$REPORT_DIR"
-
-. "$(dirname "${BASH_SOURCE[0]}")/booted_lib.sh"
 
 if [ -n "${PINGATE_BOOTED_LOCK_DEB:-}" ]; then cp "$PINGATE_BOOTED_LOCK_DEB" "$WORK/dist/"; fi
 LOCK_DEB="$(ls "$WORK"/dist/pingate-lock_*.deb 2>/dev/null | head -1)"
@@ -242,23 +231,12 @@ EOF
     assert_contains "$out" "pingate 0.2.0 install ok installed pingate-lock 0.2.0 install ok installed" "the packages"
 }
 
-# median N...: the middle value (the lower of the two middle ones).
-median() { printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"; }
-
-# record KIND MS: one unlock time, for the medians.
-record() { echo "$1 $2" >> "$REPORT_DIR/unlock-times.txt"; }
-
 # shot NAME [CROP]: the screen as REPORT_DIR/NAME.png (the whole screen, half
 # size, or CROP), and NAME-full.png.
 shot() {
     local out
     out="$(x shot /tmp/shot.xwd)" || fail "no screenshot: $out; Xvfb: $(tail -3 "$(ct_root)/var/tmp/pingate-x/xvfb.log" | tr '\n' ' ')"
-    convert "xwd:$(ct_root)/tmp/shot.xwd" "$REPORT_DIR/$1-full.png" || fail "could not convert the screenshot"
-    if [ -n "${2:-}" ]; then
-        convert "$REPORT_DIR/$1-full.png" -crop "$2" +repage -strip -colors 128 "$REPORT_DIR/$1.png"
-    else
-        convert "$REPORT_DIR/$1-full.png" -resize 50% -strip -colors 64 "$REPORT_DIR/$1.png"
-    fi
+    xwd_png "$1" "${2:-}"
 }
 
 # --- pingate-lock ----------------------------------------------------------------
@@ -373,7 +351,7 @@ EOF
     # legend of the grid is for clients that show text only, and the lock
     # screen drops it (it once showed it for 3 s, taken for a notice).
     unlocked "the pattern dragged with the mouse" pattern
-    local pattern_ms; pattern_ms="$(sed -n 's/^pattern //p' "$REPORT_DIR/unlock-times.txt" 2>/dev/null | tail -1)"
+    local pattern_ms; pattern_ms="$(sed -n 's/^pattern //p' "$UNLOCK_TIMES" 2>/dev/null | tail -1)"
     [ -z "$pattern_ms" ] || [ "$pattern_ms" -lt 1500 ] || fail "the pattern unlocked $pattern_ms ms after the release, not at once"
     assert_eq 0 "$(x failures)" "alice's failures after the pattern"
 
@@ -484,27 +462,5 @@ EOF
     echo "    $(( ($(date +%s%N) - start) / 1000000 )) ms in all"
 }
 
-# update_docs: with PINGATE_UPDATE_DOCS=1, the README's Debian 13 screenshot.
-update_docs() {
-    [ "${PINGATE_UPDATE_DOCS:-}" = 1 ] || return 0
-    if [ -f "$REPORT_DIR/debian13-pin-pad.png" ]; then
-        cp "$REPORT_DIR/debian13-pin-pad.png" "$REPO_ROOT/docs/screenshots/debian13-pin-pad.png"
-    fi
-    return 0
-}
-
-rm -f "$REPORT_DIR/unlock-times.txt"
-run_tests
-rc=$?
-if [ -s "$REPORT_DIR/unlock-times.txt" ]; then
-    times_of() { awk -v kind="$1" '$1 == kind {print $2}' "$REPORT_DIR/unlock-times.txt"; }
-    summary=""
-    for kind in pin password pattern mate-pin mate-password; do
-        [ -n "$(times_of "$kind")" ] || continue
-        # shellcheck disable=SC2046
-        summary+=" $kind $(median $(times_of "$kind")) ms (of $(times_of "$kind" | wc -l));"
-    done
-    echo "unlock, last key to unlocked (medians):$summary each in $REPORT_DIR/unlock-times.txt"
-fi
-update_docs
-exit $rc
+DOC_SCREENSHOTS=(debian13-pin-pad)
+run_screen_tests "last key to unlocked" pin password pattern mate-pin mate-password

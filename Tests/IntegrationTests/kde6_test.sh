@@ -47,25 +47,12 @@
 
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/container_lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/booted_lib.sh" kde6
+. "$(dirname "${BASH_SOURCE[0]}")/booted_screen_lib.sh"
 
-# shellcheck disable=SC2034  # read by booted_lib.sh (build-deb.sh)
-REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-PIN=4827
-# Five different wrong PINs (the same wrong PIN again is not counted twice):
-# free_failures is 4, so the fifth locks the PIN for a minute.
-WRONG_PINS=(9051 6284 1739 5062 3918)
-ALICE_PASSWORD=alice-pw-7Qz
 BOB_PATTERN=1-5-9-6-3
-BOB_PASSWORD=bob-pw-4Hn
 LAYER_PACKAGES=(libkscreenlocker6 plasma-workspace plasma-desktop-data qt6-svg-plugins
                 xvfb xdotool x11-apps x11-utils fonts-dejavu-core)
-REPORT_DIR="${PINGATE_KDE6_REPORT:-/tmp/pingate-kde6}"
-
-WORK="$(mktemp -d /tmp/pingate-kde6.XXXXXX)"
-trap 'rm -rf "$WORK"' EXIT
-mkdir -p "$REPORT_DIR"
-
-. "$(dirname "${BASH_SOURCE[0]}")/booted_lib.sh"
 
 # write_x_programs: the session a user's seat runs, and pingate-x, the steps
 # the test takes inside as root (each prints what it saw). No #! line: they
@@ -255,27 +242,21 @@ next_conversation() {
 }
 
 # unlock ANSWER WHAT KIND: typed, Return, and the greeter exits 0; the time
-# from Return to its exit goes to REPORT_DIR/unlock-times.txt.
+# from Return to its exit is recorded as KIND.
 unlock() {
     local out ms
     out="$(x "$USER_NOW" unlock "$1")"
     assert_contains "$out" "exit 0 after " "the greeter after $2 (log: $(kde_lines | tail -5))"
     ms="$(sed -nE 's/^exit 0 after ([0-9]+) ms.*/\1/p' <<< "$out")"
     echo "      $2 -> the greeter exited 0, $ms ms after Return" >&2
-    echo "$3 $ms" >> "$REPORT_DIR/unlock-times.txt"
+    record "$3" "$ms"
 }
 still_locked() { assert_eq yes "$(x "$USER_NOW" running)" "the greeter still running ($1)"; }
 
 # shot NAME: the lock screen's block (the middle of the screen) as REPORT_DIR/NAME.png.
 shot() {
     x "$USER_NOW" shot /tmp/shot.xwd > /dev/null || fail "no screenshot: $(x "$USER_NOW" xstate)"
-    convert "xwd:$(ct_root)/tmp/shot.xwd" "$REPORT_DIR/$1-full.png" || fail "could not convert the screenshot"
-    convert "xwd:$(ct_root)/tmp/shot.xwd" -crop 440x300+292+240 +repage -strip +dither -colors 128 "$REPORT_DIR/$1.png"
-}
-
-median() {
-    [ $# -gt 0 ] || { echo "-"; return; }
-    printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"
+    xwd_png "$1" 440x300+292+240
 }
 
 test_debian_13_plasma_6_lock_screen_with_pingate_enable() {
@@ -375,12 +356,4 @@ EOF
     echo "    $(( ($(date +%s%N) - start) / 1000000 )) ms in all"
 }
 
-rm -f "$REPORT_DIR/unlock-times.txt"
-run_tests
-rc=$?
-if [ -s "$REPORT_DIR/unlock-times.txt" ]; then
-    times() { awk -v kind="$1" '$1 == kind {print $2}' "$REPORT_DIR/unlock-times.txt"; }
-    echo "unlock (medians, Return to the greeter's exit): the PIN $(median $(times pin)) ms (of $(times pin | wc -l))," \
-         "the password $(median $(times password)) ms (of $(times password | wc -l)); each in $REPORT_DIR/unlock-times.txt"
-fi
-exit $rc
+run_screen_tests "Return to the greeter's exit" pin password

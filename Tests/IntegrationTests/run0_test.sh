@@ -30,27 +30,8 @@
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/container_lib.sh"
 
-REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-PIN=4827            # alice's, as in booted_test.sh
-WRONG_PIN=9051
-BOB_PIN=6173
-ALICE_PASSWORD=alice-pw-7Qz
-BOB_PASSWORD=bob-pw-3Kv
-# Not 1000 and 1001: other containers booted on the same machine have an
-# alice and a bob too, with the same uids on the host (no user namespace);
-# while this test ran beside them, every process of this alice was once
-# killed at the same instant (SIGKILL: the user manager and the seat
-# session's command together).
-ALICE_UID=4271
-BOB_UID=4272
-# The transcripts, kept after the run (booted_test.sh's directory).
-REPORT_DIR="${PINGATE_BOOTED_REPORT:-/tmp/pingate-booted}"
-
-WORK="$(mktemp -d /tmp/pingate-run0.XXXXXX)"
-trap 'rm -rf "$WORK"' EXIT
-mkdir -p "$REPORT_DIR"
-
-. "$(dirname "${BASH_SOURCE[0]}")/booted_lib.sh"
+# The transcripts are kept in booted_test.sh's REPORT_DIR.
+. "$(dirname "${BASH_SOURCE[0]}")/booted_lib.sh" run0 booted
 
 REPORT=/dev/null
 BANNER="==== AUTHENTICATING FOR org.freedesktop.systemd1.manage-units ====

@@ -52,24 +52,12 @@
 
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/container_lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/booted_lib.sh" sway
+. "$(dirname "${BASH_SOURCE[0]}")/booted_screen_lib.sh"
 
-# shellcheck disable=SC2034  # read by booted_lib.sh (build-deb.sh)
-REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-PIN=4827
-# Five different wrong PINs (the same wrong PIN again is not counted twice):
-# free_failures is 4, so the fifth locks the PIN for a minute.
-WRONG_PINS=(9051 6284 1739 5062 3918)
-ALICE_PASSWORD=alice-pw-7Qz
 WRONG_PASSWORD=alice-pw-7Qy
 # sway and swaylock and what they draw with; labwc, the second compositor.
 LAYER_PACKAGES=(sway swaylock grim wtype swaybg fonts-dejavu-core labwc)
-REPORT_DIR="${PINGATE_SWAY_REPORT:-/tmp/pingate-sway}"
-
-WORK="$(mktemp -d /tmp/pingate-sway.XXXXXX)"
-trap 'rm -rf "$WORK"' EXIT
-mkdir -p "$REPORT_DIR"
-
-. "$(dirname "${BASH_SOURCE[0]}")/booted_lib.sh"
 
 # write_wayland_programs: the compositors' settings, the locker script they
 # run, and pingate-wl, the steps the test takes inside as root (each prints
@@ -216,7 +204,7 @@ expect_unlock() {
     assert_not_contains "$out" "corner $LOCK_COLOUR" "the screen after $2 ($WHERE)"
     ms="$(sed -nE 's/^exit 0 in (-?[0-9]+) ms.*/\1/p' <<< "$out")"
     eval "TIMES_$1+=(\"\$ms\")"
-    echo "$WHERE $1 $ms" >> "$REPORT_DIR/unlock-times.txt"
+    record "$1" "$ms" "$WHERE"
 }
 # expect_wrong WHAT: swaylock says "Wrong" and the screen stays locked.
 expect_wrong() {
@@ -224,11 +212,6 @@ expect_wrong() {
     out="$(wl wrong)"
     echo "      $WHERE: $1 -> $out" >&2
     assert_contains "$out" "still locked, corner $LOCK_COLOUR" "swaylock after $1 ($WHERE)"
-}
-
-# median N...: the middle value (the lower of the two middle ones).
-median() {
-    printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"
 }
 
 # swaylock_cases COMPOSITOR STACK: every case, in one session:
@@ -309,14 +292,4 @@ test_debian_13_swaylock_under_labwc_with_the_debian_profile() {
     swaylock_cases labwc profile
 }
 
-rm -f "$REPORT_DIR/unlock-times.txt"
-run_tests
-rc=$?
-# The unlock times of every test: "COMPOSITOR, STACK pin|password MS" lines.
-if [ -s "$REPORT_DIR/unlock-times.txt" ]; then
-    mapfile -t pin_times < <(awk '$3 == "pin" {print $4}' "$REPORT_DIR/unlock-times.txt")
-    mapfile -t password_times < <(awk '$3 == "password" {print $4}' "$REPORT_DIR/unlock-times.txt")
-    echo "unlock, Return to swaylock's exit: the PIN $(median "${pin_times[@]}") ms (median of ${#pin_times[@]})," \
-         "the password $(median "${password_times[@]}") ms (median of ${#password_times[@]}); each in $REPORT_DIR/unlock-times.txt"
-fi
-exit $rc
+run_screen_tests "Return to swaylock's exit" pin password

@@ -39,22 +39,10 @@
 
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/container_lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/booted_lib.sh" xfce
+. "$(dirname "${BASH_SOURCE[0]}")/booted_screen_lib.sh"
 
-# shellcheck disable=SC2034  # read by booted_lib.sh (build-deb.sh)
-REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-PIN=4827
-# Five different wrong PINs (the same wrong PIN again is not counted twice):
-# free_failures is 4, so the fifth locks the PIN for a minute.
-WRONG_PINS=(9051 6284 1739 5062 3918)
-ALICE_PASSWORD=alice-pw-7Qz
 LAYER_PACKAGES=(xfce4-screensaver xvfb xdotool x11-apps x11-utils fonts-dejavu-core)
-REPORT_DIR="${PINGATE_XFCE_REPORT:-/tmp/pingate-xfce}"
-
-WORK="$(mktemp -d /tmp/pingate-xfce.XXXXXX)"
-trap 'rm -rf "$WORK"' EXIT
-mkdir -p "$REPORT_DIR"
-
-. "$(dirname "${BASH_SOURCE[0]}")/booted_lib.sh"
 
 # write_x_programs: the session alice's seat runs, and pingate-x, the steps
 # the test takes inside as root (each prints what it saw). No #! line: they
@@ -214,12 +202,12 @@ lock() {
 # asked N: the dialog has asked N questions since the lock.
 asked() { [ "$(x asked "$MARK" "$1")" = yes ] || fail "no question $1: $(questions | tr '\n' '|')"; }
 # unlock ANSWER WHAT KIND: typed, Return, and the screen is unlocked (the
-# --query says inactive). The times go to REPORT_DIR/unlock-times.txt as
-# "KIND RETURN DIALOG PAM", in ms: from Return (xdotool done) to the first
-# --query that says inactive (a --query takes about 10 ms); from the
-# dialog's "Got response" (its Unlock button clicked) to the daemon's
-# ActiveChanged(FALSE) (the lock gone); and PAM's part of that, to the
-# dialog's "Verify user returned: TRUE" (the last two from the trace).
+# --query says inactive). The times are recorded, in ms, as KIND: from
+# Return (xdotool done) to the first --query that says inactive (a --query
+# takes about 10 ms); KIND-dialog: from the dialog's "Got response" (its
+# Unlock button clicked) to the daemon's ActiveChanged(FALSE) (the lock
+# gone); and KIND-pam: PAM's part of that, to the dialog's "Verify user
+# returned: TRUE" (the last two from the trace).
 # Return in the field activates the Unlock button, and GTK shows a button
 # activated from the keyboard pressed until the key's release or for 250 ms
 # (ACTIVATE_TIMEOUT) before it counts as clicked: most of the time from
@@ -232,7 +220,9 @@ unlock() {
     dialog=$(( $(trace_ms "ActiveChanged(FALSE)") - $(trace_ms "Got response") ))
     pam=$(( $(trace_ms "Verify user returned: TRUE") - $(trace_ms "Got response") ))
     echo "      $2 -> unlocked $query ms after Return ($dialog ms after the click, PAM $pam ms)" >&2
-    echo "$3 $query $dialog $pam" >> "$REPORT_DIR/unlock-times.txt"
+    record "$3" "$query"
+    record "$3-dialog" "$dialog"
+    record "$3-pam" "$pam"
 }
 # trace_ms TEXT: the time of the trace's last line with TEXT, in ms of the day.
 trace_ms() {
@@ -242,16 +232,9 @@ trace_ms() {
 # shot NAME: the dialog (the middle of the screen) as REPORT_DIR/NAME.png.
 shot() {
     x shot /tmp/shot.xwd > /dev/null || fail "no screenshot"
-    convert "xwd:$(ct_root)/tmp/shot.xwd" -crop 480x300+272+235 +repage -strip -colors 128 "$REPORT_DIR/$1.png" ||
-        fail "could not convert the screenshot"
-    convert "xwd:$(ct_root)/tmp/shot.xwd" "$REPORT_DIR/$1-full.png"
+    xwd_png "$1" 480x300+272+235
 }
 still_locked() { assert_contains "$(x query)" "is active" "the screen ($1)"; }
-
-# median N...: the middle value (the lower of the two middle ones).
-median() {
-    printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"
-}
 
 # Every case, in one session:
 #   1. the PIN unlocks;
@@ -353,15 +336,5 @@ EOF
     echo "    $(( ($(date +%s%N) - start) / 1000000 )) ms in all"
 }
 
-rm -f "$REPORT_DIR/unlock-times.txt"
-run_tests
-rc=$?
-if [ -s "$REPORT_DIR/unlock-times.txt" ]; then
-    # unlock_times KIND N: the Nth field of each KIND line.
-    unlock_times() { awk -v kind="$1" -v n="$2" '$1 == kind {print $n}' "$REPORT_DIR/unlock-times.txt"; }
-    echo "unlock (medians): Return to inactive, the PIN $(median $(unlock_times pin 2)) ms (of $(unlock_times pin 2 | wc -l))," \
-         "the password $(median $(unlock_times password 2)) ms (of $(unlock_times password 2 | wc -l));" \
-         "the Unlock button's click to the lock gone $(median $(unlock_times pin 3)) ms and $(median $(unlock_times password 3)) ms;" \
-         "PAM $(median $(unlock_times pin 4)) ms and $(median $(unlock_times password 4)) ms; each in $REPORT_DIR/unlock-times.txt"
-fi
-exit $rc
+run_screen_tests "Return to inactive (-dialog: the Unlock button's click to the lock gone; -pam: PAM's part)" \
+    pin password pin-dialog password-dialog pin-pam password-pam
