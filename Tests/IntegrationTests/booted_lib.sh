@@ -157,8 +157,10 @@ case "$context" in
     cron)       # cron's PAM service, no seat
         systemd-run --quiet --wait --pipe --collect -p PAMName=cron -p User=alice \
             /usr/local/bin/pingate-try "$@" < /dev/null ;;
-    seat-start) # a seat session that stays, until seat-stop
-        systemd-run --quiet --unit=pingate-alice-seat -p PAMName=login -p User=alice -p "$seat_env" \
+    seat-start) # seat-start [TYPE]: a seat session that stays, until seat-stop;
+                # TYPE is its XDG_SESSION_TYPE (x11; GNOME's is wayland)
+        systemd-run --quiet --unit=pingate-alice-seat -p PAMName=login -p User=alice \
+            -p "Environment=XDG_SEAT=seat0 XDG_SESSION_TYPE=${1:-x11} XDG_SESSION_CLASS=user" \
             sleep 900 < /dev/null
         for i in $(seq 100); do
             session="$(loginctl show-user alice -p Display --value 2>/dev/null)"
