@@ -20,8 +20,8 @@ xwd_png() {
     fi
 }
 
-# record KIND MS [NOTE...]: one unlock time, for the medians.
-record() { echo "$*" >> "$UNLOCK_TIMES"; }
+# record KIND MS [NOTE...]: one unlock time, for the medians (none if MS is empty).
+record() { [ -z "${2:-}" ] || echo "$*" >> "$UNLOCK_TIMES"; }
 
 # median N...: the middle value (the lower of the two middle ones); "-" for none.
 median() {

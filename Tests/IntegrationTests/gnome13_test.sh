@@ -55,11 +55,9 @@
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/container_lib.sh"
 
-# shellcheck disable=SC2034  # read by booted_lib.sh (build-deb.sh)
-REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-PIN=4827
-WRONG_PIN=9051
-ALICE_PASSWORD=alice-pw-7Qz
+. "$(dirname "${BASH_SOURCE[0]}")/booted_lib.sh" gnome13
+. "$(dirname "${BASH_SOURCE[0]}")/booted_screen_lib.sh"
+
 ALICE_UID=4831
 LAYER_PACKAGES=(gdm3 libpam-fprintd)
 GNOME_UNLOCK="$REPO_ROOT/pam/build/gnome_unlock"
@@ -68,12 +66,6 @@ PASSWORD_FAILED="ERROR Sorry, password authentication didn’t work. Please try 
 SMARTCARD_FAILED="ERROR Sorry, smart card authentication didn’t work. Please try again."
 FIRST_SIGN_IN="INFO The first sign-in since the machine started takes your password; the PIN unlocks after that"
 NOT_HERE="INFO PIN sign-in is offered only at the machine — use your password"
-
-WORK="$(mktemp -d /tmp/pingate-gnome13.XXXXXX)"
-trap 'rm -rf "$WORK"' EXIT
-TIMES="$WORK/unlock-times.txt"
-
-. "$(dirname "${BASH_SOURCE[0]}")/booted_lib.sh"
 
 # setup: the package, gnome_unlock, alice with her password and PIN, and
 # `pingate enable gdm-password` on Debian's file; prints the auth lines of
@@ -118,12 +110,9 @@ EOF
 )" || fail "alice's seat session: $out"
     echo "    alice's sessions: $out"
 }
+# The exit trap: her seat session ended, then end_with's poweroff.
 end_container() {
-    CT_TIMEOUT=20 ct_sh > /dev/null 2>&1 <<'EOF' || true
-sh /usr/local/bin/pingate-case seat-stop
-EOF
-    stop_user_managers || true
-    container_stop
+    end_with "CT_TIMEOUT=20 ct sh /usr/local/bin/pingate-case seat-stop > /dev/null 2>&1"
 }
 
 # gnome ANSWER... [-- OPTION...]: gnome_unlock --user alice OPTION... inside,
@@ -174,8 +163,6 @@ show() {
     echo "      $1${ms:+ (Enter to RESULT $ms ms)}:" >&2
     sed 's/^/        | /' <<< "$out" >&2
 }
-# record KIND: the last run's time, for the medians.
-record() { [ -z "$ms" ] || echo "$1 $ms" >> "$TIMES"; }
 hints() { sed -n 's/^HINT //p' <<< "$out" | tr '\n' '|'; }
 # journal_of SERVICE: pingate's syslog lines for SERVICE this boot.
 pingate_lines_for() {
@@ -195,7 +182,7 @@ test_debian_13_gdm3_48_pingate_enable_gdm_password_and_refusals() {
     need_deb
     layer trixie gdm3 "${LAYER_PACKAGES[@]}"
     boot trixie --layer "$LAYER"
-    trap end_container EXIT
+    end_container
     out="$(ct_sh 2>&1 <<'EOF'
 echo "versions: $(dpkg-query -W -f='${Package} ${Version}, ' gdm3 gnome-shell libpam-fprintd fprintd libpam0g systemd)"
 echo "gdm.service: $(systemctl is-active gdm.service), sessions: $(loginctl list-sessions --no-legend | wc -l)"
@@ -243,26 +230,27 @@ EOF
 # The hint "PIN or password"; the PIN unlocks; the password unlocks, not
 # counted; a wrong PIN says "Wrong PIN — 4 attempts left" and asks again,
 # counted while it waits, and the PIN then unlocks and clears the count;
-# the next unlock first tells of that wrong PIN.
+# that wrong PIN was told ("Wrong PIN") before the PIN's question, so the
+# success spends it and the next unlock tells of nothing.
 test_debian_13_gdm3_48_unlocking_takes_the_pin_and_the_password() {
     need_deb
     layer trixie gdm3 "${LAYER_PACKAGES[@]}"
     boot trixie --layer "$LAYER"
-    trap end_container EXIT
+    end_container
     setup > /dev/null
     seat_session
 
-    gnome "$PIN"; show "the PIN"; record pin
+    gnome "$PIN"; show "the PIN"; record pin "$ms"
     assert_eq "HINT PIN or password
 RESULT unlocked" "$out" "unlocking with the PIN (status $rc)"
     assert_eq 0 "$rc" "gnome_unlock's status"
 
-    gnome "$ALICE_PASSWORD"; show "the password"; record password
+    gnome "$ALICE_PASSWORD"; show "the password"; record password "$ms"
     assert_eq "HINT PIN or password
 RESULT unlocked" "$out" "unlocking with the password"
     assert_eq 0 "$(count alice)" "alice's failures after the password"
 
-    gnome "$WRONG_PIN" @count "$PIN"; show "a wrong PIN, then the PIN"; record pin
+    gnome "$WRONG_PIN" @count "$PIN"; show "a wrong PIN, then the PIN"; record pin "$ms"
     assert_eq "HINT PIN or password
 INFO Wrong PIN — 4 attempts left
 HINT PIN or password
@@ -270,18 +258,16 @@ RESULT unlocked" "$out" "a wrong PIN, then the PIN"
     assert_eq 1 "${COUNTS[0]:-none}" "alice's failures while the second question waits"
     assert_eq 0 "$(count alice)" "alice's failures after the PIN"
 
-    gnome "$PIN"; show "the PIN again"; record pin
-    assert_eq "INFO 1 failed PIN attempt since your last PIN sign-in, at HH:MM
-HINT PIN or password
-RESULT unlocked" "$out" "the next unlock, with the PIN"
-    gnome "$PIN"; record pin
+    gnome "$PIN"; show "the PIN again"; record pin "$ms"
     assert_eq "HINT PIN or password
-RESULT unlocked" "$out" "the unlock after it (the notice spent)"
+RESULT unlocked" "$out" "the next unlock, with the PIN (the wrong PIN told already)"
     local lines
     lines="$(pingate_lines_for gdm-password)"
     echo "      pingate's syslog for gdm-password: $(sed -E 's/ \(user=.*//' <<< "$lines" | sort | uniq -c | tr -s ' ' | tr '\n' ';')" >&2
     assert_eq "" "$(grep -v -e 'verify: success' -e 'verify: wrong credential, failure 1' -e 'the owner was shown 1 earlier' <<< "$lines")" \
-        "pingate's syslog lines for gdm-password other than the two successes, the wrong PIN and the notice"
+        "pingate's syslog lines for gdm-password other than the successes, the wrong PIN and the notice spent"
+    assert_contains "$lines" "the owner was shown 1 earlier failed attempt(s) before this success" \
+        "pingate's syslog: the success after the wrong PIN spent it"
 }
 
 # GNOME with a fingerprint reader enabled runs gdm-fingerprint beside
@@ -297,7 +283,7 @@ test_debian_13_gdm3_48_fingerprint_beside_asks_no_pin() {
     need_deb
     layer trixie gdm3 "${LAYER_PACKAGES[@]}"
     boot trixie --layer "$LAYER"
-    trap end_container EXIT
+    end_container
     setup > /dev/null
     seat_session
     out="$(ct_sh <<'EOF'
@@ -317,7 +303,7 @@ EOF
             assert_contains "$out" "again_or_password;auth required pam_fprintd.so;" "gdm-fingerprint with PinGate's line"
         fi
         gnome "$WRONG_PIN" @count "$PIN" -- --fingerprint; show "fingerprint beside (PinGate's line there: $copy), a wrong PIN, then the PIN"
-        record pin-fingerprint
+        record pin-fingerprint "$ms"
         assert_eq "HINT PIN or password
 INFO Wrong PIN — 4 attempts left
 HINT PIN or password
@@ -354,14 +340,14 @@ test_debian_13_gdm3_48_first_sign_in_takes_the_password_not_the_pin() {
     need_deb
     layer trixie gdm3 "${LAYER_PACKAGES[@]}"
     boot trixie --layer "$LAYER"
-    trap end_container EXIT
+    end_container
     setup > /dev/null
     out="$(ct_sh <<'EOF'
 loginctl list-sessions --no-legend | awk '{print $3, $4, $6}' | tr '\n' ';'
 EOF
 )"
     assert_eq "" "$out" "sessions before the first sign-in"
-    gnome "$PIN" "$ALICE_PASSWORD" -- --login; show "the first sign-in: the PIN, then the password"; record password-login
+    gnome "$PIN" "$ALICE_PASSWORD" -- --login; show "the first sign-in: the PIN, then the password"; record password-login "$ms"
     assert_eq "$FIRST_SIGN_IN
 HINT Password
 $PASSWORD_FAILED
@@ -370,7 +356,7 @@ HINT Password
 RESULT signed in" "$out" "the first sign-in"
     assert_eq 0 "$(count alice)" "alice's failures after the PIN typed at Password"
     seat_session
-    gnome "$PIN" -- --login; show "the login screen with her seat session: the PIN"; record pin-login
+    gnome "$PIN" -- --login; show "the login screen with her seat session: the PIN"; record pin-login "$ms"
     assert_eq "HINT PIN or password
 RESULT signed in" "$out" "switching back to her session"
 }
@@ -385,12 +371,12 @@ test_debian_13_gdm3_48_remote_display_takes_only_the_password() {
     need_deb
     layer trixie gdm3 "${LAYER_PACKAGES[@]}"
     boot trixie --layer "$LAYER"
-    trap end_container EXIT
+    end_container
     setup > /dev/null
     seat_session
     for host in 192.0.2.7 ""; do
         gnome "$PIN" "$ALICE_PASSWORD" -- --remote "$host"; show "a remote display, PAM_RHOST ${host:-0.0.0.0}: the PIN, then the password"
-        record password-remote
+        record password-remote "$ms"
         assert_eq "$NOT_HERE
 HINT Password
 $PASSWORD_FAILED
@@ -419,7 +405,7 @@ test_debian_13_gdm3_48_smartcard_asks_no_pin() {
     need_deb
     layer trixie gdm3 "${LAYER_PACKAGES[@]}"
     boot trixie --layer "$LAYER"
-    trap end_container EXIT
+    end_container
     setup > /dev/null
     seat_session
     for profile in off on; do
@@ -443,7 +429,7 @@ EOF
                 pkcs11-exclusive) echo_line="INFO PAM pkcs11 is not installed, Smart card authentication is not supported, falling back to default mechanism"$'\n' ;;
             esac
             gnome "$PIN" "$ALICE_PASSWORD" -- --smartcard; show "gdm-smartcard-$file (profile $profile): the PIN, then the password"
-            record password-smartcard
+            record password-smartcard "$ms"
             assert_eq "${echo_line}HINT Password
 $SMARTCARD_FAILED
 ${echo_line}HINT Password
@@ -453,26 +439,12 @@ RESULT unlocked" "$out" "gdm-smartcard-$file, the profile $profile"
         ct_sh > /dev/null <<'EOF'
 update-alternatives --quiet --auto gdm-smartcard
 EOF
-        gnome "$PIN" -- ; show "the card out (profile $profile): the PIN"; record pin
+        gnome "$PIN" -- ; show "the card out (profile $profile): the PIN"; record pin "$ms"
         assert_eq "HINT PIN or password
 RESULT unlocked" "$out" "gdm-password with the card out, the profile $profile"
     done
     assert_eq "" "$(pingate_lines_for gdm-smartcard)" "pingate's syslog lines for gdm-smartcard"
 }
 
-# median N...: the middle value (the lower of the two middle ones).
-median() { printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"; }
-
-run_tests
-rc=$?
-if [ -s "$TIMES" ]; then
-    summary=""
-    for kind in pin pin-fingerprint pin-login password password-login password-remote password-smartcard; do
-        times="$(awk -v kind="$kind" '$1 == kind {print $2}' "$TIMES")"
-        [ -n "$times" ] || continue
-        # shellcheck disable=SC2046,SC2086
-        summary+=" $kind $(median $times) ms (of $(wc -l <<< "$times")),"
-    done
-    echo "the last answer's Enter to RESULT (medians):$summary each: $(awk '{print $1 "=" $2}' "$TIMES" | tr '\n' ' ')"
-fi
-exit $rc
+run_screen_tests "the last answer's Enter to RESULT" \
+    pin pin-fingerprint pin-login password password-login password-remote password-smartcard
