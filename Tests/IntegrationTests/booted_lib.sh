@@ -284,3 +284,46 @@ stop_user_managers() {
 timeout 5 systemctl stop 'user@*.service'
 EOF
 }
+
+# --- what the lock screen tests share (xfce_test.sh, kde6_test.sh, debian13_x11_test.sh, cinnamon13_test.sh)
+
+# median N...: the middle value (the lower of the two middle ones).
+median() { printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"; }
+
+# add_loggers SERVICE: two loggers (the test module pam/build/pam_test_authtok.so,
+# built with `make -C pam harness` when missing) around the password modules
+# inside, with pingate installed and `pingate enable SERVICE` done: what
+# PinGate's line in /etc/pam.d/SERVICE hands on to them (/tmp/handed-on.log),
+# and what pam_unix refused, handed on or typed at its own question
+# (/tmp/unix.log; pam_unix's success jumps over that logger). handed_on,
+# refused_by_unix and never_followed read them.
+add_loggers() {
+    local logger="$REPO_ROOT/pam/build/pam_test_authtok.so" out
+    [ -f "$logger" ] || make -s -C "$REPO_ROOT/pam" harness > "$WORK/harness.out" 2>&1 ||
+        fail "make -C pam harness failed: $(cat "$WORK/harness.out")"
+    install -m 0644 "$logger" "$(ct_root)/usr/local/lib/pam_test_authtok.so"
+    out="$(CT_TIMEOUT=30 ct_sh "$1" 2>&1 <<'EOF'
+logger=/usr/local/lib/pam_test_authtok.so
+install -m 0666 /dev/null /tmp/handed-on.log
+install -m 0666 /dev/null /tmp/unix.log
+sed -i "/pam_pingate\.so/a auth optional $logger log=/tmp/handed-on.log" "/etc/pam.d/$1"
+sed -i "s|^auth\s*\[success=1 default=ignore\]\s*pam_unix\.so\(.*\)\$|auth [success=2 default=ignore] pam_unix.so\1\nauth optional $logger log=/tmp/unix.log|" \
+    /etc/pam.d/common-auth
+echo "loggers: $(grep -c "$logger" "/etc/pam.d/$1" /etc/pam.d/common-auth | tr '\n' ' ')"
+EOF
+)"
+    assert_contains "$out" "loggers: /etc/pam.d/$1:1 /etc/pam.d/common-auth:1" "the loggers"
+}
+# handed_on, refused_by_unix: what went on to the password modules, and what
+# pam_unix refused, one a line.
+handed_on() { cat "$(ct_root)/tmp/handed-on.log"; }
+refused_by_unix() { cat "$(ct_root)/tmp/unix.log"; }
+# never_followed SECRET...: none of them reached the password modules.
+never_followed() {
+    local secret
+    for secret in "$@"; do
+        if handed_on | grep -qxF -- "$secret"; then fail "[$secret] went on to the password modules: $(handed_on | tr '\n' ' ')"; fi
+        if refused_by_unix | grep -qxF -- "$secret"; then fail "[$secret] reached pam_unix: $(refused_by_unix | tr '\n' ' ')"; fi
+    done
+    return 0
+}
