@@ -285,7 +285,8 @@ timeout 5 systemctl stop 'user@*.service'
 EOF
 }
 
-# --- what the lock screen tests share (xfce_test.sh, kde6_test.sh, debian13_x11_test.sh, cinnamon13_test.sh)
+# --- what the lock screen tests share (xfce_test.sh, kde6_test.sh, sway_test.sh,
+# debian13_x11_test.sh, cinnamon13_test.sh)
 
 # median N...: the middle value (the lower of the two middle ones).
 median() { printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"; }

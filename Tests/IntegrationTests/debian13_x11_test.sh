@@ -242,9 +242,6 @@ EOF
     assert_contains "$out" "pingate 0.2.0 install ok installed pingate-lock 0.2.0 install ok installed" "the packages"
 }
 
-# median N...: the middle value (the lower of the two middle ones).
-median() { printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"; }
-
 # record KIND MS: one unlock time, for the medians.
 record() { echo "$1 $2" >> "$REPORT_DIR/unlock-times.txt"; }
 

@@ -226,11 +226,6 @@ expect_wrong() {
     assert_contains "$out" "still locked, corner $LOCK_COLOUR" "swaylock after $1 ($WHERE)"
 }
 
-# median N...: the middle value (the lower of the two middle ones).
-median() {
-    printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"
-}
-
 # swaylock_cases COMPOSITOR STACK: every case, in one session:
 #   1. a wrong PIN: "Wrong", still locked, 1 failure counted; then the PIN
 #      unlocks (and clears the failure);
