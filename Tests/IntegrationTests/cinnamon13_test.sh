@@ -7,6 +7,18 @@
 # on the build machine; debian13_x11_test.sh (MATE) and xfce_test.sh are
 # the same kind of test, and say more.
 #
+# What the person sees is what 5.6 shows (unlock.py has not changed in what
+# it does with PAM's lines): the question as the entry's placeholder, "PIN
+# or password"; the entry now has an eye button that shows what is typed.
+# A wrong PIN ends the try (the line `pingate enable` writes has auth_err=die):
+# the helper hands "Wrong PIN — 4 attempts left" to the dialog and then the
+# failure, and the dialog puts its own "Incorrect password" under the entry
+# and wipes the info line as the entry takes keys again, so "Incorrect
+# password" is all that shows, with "PIN or password" again. While the PIN
+# is locked, "PIN locked for 1 minute after 5 failed attempts — use your
+# password" is wiped the same way, at once: the person sees pam_unix's
+# question as "Please enter your password..." and no reason why.
+#
 # How (container_lib.sh, booted_lib.sh):
 #   * Layer: cinnamon-screensaver, Xvfb, xdotool, xwd (x11-apps), xdpyinfo
 #     (x11-utils) and a font, installed once over the cached Debian 13 tree
@@ -27,7 +39,7 @@
 #   * Locking: `cinnamon-screensaver-command --lock`; a click brings the
 #     dialog, as for someone coming back. Unlocked is the screensaver's
 #     GetActive (the D-Bus call `cinnamon-screensaver-command --query` makes,
-#     through busctl: the command, a Python program, takes about 0.3 s to
+#     through busctl: the command, a Python program, takes 0.1-0.2 s to
 #     start) saying false.
 #   * What the dialog shows: its --debug trace. The helper writes each PAM
 #     line on its stderr ("Got message style N: 'TEXT'") and hands it to the
