@@ -1,8 +1,9 @@
-# booted_screen_lib.sh — what the lock-screen tests on a booted Debian report
-# (debian13_x11_test.sh, kde6_test.sh, sway_test.sh, xfce_test.sh, …): the
-# container's X screen as PNG, and the unlock times each case records, with
-# their medians once the tests have run. Sourced after booted_lib.sh
-# (REPORT_DIR, ct_root).
+# booted_screen_lib.sh — what the lock-screen tests on a booted Debian share
+# (cinnamon13_test.sh, debian13_x11_test.sh, gnome13_test.sh, kde6_test.sh,
+# sway_test.sh, xfce_test.sh): the container's X screen as PNG; the unlock
+# times each case records, with their medians once the tests have run; and
+# loggers that show what went on to the password modules. Sourced after
+# booted_lib.sh (REPORT_DIR, WORK, ct_root, ct_sh).
 
 UNLOCK_TIMES="$REPORT_DIR/unlock-times.txt"
 
@@ -59,4 +60,42 @@ run_screen_tests() {
         done
     fi
     exit "$rc"
+}
+
+# add_loggers SERVICE: two loggers (the test module pam/build/pam_test_authtok.so,
+# built with `make -C pam harness` when missing) around the password modules
+# inside, with pingate installed and `pingate enable SERVICE` done: what
+# PinGate's line in /etc/pam.d/SERVICE hands on to them (/tmp/handed-on.log),
+# and what pam_unix refused, handed on or typed at its own question
+# (/tmp/unix.log; pam_unix's success jumps over that logger). handed_on,
+# refused_by_unix and never_followed read them.
+add_loggers() {
+    local logger="$REPO_ROOT/pam/build/pam_test_authtok.so" out
+    [ -f "$logger" ] || make -s -C "$REPO_ROOT/pam" harness > "$WORK/harness.out" 2>&1 ||
+        fail "make -C pam harness failed: $(cat "$WORK/harness.out")"
+    install -m 0644 "$logger" "$(ct_root)/usr/local/lib/pam_test_authtok.so"
+    out="$(CT_TIMEOUT=30 ct_sh "$1" 2>&1 <<'EOF'
+logger=/usr/local/lib/pam_test_authtok.so
+install -m 0666 /dev/null /tmp/handed-on.log
+install -m 0666 /dev/null /tmp/unix.log
+sed -i "/pam_pingate\.so/a auth optional $logger log=/tmp/handed-on.log" "/etc/pam.d/$1"
+sed -i "s|^auth\s*\[success=1 default=ignore\]\s*pam_unix\.so\(.*\)\$|auth [success=2 default=ignore] pam_unix.so\1\nauth optional $logger log=/tmp/unix.log|" \
+    /etc/pam.d/common-auth
+echo "loggers: $(grep -c "$logger" "/etc/pam.d/$1" /etc/pam.d/common-auth | tr '\n' ' ')"
+EOF
+)"
+    assert_contains "$out" "loggers: /etc/pam.d/$1:1 /etc/pam.d/common-auth:1" "the loggers"
+}
+# handed_on, refused_by_unix: what went on to the password modules, and what
+# pam_unix refused, one a line.
+handed_on() { cat "$(ct_root)/tmp/handed-on.log"; }
+refused_by_unix() { cat "$(ct_root)/tmp/unix.log"; }
+# never_followed SECRET...: none of them reached the password modules.
+never_followed() {
+    local secret
+    for secret in "$@"; do
+        if handed_on | grep -qxF -- "$secret"; then fail "[$secret] went on to the password modules: $(handed_on | tr '\n' ' ')"; fi
+        if refused_by_unix | grep -qxF -- "$secret"; then fail "[$secret] reached pam_unix: $(refused_by_unix | tr '\n' ' ')"; fi
+    done
+    return 0
 }

@@ -163,16 +163,12 @@ wait_log() {
 
 # setup: the package; alice with her password and PIN, bob with his password
 # and a pattern; PinGate turned on with `pingate enable kde`. Then two
-# loggers (the test module pam/build/pam_test_authtok.so, as xfce_test.sh
-# places it): what PinGate's line hands on to the password modules, and what
+# loggers (add_loggers in booted_screen_lib.sh: the test module
+# pam/build/pam_test_authtok.so): what PinGate's line hands on to the password modules, and what
 # pam_unix refused, so that the test sees no PIN ever reached them.
 setup() {
     install_deb trixie "$DEB"
     write_x_programs
-    local logger="$REPO_ROOT/pam/build/pam_test_authtok.so"
-    [ -f "$logger" ] || make -s -C "$REPO_ROOT/pam" harness > "$WORK/harness.out" 2>&1 ||
-        fail "make -C pam harness failed: $(cat "$WORK/harness.out")"
-    install -m 0644 "$logger" "$(ct_root)/usr/local/lib/pam_test_authtok.so"
     local out
     out="$(CT_TIMEOUT=60 ct_sh "$PIN" "$ALICE_PASSWORD" "$BOB_PATTERN" "$BOB_PASSWORD" 2>&1 <<'EOF'
 set -e
@@ -184,13 +180,6 @@ printf '%s\n%s\n' "$3" "$3" | pingate enroll bob --pattern --stdin > /dev/null
 pingate enable kde > /dev/null
 echo "kde: $(grep -E '^auth' /etc/pam.d/kde | tr -s ' \t' ' ' | tr '\n' ';')"
 echo "doctor: $(pingate doctor 2>&1 | grep -F "KDE Plasma lock screen")"
-logger=/usr/local/lib/pam_test_authtok.so
-install -m 0666 /dev/null /tmp/handed-on.log
-install -m 0666 /dev/null /tmp/unix.log
-sed -i "/pam_pingate\.so/a auth optional $logger log=/tmp/handed-on.log" /etc/pam.d/kde
-sed -i "s|^auth\s*\[success=1 default=ignore\]\s*pam_unix\.so\(.*\)\$|auth [success=2 default=ignore] pam_unix.so\1\nauth optional $logger log=/tmp/unix.log|" \
-    /etc/pam.d/common-auth
-echo "loggers: $(grep -c "$logger" /etc/pam.d/kde /etc/pam.d/common-auth | tr '\n' ' ')"
 EOF
 )" || fail "setting up alice, bob and the stack failed: $out"
     echo "    $(tr '\n' ' ' <<< "$out")"
@@ -198,19 +187,7 @@ EOF
         "the stack after pingate enable kde"
     assert_contains "$out" "doctor: ok      KDE Plasma lock screen: a PIN is offered (service kde)" \
         "pingate doctor after pingate enable kde"
-    assert_contains "$out" "loggers: /etc/pam.d/kde:1 /etc/pam.d/common-auth:1" "the loggers"
-}
-
-handed_on() { cat "$(ct_root)/tmp/handed-on.log"; }
-refused_by_unix() { cat "$(ct_root)/tmp/unix.log"; }
-# never_followed SECRET...: none of them reached the password modules.
-never_followed() {
-    local secret
-    for secret in "$@"; do
-        if handed_on | grep -qxF -- "$secret"; then fail "[$secret] went on to the password modules: $(handed_on | tr '\n' ' ')"; fi
-        if refused_by_unix | grep -qxF -- "$secret"; then fail "[$secret] reached pam_unix: $(refused_by_unix | tr '\n' ' ')"; fi
-    done
-    return 0
+    add_loggers kde
 }
 
 ANNOUNCE_PIN="Type your PIN, or your password"

@@ -139,19 +139,16 @@ questions() { trace | grep -F "Setting prompt to: " | sed "s/.*Setting prompt to
 messages() { trace | grep -F "Got message style" | grep -v "style [01]:" | sed "s/.*Got message style [0-9]: //"; }
 
 # setup: the package, alice with her password and PIN, and PinGate turned
-# on with `pingate enable xfce4-screensaver`. Then two loggers (the test
-# module pam/build/pam_test_authtok.so, placed as desktop_lib.sh places it
-# for the X tests on the build machine): what PinGate's line hands on to the
-# password modules, and what pam_unix refused (handed on, or typed at its
-# own question; pam_unix's success jumps over the second logger), so that
-# the test sees no PIN ever reached them.
+# on with `pingate enable xfce4-screensaver`. Then two loggers (add_loggers
+# in booted_screen_lib.sh: the test module pam/build/pam_test_authtok.so, placed as
+# desktop_lib.sh places it for the X tests on the build machine): what
+# PinGate's line hands on to the password modules, and what pam_unix
+# refused (handed on, or typed at its own question; pam_unix's success
+# jumps over the second logger), so that the test sees no PIN ever reached
+# them.
 setup() {
     install_deb trixie "$DEB"
     write_x_programs
-    local logger="$REPO_ROOT/pam/build/pam_test_authtok.so"
-    [ -f "$logger" ] || make -s -C "$REPO_ROOT/pam" harness > "$WORK/harness.out" 2>&1 ||
-        fail "make -C pam harness failed: $(cat "$WORK/harness.out")"
-    install -m 0644 "$logger" "$(ct_root)/usr/local/lib/pam_test_authtok.so"
     local out
     out="$(CT_TIMEOUT=60 ct_sh "$PIN" "$ALICE_PASSWORD" 2>&1 <<'EOF'
 set -e
@@ -161,13 +158,6 @@ printf '%s\n%s\n' "$1" "$1" | pingate enroll alice --pin --stdin > /dev/null
 pingate enable xfce4-screensaver > /dev/null
 echo "xfce4-screensaver: $(grep -v -e '^#' -e '^$' /etc/pam.d/xfce4-screensaver | tr -s ' \t' ' ' | tr '\n' ';')"
 echo "doctor: $(pingate doctor 2>&1 | grep -F "Xfce lock screen")"
-logger=/usr/local/lib/pam_test_authtok.so
-install -m 0666 /dev/null /tmp/handed-on.log
-install -m 0666 /dev/null /tmp/unix.log
-sed -i "/pam_pingate\.so/a auth optional $logger log=/tmp/handed-on.log" /etc/pam.d/xfce4-screensaver
-sed -i "s|^auth\s*\[success=1 default=ignore\]\s*pam_unix\.so\(.*\)\$|auth [success=2 default=ignore] pam_unix.so\1\nauth optional $logger log=/tmp/unix.log|" \
-    /etc/pam.d/common-auth
-echo "loggers: $(grep -c "$logger" /etc/pam.d/xfce4-screensaver /etc/pam.d/common-auth | tr '\n' ' ')"
 EOF
 )" || fail "setting up alice and the stack failed: $out"
     echo "    $(tr '\n' ' ' <<< "$out")"
@@ -175,21 +165,7 @@ EOF
         "the stack after pingate enable xfce4-screensaver"
     assert_contains "$out" "doctor: ok      Xfce lock screen (xfce4-screensaver): a PIN is offered (service xfce4-screensaver)" \
         "pingate doctor after pingate enable xfce4-screensaver"
-    assert_contains "$out" "loggers: /etc/pam.d/xfce4-screensaver:1 /etc/pam.d/common-auth:1" "the loggers"
-}
-
-# handed_on, refused_by_unix: what went on to the password modules, and what
-# pam_unix refused, one a line.
-handed_on() { cat "$(ct_root)/tmp/handed-on.log"; }
-refused_by_unix() { cat "$(ct_root)/tmp/unix.log"; }
-# never_followed SECRET...: none of them reached the password modules.
-never_followed() {
-    local secret
-    for secret in "$@"; do
-        if handed_on | grep -qxF -- "$secret"; then fail "[$secret] went on to the password modules: $(handed_on | tr '\n' ' ')"; fi
-        if refused_by_unix | grep -qxF -- "$secret"; then fail "[$secret] reached pam_unix: $(refused_by_unix | tr '\n' ' ')"; fi
-    done
-    return 0
+    add_loggers xfce4-screensaver
 }
 
 # lock: locked, and the dialog asks; MARK is where this try's trace starts.
