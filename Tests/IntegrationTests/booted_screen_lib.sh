@@ -99,3 +99,39 @@ never_followed() {
     done
     return 0
 }
+
+# --- a screensaver's dialog (MATE's, Xfce's, Cinnamon's), driven through the
+# test's own steps inside (its `x`): STEP (lock) locks, clicks, and prints
+# the dialog trace's line count from before, once the dialog asks; `asked
+# MARK N` prints "yes" once the dialog has asked N questions since MARK;
+# `unlock TEXT` types TEXT and Return and prints "unlocked in MS ms" once
+# the screensaver says so; `query` prints its own answer ("… is active").
+# DIALOG_LOG is the trace inside the container; the test's `questions`
+# lists the questions in it.
+
+DIALOG_LOG=""
+MARK=0
+# trace: the dialog's trace since the screen was last locked.
+trace() { tail -n +$((MARK + 1)) "$(ct_root)$DIALOG_LOG"; }
+# dialog_lock [STEP]: locked, and the dialog asks; MARK is where this try's trace starts.
+dialog_lock() {
+    local out log
+    log="$(ct_root)$DIALOG_LOG"
+    out="$(x "${1:-lock}")" ||
+        fail "locking: $out; $(cat "$(dirname "$log")/ended" 2>/dev/null || echo "the screensaver still runs"); its trace ends: $(tail -5 "$log" | tr '\n' ' ')"
+    [[ "$out" =~ ^[0-9]+$ ]] || fail "locking: $out"
+    MARK="$out"
+}
+# asked N: the dialog has asked N questions since the lock.
+asked() { [ "$(x asked "$MARK" "$1")" = yes ] || fail "no question $1: $(questions | tr '\n' '|')"; }
+# dialog_unlock ANSWER WHAT KIND: typed, Return, and the screen unlocked;
+# the time from Return is recorded as KIND, and left in UNLOCK_MS.
+dialog_unlock() {
+    local out
+    out="$(x unlock "$1")"
+    assert_contains "$out" "unlocked in " "the screensaver after $2 (questions: $(questions | tr '\n' '|'))"
+    UNLOCK_MS="$(sed -nE 's/^unlocked in ([0-9]+) ms.*/\1/p' <<< "$out")"
+    echo "      $2 -> unlocked $UNLOCK_MS ms after Return" >&2
+    record "$3" "$UNLOCK_MS"
+}
+still_locked() { assert_contains "$(x query)" "is active" "the screen ($1)"; }

@@ -204,9 +204,8 @@ shot() {
     xwd_png "$1" "$CROP"
 }
 
-# The dialog's trace, as the host reads it, since MARK.
-MARK=0
-trace() { tail -n +$((MARK + 1)) "$(ct_root)/var/tmp/pingate-x/log"; }
+# The dialog's trace inside (trace, in booted_screen_lib.sh, reads it since the lock).
+DIALOG_LOG=/var/tmp/pingate-x/log
 # questions: what PAM asked (the placeholder, before Cinnamon rewrites it), one a line.
 questions() { trace | grep -F "CS_PAM_AUTH_SET_PROMPT_" | sed "s/.*CS_PAM_AUTH_SET_PROMPT_//; s/_'\$//"; }
 # infos: the info lines handed to the dialog (the line under the entry).
@@ -218,24 +217,6 @@ events() {
     trace | grep -oE "CS_PAM_AUTH_(SET_PROMPT|SET_INFO|BUSY_TRUE|BUSY_FALSE|FAILURE|SUCCESS|CANCELLED)" |
         sed 's/^CS_PAM_AUTH_//' | tr '\n' ' '
 }
-
-lock() {
-    local out
-    out="$(x lock)" || fail "locking: $out; $(cat "$(ct_root)/var/tmp/pingate-x/ended" 2>/dev/null || echo "cinnamon-screensaver still running"); its trace ends: $(tail -5 "$(ct_root)/var/tmp/pingate-x/log" | tr '\n' ' ')"
-    [[ "$out" =~ ^[0-9]+$ ]] || fail "locking: $out"
-    MARK="$out"
-}
-asked() { [ "$(x asked "$MARK" "$1")" = yes ] || fail "no question $1: $(questions | tr '\n' '|')"; }
-# unlock ANSWER WHAT KIND: typed, Return, and the screen is unlocked; the time is recorded.
-unlock() {
-    local out ms
-    out="$(x unlock "$1")"
-    assert_contains "$out" "unlocked in " "cinnamon-screensaver after $2 (questions: $(questions | tr '\n' '|'))"
-    ms="$(sed -nE 's/^unlocked in ([0-9]+) ms.*/\1/p' <<< "$out")"
-    echo "      $2 -> unlocked $ms ms after Return" >&2
-    record "$3" "$ms"
-}
-still_locked() { assert_contains "$(x query)" "is active" "the screen ($1)"; }
 
 # Every case, in one session:
 #   1. the PIN unlocks;
@@ -262,15 +243,15 @@ test_debian_13_cinnamon_screensaver_with_pingate_enable() {
     end_with 'cp "$(ct_root)/var/tmp/pingate-x/log" "$REPORT_DIR/cinnamon-screensaver.log"; x stop > /dev/null'
 
     # 1. The PIN.
-    lock
+    dialog_lock
     assert_eq "PIN or password" "$(questions)" "the question (the placeholder)"
     assert_eq "" "$(infos)" "the info lines"
     shot debian13-cinnamon-before
-    unlock "$PIN" "the PIN" pin
+    dialog_unlock "$PIN" "the PIN" pin
     assert_eq 0 "$(x failures)" "alice's failures after the PIN"
 
     # 2. A wrong PIN, then the PIN.
-    lock
+    dialog_lock
     x type "${WRONG_PINS[0]}" > /dev/null
     asked 2
     assert_eq "Wrong PIN — 4 attempts left" "$(infos)" "the info line after a wrong PIN"
@@ -282,7 +263,7 @@ test_debian_13_cinnamon_screensaver_with_pingate_enable() {
     shot debian13-cinnamon-wrong-pin
     still_locked "after a wrong PIN"
     assert_eq 1 "$(x failures)" "alice's failures after a wrong PIN"
-    unlock "$PIN" "a wrong PIN, then the PIN" pin
+    dialog_unlock "$PIN" "a wrong PIN, then the PIN" pin
     assert_eq 0 "$(x failures)" "alice's failures after the PIN"
     # nonotice: Cinnamon's "Incorrect password" is where the notice would be
     # shown; it waits, unspent, for a sign-in that shows it.
@@ -290,7 +271,7 @@ test_debian_13_cinnamon_screensaver_with_pingate_enable() {
     assert_eq 1 "$(x unseen)" "failed attempts not yet told"
 
     # 3. Two wrong PINs, then the PIN.
-    lock
+    dialog_lock
     x type "${WRONG_PINS[1]}" > /dev/null
     asked 2
     x type "${WRONG_PINS[2]}" > /dev/null
@@ -298,7 +279,7 @@ test_debian_13_cinnamon_screensaver_with_pingate_enable() {
     assert_eq 2 "$(seen CS_PAM_AUTH_FAILURE)" "failures the helper reported"
     still_locked "after two wrong PINs"
     assert_eq 2 "$(x failures)" "alice's failures after two wrong PINs"
-    unlock "$PIN" "two wrong PINs, then the PIN" pin
+    dialog_unlock "$PIN" "two wrong PINs, then the PIN" pin
     assert_eq "PIN or password|PIN or password|PIN or password|" "$(questions | tr '\n' '|')" "the questions"
     assert_eq 0 "$(x failures)" "alice's failures after the PIN"
     assert_eq 3 "$(x unseen)" "failed attempts not yet told"
@@ -306,16 +287,16 @@ test_debian_13_cinnamon_screensaver_with_pingate_enable() {
     assert_eq "" "$(handed_on)$(refused_by_unix)" "what reached the password modules in cases 1-3"
 
     # 4. The password: handed on by PinGate's question, taken by pam_unix.
-    lock
-    unlock "$ALICE_PASSWORD" "the password" password
+    dialog_lock
+    dialog_unlock "$ALICE_PASSWORD" "the password" password
     assert_eq 0 "$(x failures)" "alice's failures after the password"
     assert_eq "$ALICE_PASSWORD" "$(handed_on)" "what PinGate handed on"
     assert_eq "" "$(refused_by_unix)" "what pam_unix refused"
     # A wrong PIN, then the password at the next question.
-    lock
+    dialog_lock
     x type "${WRONG_PINS[3]}" > /dev/null
     asked 2
-    unlock "$ALICE_PASSWORD" "a wrong PIN, then the password" password
+    dialog_unlock "$ALICE_PASSWORD" "a wrong PIN, then the password" password
     assert_eq 1 "$(x failures)" "alice's failures after a wrong PIN and the password"
 
     # 5. The PIN locked: five different wrong PINs.
@@ -328,7 +309,7 @@ EOF
     locked_for="$(x locked-seconds)"
     echo "      five wrong PINs with pingate verify: failures $(x failures), locked for ${locked_for:-?} s" >&2
     [ "${locked_for:-0}" -gt 0 ] || fail "the PIN is not locked after five wrong PINs: $out"
-    lock
+    dialog_lock
     shot debian13-cinnamon-pin-locked
     echo "      while the PIN is locked: questions $(questions | tr '\n' '|'), info lines $(infos | tr '\n' '|')" >&2
     assert_eq "Password: " "$(questions)" "the question while the PIN is locked (pam_unix's)"
@@ -337,7 +318,7 @@ EOF
     # ... wiped at once: the entry, ready for pam_unix's question, clears it.
     # The person sees "Please enter your password..." and no reason.
     assert_eq "SET_INFO SET_PROMPT BUSY_FALSE " "$(events)" "what the helper told the dialog while the PIN is locked"
-    unlock "$ALICE_PASSWORD" "the password while the PIN is locked" password
+    dialog_unlock "$ALICE_PASSWORD" "the password while the PIN is locked" password
     never_followed "$PIN" "${WRONG_PINS[@]}"
 
     echo "    $(( ($(date +%s%N) - start) / 1000000 )) ms in all"

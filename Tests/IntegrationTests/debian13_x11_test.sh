@@ -360,27 +360,13 @@ EOF
 
 # --- mate-screensaver -------------------------------------------------------------
 
-MARK=0
-trace() { tail -n +$((MARK + 1)) "$(ct_root)/var/tmp/pingate-x/log"; }
+# The dialog's trace inside (trace, in booted_screen_lib.sh, reads it since the lock).
+DIALOG_LOG=/var/tmp/pingate-x/log
 questions() { trace | grep -F "Setting prompt to: " | sed "s/.*Setting prompt to: //"; }
 # messages: PAM's error and info lines (styles 3 and 4) the dialog showed.
 messages() { trace | grep -F "Got message style" | grep -v "style [12]:" | sed "s/.*Got message style [0-9]: //"; }
-mlock() {
-    local out
-    out="$(x mlock)" || fail "locking: $out; $(cat "$(ct_root)/var/tmp/pingate-x/ended" 2>/dev/null || echo "mate-screensaver still running"); its trace ends: $(tail -5 "$(ct_root)/var/tmp/pingate-x/log" | tr '\n' ' ')"
-    [[ "$out" =~ ^[0-9]+$ ]] || fail "locking: $out"
-    MARK="$out"
-}
-asked() { [ "$(x asked "$MARK" "$1")" = yes ] || fail "no question $1: $(questions | tr '\n' '|')"; }
-munlock() {
-    local out ms
-    out="$(x unlock "$1")"
-    assert_contains "$out" "unlocked in " "mate-screensaver after $2 (questions: $(questions | tr '\n' '|'))"
-    ms="$(sed -nE 's/^unlocked in ([0-9]+) ms.*/\1/p' <<< "$out")"
-    echo "      $2 -> unlocked $ms ms after Return" >&2
-    record "mate-$3" "$ms"
-}
-still_locked() { assert_contains "$(x query)" "is active" "the screen ($1)"; }
+mlock() { dialog_lock mlock; }
+munlock() { dialog_unlock "$1" "$2" "mate-$3"; }
 
 # Every case, in one session:
 #   1. the PIN unlocks;

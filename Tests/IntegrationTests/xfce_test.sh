@@ -130,9 +130,8 @@ sh /usr/local/bin/pingate-x "$@"
 EOF
 }
 
-# The dialog's trace, as the host reads it, since MARK.
-MARK=0
-trace() { tail -n +$((MARK + 1)) "$(ct_root)/run/user/1000/pingate-xfce/log"; }
+# The dialog's trace inside (trace, in booted_screen_lib.sh, reads it since the lock).
+DIALOG_LOG=/run/user/1000/pingate-xfce/log
 # questions: the labels the dialog gave its field since MARK, one a line.
 questions() { trace | grep -F "Setting prompt to: " | sed "s/.*Setting prompt to: //"; }
 # messages: the lines it showed under the label (PAM's error and info lines).
@@ -168,15 +167,6 @@ EOF
     add_loggers xfce4-screensaver
 }
 
-# lock: locked, and the dialog asks; MARK is where this try's trace starts.
-lock() {
-    local out
-    out="$(x lock)" || fail "locking: $out"
-    [[ "$out" =~ ^[0-9]+$ ]] || fail "locking: $out"
-    MARK="$out"
-}
-# asked N: the dialog has asked N questions since the lock.
-asked() { [ "$(x asked "$MARK" "$1")" = yes ] || fail "no question $1: $(questions | tr '\n' '|')"; }
 # unlock ANSWER WHAT KIND: typed, Return, and the screen is unlocked (the
 # --query says inactive). The times are recorded, in ms, as KIND: from
 # Return (xdotool done) to the first --query that says inactive (a --query
@@ -189,14 +179,11 @@ asked() { [ "$(x asked "$MARK" "$1")" = yes ] || fail "no question $1: $(questio
 # (ACTIVATE_TIMEOUT) before it counts as clicked: most of the time from
 # Return (about 240 ms here).
 unlock() {
-    local out query pam dialog
-    out="$(x unlock "$1")"
-    assert_contains "$out" "unlocked in " "xfce4-screensaver after $2"
-    query="$(sed -nE 's/^unlocked in ([0-9]+) ms.*/\1/p' <<< "$out")"
+    local pam dialog
+    dialog_unlock "$@"
     dialog=$(( $(trace_ms "ActiveChanged(FALSE)") - $(trace_ms "Got response") ))
     pam=$(( $(trace_ms "Verify user returned: TRUE") - $(trace_ms "Got response") ))
-    echo "      $2 -> unlocked $query ms after Return ($dialog ms after the click, PAM $pam ms)" >&2
-    record "$3" "$query"
+    echo "        $dialog ms after the click, PAM $pam ms" >&2
     record "$3-dialog" "$dialog"
     record "$3-pam" "$pam"
 }
@@ -210,7 +197,6 @@ shot() {
     x shot /tmp/shot.xwd > /dev/null || fail "no screenshot"
     xwd_png "$1" 480x300+272+235
 }
-still_locked() { assert_contains "$(x query)" "is active" "the screen ($1)"; }
 
 # Every case, in one session:
 #   1. the PIN unlocks;
@@ -235,14 +221,14 @@ test_debian_13_xfce4_screensaver_with_pingate_enable() {
     end_with 'cp "$(ct_root)/run/user/1000/pingate-xfce/log" "$REPORT_DIR/xfce4-screensaver.log"; x stop > /dev/null'
 
     # 1. The PIN.
-    lock
+    dialog_lock
     assert_eq "PIN or password" "$(questions)" "the dialog's label"
     shot xfce-before
     unlock "$PIN" "the PIN" pin
     assert_eq 0 "$(x failures)" "alice's failures after the PIN"
 
     # 2. A wrong PIN, then the PIN.
-    lock
+    dialog_lock
     x type "${WRONG_PINS[0]}" > /dev/null
     asked 2
     assert_eq "'Wrong PIN — 4 attempts left'" "$(messages)" "the dialog's message after a wrong PIN"
@@ -255,7 +241,7 @@ test_debian_13_xfce4_screensaver_with_pingate_enable() {
 
     # 3. Two wrong PINs, then the PIN. The wrong PIN of case 2 was told in
     # the try the PIN then ended: spent with it, it is not told again.
-    lock
+    dialog_lock
     assert_not_contains "$(messages)" "failed PIN attempt" "the dialog's first line after case 2"
     x type "${WRONG_PINS[1]}" > /dev/null
     asked 2
@@ -283,7 +269,7 @@ test_debian_13_xfce4_screensaver_with_pingate_enable() {
     assert_eq "" "$(handed_on)$(refused_by_unix)" "what reached the password modules in cases 1-3"
 
     # 4. The password: handed on by PinGate's question, taken by pam_unix.
-    lock
+    dialog_lock
     unlock "$ALICE_PASSWORD" "the password" password
     assert_eq 0 "$(x failures)" "alice's failures after the password"
     assert_eq "$ALICE_PASSWORD" "$(handed_on)" "what PinGate handed on"
@@ -299,7 +285,7 @@ EOF
     locked_for="$(x locked-seconds)"
     echo "      five wrong PINs with pingate verify: failures $(x failures), locked for ${locked_for:-?} s" >&2
     [ "${locked_for:-0}" -gt 0 ] || fail "the PIN is not locked after five wrong PINs: $out"
-    lock
+    dialog_lock
     shot xfce-pin-locked
     assert_contains "$(messages)" "'PIN locked for " "the dialog's message while the PIN is locked"
     assert_contains "$(messages)" " after 5 failed attempts — use your password'" \
