@@ -321,3 +321,21 @@ end_with() {
     # shellcheck disable=SC2064  # COMMANDS are the caller's text, expanded when the trap runs
     trap "{ ${1:-:} ; } || true; stop_user_managers && container_stop || ct_cleanup" EXIT
 }
+
+# lock_the_pin USER: five different wrong PINs (WRONG_PINS) for USER with
+# `pingate verify` inside, as any sign-in counts them; fails unless the PIN
+# is locked then. Prints (on stderr) the count and how long it is locked.
+lock_the_pin() {
+    local out
+    out="$(CT_TIMEOUT=60 ct_sh "$1" "${WRONG_PINS[@]}" 2>&1 <<'SH'
+user="$1"
+shift
+for wrong in "$@"; do echo "$wrong" | pingate verify "$user" --stdin > /dev/null 2>&1; done
+status="$(pingate status "$user" --json)"
+echo "failures $(echo "$status" | sed -nE 's/.*"failures": *([0-9]+).*/\1/p')," \
+     "locked for $(echo "$status" | sed -nE 's/.*"locked_seconds": *([0-9]+).*/\1/p') s"
+SH
+)"
+    echo "      five wrong PINs with pingate verify: $out" >&2
+    [[ "$out" =~ locked\ for\ [1-9][0-9]*\ s ]] || fail "$1's PIN is not locked after five wrong PINs: $out"
+}

@@ -138,8 +138,6 @@ case "$1" in
         as_alice grim -t png "$run/shot.png" && mv "$run/shot.png" "$2" ;;
     failures)
         pingate status alice --json | sed -nE 's/.*"failures": *([0-9]+).*/\1/p' ;;
-    locked-seconds)
-        pingate status alice --json | sed -nE 's/.*"locked_seconds": *([0-9]+).*/\1/p' ;;
     stop)   # ends the session, and alice's user manager, before the poweroff:
             # after a Wayland session her manager sometimes took 10-15 s to
             # exit once it had reached exit.target (not understood), and the
@@ -260,15 +258,7 @@ swaylock_cases() {
     wl type "$ALICE_PASSWORD" > /dev/null
     expect_unlock password "a wrong password, then the password"
     # 4. The PIN locked: five different wrong PINs.
-    out="$(CT_TIMEOUT=60 ct_sh "${WRONG_PINS[@]}" 2>&1 <<'EOF'
-for wrong in "$@"; do echo "$wrong" | pingate verify alice --stdin > /dev/null 2>&1; done
-echo done
-EOF
-)"
-    local locked_for
-    locked_for="$(wl locked-seconds)"
-    echo "      $WHERE: five wrong PINs with pingate verify: failures $(wl failures), locked for ${locked_for:-?} s" >&2
-    [ "${locked_for:-0}" -gt 0 ] || fail "the PIN is not locked after five wrong PINs ($WHERE): $out"
+    lock_the_pin alice
     lock
     wl type "$PIN" > /dev/null
     expect_wrong "the PIN while it is locked"
