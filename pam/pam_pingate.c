@@ -177,24 +177,6 @@ static void prepare_notice(pam_handle_t *pamh, int flags, const struct pingate_o
 	notice->told = status->unseen;
 }
 
-/*
- * A wrong answer in this conversation whose "Wrong PIN" line was shown is a
- * failed attempt the person was told of, as the notice tells them: a
- * success after it spends it with the rest, so the next sign-in does not
- * call their own slip a failure "since your last PIN sign-in". Not where
- * the line was not shown (PAM_SILENT, quiet; nonotice clients show no info
- * lines): the one who answers the next question may not be the one who
- * typed it. Only a counted answer (a repeat is not): the notice is spent
- * only when the count is exactly what the record holds unseen.
- */
-static void count_told_failure(int flags, const struct pingate_options *opts, struct notice *notice,
-		const struct pingate_answer *answer)
-{
-	if (answer->reply == PINGATE_REPLY_WRONG && !answer->repeated &&
-	    shows_messages(flags, opts) && !opts->nonotice)
-		notice->told++;
-}
-
 /* What the verify may say was told: nothing if the question that was to carry it never came. */
 static unsigned told(const struct notice *notice)
 {
@@ -489,7 +471,6 @@ static int authenticate_with_prompts(pam_handle_t *pamh, int flags,
 			return rc == PAM_SUCCESS ? PAM_IGNORE : rc;
 		}
 		spent = spent || is_authtok(pamh, secret);
-		count_told_failure(flags, opts, notice, &answer);
 		rc = judge_verify(pamh, flags, opts, user, status->kind, &answer, &again);
 		if (rc == PAM_SUCCESS)
 			rc = forget_spent_authtok(pamh, spent);

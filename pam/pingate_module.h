@@ -171,8 +171,7 @@ PINGATE_INTERNAL int pingate_socket_exchange(int fd, const char *request, size_t
  * Sends one request to the helper and reads its answer. op is "status" or
  * "verify"; secret is NULL for status. The caller's facts go with it, and
  * notice=N when told > 0: the owner was shown N failed attempts before
- * typing (the status's unseen=N) or told of them in this conversation
- * ("Wrong PIN"), which a success then spends.
+ * typing (the status's unseen=N), which a success then spends.
  * With run (may be NULL): a status leaves its run open there for the verify,
  * and a verify goes through an open one (pingate_run_end closes one that
  * no verify followed). Never fails: trouble of any kind comes back as

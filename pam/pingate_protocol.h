@@ -33,9 +33,7 @@
  *   notice=N\n                      verify, change, optional: the caller
  *                                   showed the owner N failed attempts (the
  *                                   status's unseen=N) before the secret was
- *                                   typed, or told of them in this
- *                                   conversation ("Wrong PIN", then asked
- *                                   again); a success spends the notice only
+ *                                   typed; a success spends the notice only
  *                                   when exactly N are unseen then. Nothing
  *                                   else spends it: not a status, not a
  *                                   success where it was not shown

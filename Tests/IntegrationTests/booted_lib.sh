@@ -20,6 +20,7 @@
 #   PINGATE_BOOTED_DEB=PATH   test this pingate_*.deb instead of building one
 #                             from the tree with build-deb.sh --no-build
 
+: "${1:?usage: . booted_lib.sh NAME [REPORT]}"
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 # The people every booted test signs in as. PINs that are not weak (no
 # repeated digit, no constant step, not common). Five different wrong PINs,

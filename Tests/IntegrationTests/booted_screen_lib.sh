@@ -32,7 +32,8 @@ median() {
 
 # DOC_SCREENSHOTS: the screenshots (NAME.png in REPORT_DIR) that the
 # README shows: with PINGATE_UPDATE_DOCS=1, run_screen_tests copies them to
-# docs/screenshots/ once the tests have run.
+# docs/screenshots/ once the tests have all passed (REPORT_DIR is kept
+# between runs: a failed run's would be stale).
 DOC_SCREENSHOTS=()
 
 # run_screen_tests MEASURED KIND...: run_tests, then one line with the
@@ -53,7 +54,7 @@ run_screen_tests() {
         done
         echo "unlock, $measured (medians):$summary each in $UNLOCK_TIMES"
     fi
-    if [ "${PINGATE_UPDATE_DOCS:-}" = 1 ]; then
+    if [ "${PINGATE_UPDATE_DOCS:-}" = 1 ] && [ "$rc" = 0 ]; then
         local name
         for name in "${DOC_SCREENSHOTS[@]}"; do
             [ ! -f "$REPORT_DIR/$name.png" ] || cp "$REPORT_DIR/$name.png" "$REPO_ROOT/docs/screenshots/$name.png"

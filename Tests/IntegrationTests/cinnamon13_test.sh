@@ -10,7 +10,8 @@
 # What the person sees is what 5.6 shows (unlock.py has not changed in what
 # it does with PAM's lines): the question as the entry's placeholder, "PIN
 # or password"; the entry now has an eye button that shows what is typed.
-# A wrong PIN ends the try (the line `pingate enable` writes has auth_err=die):
+# A wrong PIN ends the try (the line `pingate enable` writes has no retries=,
+# so one question per try, and auth_err=die, so no password module runs):
 # the helper hands "Wrong PIN — 4 attempts left" to the dialog and then the
 # failure, and the dialog puts its own "Incorrect password" under the entry
 # and wipes the info line as the entry takes keys again, so "Incorrect

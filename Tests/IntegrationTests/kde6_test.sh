@@ -33,14 +33,11 @@
 #     screen before and after a wrong PIN is kept in $PINGATE_KDE6_REPORT
 #     (/tmp/pingate-kde6); docs/screenshots/kde6-*.png are from there.
 #
-#   * uids 4601 (alice) and 4602 (bob), not 1000: on a cgroup v1 (hybrid)
-#     host every booted container's systemd puts user.slice/user-UID.slice at
-#     the root of the host's unified hierarchy, so a SIGKILL to alice's slice
-#     in another test's container (`loginctl kill-user alice --signal=KILL`,
-#     as other tests' "stop" steps send; systemd kills through cgroup.kill)
-#     killed this test's uid-1000 session too (seen: Xvfb and the greeter
-#     gone mid-test while debian13_x11_test.sh ran beside it). This test
-#     sends no such kill itself.
+#   * uids 4601 (alice) and 4602 (bob), not 1000. Before each container got
+#     cgroups of its own (container_boot), every container's systemd put
+#     user.slice/user-UID.slice at the root of the host's unified hierarchy,
+#     so another test's `loginctl kill-user alice --signal=KILL` killed this
+#     test's uid-1000 session too. That cannot happen now; the uids stayed.
 #
 # Run as root: bash Tests/IntegrationTests/kde6_test.sh
 # (PINGATE_BOOTED_DEB=path: test that package instead of building one.)
