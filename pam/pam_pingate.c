@@ -127,7 +127,7 @@ static bool shows_messages(int flags, const struct pingate_options *opts)
  * is today. The words are the CLI's too: one translation.
  */
 struct notice {
-	unsigned told;          /* attempts told of, for the verify's notice=N; 0: none */
+	struct pingate_told told;   /* what was told, for the verify; count 0: nothing */
 	char question[256];     /* said in the question itself; empty when an info line said it */
 };
 
@@ -165,7 +165,7 @@ static void format_notice(enum pingate_kind kind, unsigned failures, unsigned lo
 static void prepare_notice(pam_handle_t *pamh, int flags, const struct pingate_options *opts,
 		const struct pingate_answer *status, struct notice *notice)
 {
-	notice->told = 0;
+	notice->told.count = 0;
 	notice->question[0] = '\0';
 	if (status->unseen == 0 || opts->nonotice)
 		return;
@@ -174,13 +174,14 @@ static void prepare_notice(pam_handle_t *pamh, int flags, const struct pingate_o
 		inform(pamh, flags, opts, "%s", notice->question);
 		notice->question[0] = '\0';
 	}
-	notice->told = status->unseen;
+	notice->told.count = status->unseen;
+	notice->told.since = status->since;
 }
 
 /* What the verify may say was told: nothing if the question that was to carry it never came. */
-static unsigned told(const struct notice *notice)
+static const struct pingate_told *told(const struct notice *notice)
 {
-	return notice->question[0] == '\0' ? notice->told : 0;
+	return notice->question[0] == '\0' ? &notice->told : NULL;
 }
 
 static void tell_password_first(pam_handle_t *pamh, int flags, const struct pingate_options *opts)
@@ -655,7 +656,7 @@ int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **ar
 	rc = check_gates(pamh, &opts, user, &caller);
 	if (rc != PAM_SUCCESS)
 		goto out;
-	pingate_ask_helper(pamh, &opts, &caller, "status", user, NULL, 0, &run, &status);
+	pingate_ask_helper(pamh, &opts, &caller, "status", user, NULL, NULL, &run, &status);
 	rc = judge_status(pamh, flags, &opts, user, &status);
 	if (rc != PAM_SUCCESS)
 		goto out;

@@ -127,9 +127,17 @@ static bool append_number(char *buf, size_t *used, const char *key, long value)
 	return append_field(buf, used, key, text);
 }
 
+static bool append_unsigned(char *buf, size_t *used, const char *key, unsigned long long value)
+{
+	char text[24];
+
+	snprintf(text, sizeof(text), "%llu", value);
+	return append_field(buf, used, key, text);
+}
+
 static size_t build_request(pam_handle_t *pamh, const struct pingate_options *opts,
 		const struct pingate_caller *caller, char *buf, const char *op,
-		const char *user, const char *secret, unsigned told, bool then_verify)
+		const char *user, const char *secret, const struct pingate_told *told, bool then_verify)
 {
 	size_t used = (size_t)snprintf(buf, PINGATE_REQUEST_MAX, "%s\n", PINGATE_PROTOCOL_VERSION_LINE);
 	bool ok = append_field(buf, &used, "op", op) &&
@@ -140,7 +148,8 @@ static size_t build_request(pam_handle_t *pamh, const struct pingate_options *op
 		append_number(buf, &used, "caller_uid", (long)caller->uid) &&
 		append_number(buf, &used, "caller_pid", (long)caller->pid) &&
 		(!opts->allow_remote || append_field(buf, &used, "allow_remote", "1")) &&
-		(told == 0 || append_number(buf, &used, "notice", (long)told)) &&
+		(told == NULL || told->count == 0 || append_number(buf, &used, "notice", (long)told->count)) &&
+		(told == NULL || told->count == 0 || append_unsigned(buf, &used, "notice_since", told->since)) &&
 		(!then_verify || append_field(buf, &used, "then", "verify")) &&
 		(secret == NULL || append_field(buf, &used, "secret", secret));
 
@@ -175,7 +184,7 @@ static int ask(pam_handle_t *pamh, const struct pingate_options *opts, struct pi
 
 void pingate_ask_helper(pam_handle_t *pamh, const struct pingate_options *opts,
 		const struct pingate_caller *caller, const char *op, const char *user,
-		const char *secret, unsigned told, struct pingate_run *run,
+		const char *secret, const struct pingate_told *told, struct pingate_run *run,
 		struct pingate_answer *answer)
 {
 	bool status_op = strcmp(op, "status") == 0;

@@ -168,10 +168,20 @@ PINGATE_INTERNAL int pingate_socket_exchange(int fd, const char *request, size_t
 		size_t reply_size, unsigned timeout, char *why, size_t why_size);
 
 /*
+ * The notice of failed attempts the owner was told before typing: the
+ * status's unseen=N since=T, sent with the verify as notice=N
+ * notice_since=T. The helper spends it on a success only if exactly that
+ * is unseen then: as many, the first at the same time.
+ */
+struct pingate_told {
+	unsigned count;
+	unsigned long long since;
+};
+
+/*
  * Sends one request to the helper and reads its answer. op is "status" or
  * "verify"; secret is NULL for status. The caller's facts go with it, and
- * notice=N when told > 0: the owner was shown N failed attempts before
- * typing (the status's unseen=N), which a success then spends.
+ * the notice told (may be NULL: none).
  * With run (may be NULL): a status leaves its run open there for the verify,
  * and a verify goes through an open one (pingate_run_end closes one that
  * no verify followed). Never fails: trouble of any kind comes back as
@@ -179,7 +189,7 @@ PINGATE_INTERNAL int pingate_socket_exchange(int fd, const char *request, size_t
  */
 PINGATE_INTERNAL void pingate_ask_helper(pam_handle_t *pamh,
 		const struct pingate_options *opts, const struct pingate_caller *caller,
-		const char *op, const char *user, const char *secret, unsigned told,
+		const char *op, const char *user, const char *secret, const struct pingate_told *told,
 		struct pingate_run *run, struct pingate_answer *answer);
 
 /*

@@ -34,9 +34,12 @@
  *                                   showed the owner N failed attempts (the
  *                                   status's unseen=N) before the secret was
  *                                   typed; a success spends the notice only
- *                                   when exactly N are unseen then. Nothing
- *                                   else spends it: not a status, not a
- *                                   success where it was not shown
+ *                                   when exactly those are unseen then: N,
+ *                                   the first at notice_since. Nothing else
+ *                                   spends it: not a status, not a success
+ *                                   where it was not shown
+ *   notice_since=T\n                with notice: the status's since=T, the
+ *                                   Unix time of the first of them
  *   secret=TEXT\n                   verify, change: the typed PIN or pattern
  *   new_kind=pin|pattern\n          change: kind of the new credential
  *   new_grid=R\n                    change, pattern: grid size (default 3)

@@ -88,7 +88,7 @@ struct HelperOperations {
                           context: RequestContext) -> HelperAnswer {
         let answer = withCredentialKind(answer, verifier: verifier, uid: uid)
         if answer.exitCode == .ok, request.operation != .status {
-            spendShownNotice(request.shownFailures, verifier: verifier, uid: uid, context: context)
+            spendShownNotice(request.shownNotice, verifier: verifier, uid: uid, context: context)
         }
         return answer
     }
@@ -96,8 +96,8 @@ struct HelperOperations {
     /// After a success: the notice is spent only when the caller showed
     /// exactly what is unseen now. A status never spends it, so a job that
     /// asks cannot hide failed attempts from the owner.
-    private func spendShownNotice(_ shown: Int, verifier: Verifier, uid: UInt32, context: RequestContext) {
-        guard shown > 0, let notice = try? verifier.takeNotice(uid: uid, shown: shown) else { return }
+    private func spendShownNotice(_ shown: FailureNotice?, verifier: Verifier, uid: UInt32, context: RequestContext) {
+        guard let shown, let notice = try? verifier.takeNotice(uid: uid, shown: shown) else { return }
         SystemLog.write(.notice, "the owner was shown \(notice.failures) earlier failed attempt(s) before this success, the first at \(localTimeText(notice.firstAt, format: "%Y-%m-%d %H:%M:%S %z") ?? String(notice.firstAt)) (\(context.logFields))")
     }
 

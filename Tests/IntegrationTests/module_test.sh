@@ -89,7 +89,8 @@ test_the_owner_is_told_of_failed_attempts_before_the_question() {
     assert_eq PAM_SUCCESS "$(result)" "result"
     assert_contains "$out" "INFO 2 failed PIN attempts since your last PIN sign-in, the first at 09:05
 PROMPT_ECHO_OFF PIN: " "the notice, then the question"
-    assert_contains "$(cat "$T/request.2")" "notice=2" "the verify request"
+    assert_contains "$(cat "$T/request.2")" "notice=2
+notice_since=$first" "the verify request (how many, and when the first was)"
     assert_not_contains "$(cat "$T/request.1")" "notice=" "the status request"
     echo "0 enrolled kind=pin length=4 failures=1 unseen=1 since=$(date -d '2026-01-02 10:30' +%s)" > "$T/status"
     rm -f "$T"/request.*

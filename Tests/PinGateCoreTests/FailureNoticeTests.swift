@@ -44,11 +44,29 @@ struct FailureNoticeTests {
         _ = store.verifier.verify(uid: 1000, input: secret("2222"))
         // The owner was shown 2; a job guesses once more before the owner's PIN.
         _ = store.verifier.verify(uid: 1000, input: secret("3333"))
+        let shown = try #require(try store.record()?.noticeBeforeAttempt)
         #expect(store.verifier.verify(uid: 1000, input: secret("0427")) == .ok)
-        #expect(try store.verifier.takeNotice(uid: 1000, shown: 2) == nil)
+        #expect(try store.verifier.takeNotice(uid: 1000, shown: FailureNotice(failures: 2, firstAt: shown.firstAt)) == nil)
         #expect(try store.record()?.pendingNotice?.failures == 3)
-        #expect(try store.verifier.takeNotice(uid: 1000, shown: 3)?.failures == 3)
+        #expect(try store.verifier.takeNotice(uid: 1000, shown: shown)?.failures == 3)
         #expect(try store.record()?.pendingNotice == nil)
+    }
+
+    @Test("two sign-ins showed the same notice; the first spends it, a job guesses once: the second's success spends nothing")
+    func aGuessCannotTakeTheSpentNoticesPlace() throws {
+        let store = try TestStore()
+        try store.enrollPIN("0427")
+        _ = store.verifier.verify(uid: 1000, input: secret("1111"))
+        // A sudo and a lock screen both show "1 failed PIN attempt" before their questions.
+        let shown = try #require(try store.record()?.noticeBeforeAttempt)
+        #expect(store.verifier.verify(uid: 1000, input: secret("0427")) == .ok)
+        #expect(try store.verifier.takeNotice(uid: 1000, shown: shown) == shown, "the first success spends it")
+        store.clock.advance(by: 30)
+        _ = store.verifier.verify(uid: 1000, input: secret("2222"))   // the job's guess
+        #expect(store.verifier.verify(uid: 1000, input: secret("0427")) == .ok)
+        #expect(try store.verifier.takeNotice(uid: 1000, shown: shown) == nil,
+                "one unseen again, but not the one shown: it is told next time")
+        #expect(try store.record()?.pendingNotice == FailureNotice(failures: 1, firstAt: shown.firstAt + 30))
     }
 
     @Test("a success where nothing is shown leaves the notice; later failures add to it, the first time stays")

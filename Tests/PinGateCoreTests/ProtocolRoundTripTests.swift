@@ -31,6 +31,16 @@ struct ProtocolRoundTripTests {
         #expect(secretsMatch)
     }
 
+    @Test("the notice shown before a verify travels with it: how many, and when the first was")
+    func shownNotice() throws {
+        var sent = HelperRequest(operation: .verify, user: "alice", secret: secret("0427"))
+        sent.shownFailures = 2
+        sent.shownSince = 1_764_900_000
+        let read = try parse(sent)
+        #expect(read.shownNotice == FailureNotice(failures: 2, firstAt: 1_764_900_000))
+        #expect(try parse(HelperRequest(operation: .verify, user: "alice", secret: secret("0427"))).shownNotice == nil)
+    }
+
     @Test("a root caller's facts about its own caller travel with the request")
     func callerFacts() throws {
         var sent = HelperRequest(operation: .status, user: "alice", remoteHost: "")

@@ -42,6 +42,10 @@ struct RequestRefusalTests {
         ("pingate-verify/1\nop=status\nuser=a\nnotice=1\n", "notice must be the number of failed attempts shown"),
         ("pingate-verify/1\nop=verify\nuser=a\nnotice=0\nsecret=1\n", "notice must be the number of failed attempts shown"),
         ("pingate-verify/1\nop=verify\nuser=a\nnotice=02\nsecret=1\n", "notice must be the number of failed attempts shown"),
+        // notice_since=T: when the first of them was, with notice=N only.
+        ("pingate-verify/1\nop=verify\nuser=a\nnotice_since=5\nsecret=1\n", "notice_since must be the Unix time"),
+        ("pingate-verify/1\nop=verify\nuser=a\nnotice=1\nnotice_since=-5\nsecret=1\n", "notice_since must be the Unix time"),
+        ("pingate-verify/1\nop=verify\nuser=a\nnotice=1\nnotice_since=05\nsecret=1\n", "notice_since must be the Unix time"),
         ("pingate-verify/1\nuser=a\n", "op must be status, verify or change"),
         ("pingate-verify/1\nop=status\n", "user is missing"),
         ("pingate-verify/1\nop=status\nuser=\n", "user is missing"),

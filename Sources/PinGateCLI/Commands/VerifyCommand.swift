@@ -66,7 +66,8 @@ struct VerifyCommand: Command {
             let shown = credential.showNotice()
             let typed = try dialog.askExisting(kind: kind, grid: credential.grid, prompt: Self.prompt(kind, user.name))
             var request = HelperRequest.attempt(.verify, user: user.name, secret: typed)
-            request.shownFailures = shown ?? 0
+            request.shownFailures = shown?.failures ?? 0
+            request.shownSince = shown?.firstAt ?? 0
             let answer = try helperCall { () throws(HelperClientError) in try client.send(request) }
             outcome = answer.verifyOutcome
             notice = nil   // told before the PIN was asked

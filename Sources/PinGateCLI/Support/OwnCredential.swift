@@ -22,11 +22,11 @@ struct OwnCredential {
     }
 
     /// Says the notice on stderr, before the secret is asked, and returns
-    /// how many attempts it told of (for the request's `notice=N`).
-    func showNotice() -> Int? {
+    /// it (for the request's `notice=N notice_since=T`).
+    func showNotice() -> FailureNotice? {
         guard let notice else { return nil }
         Output.rawError(notice.text(kind: kind))
-        return notice.failures
+        return notice
     }
 }
 

@@ -44,10 +44,10 @@ public struct HelperRequest: ~Copyable, Sendable {
     public var newGridSize: Int?
     public var newSecret: Secret?
     /// verify, change: the caller showed the owner this many failed
-    /// attempts before the secret was typed (the notice a status reported);
-    /// a success spends the notice when that is what is unseen. Nothing
-    /// else ever spends it: not a status, not a success where it was not
-    /// shown. 0: nothing was shown.
+    /// attempts before the secret was typed (the notice a status reported),
+    /// the first at `shownSince`; a success spends the notice when exactly
+    /// that is what is unseen. Nothing else ever spends it: not a status,
+    /// not a success where it was not shown. 0: nothing was shown.
     ///
     /// Kept after the two `Secret?` fields: declared before them (where the
     /// Bool it replaced stood), the release build of pingate-lock's UI
@@ -55,6 +55,13 @@ public struct HelperRequest: ~Copyable, Sendable {
     /// swiftc 6.3.1 with optimisation; the debug build was fine. Not reduced
     /// yet; `lock_test.sh` catches it.
     public var shownFailures = 0
+    /// The Unix time of the first of them (the status's since=T).
+    public var shownSince: Int64 = 0
+
+    /// The notice the caller showed, if any.
+    public var shownNotice: FailureNotice? {
+        shownFailures > 0 ? FailureNotice(failures: shownFailures, firstAt: shownSince) : nil
+    }
 
     /// A request to send. `service`, `tty` and `remoteHost` are for the
     /// helper's log; a non-root sender's are logged as claims.
@@ -131,6 +138,12 @@ public struct HelperRequest: ~Copyable, Sendable {
             }
             request.shownFailures = count
         }
+        if let text = fields.noticeSince {
+            guard request.shownFailures > 0, let since = Int64(text), since >= 0, String(since) == text else {
+                throw ParseError(description: "notice_since must be the Unix time of the first attempt shown, after notice")
+            }
+            request.shownSince = since
+        }
         if let text = fields.then {
             guard operation == .status, text == Operation.verify.rawValue else {
                 throw ParseError(description: "then=verify is for a status only")
@@ -166,7 +179,7 @@ public struct HelperRequest: ~Copyable, Sendable {
     private struct Fields: ~Copyable {
         var op: String?, user: String?, service: String?, tty: String?, rhost: String?
         var newKind: String?, newGrid: String?, callerUID: String?, callerPID: String?
-        var allowRemote: String?, notice: String?, then: String?
+        var allowRemote: String?, notice: String?, noticeSince: String?, then: String?
         var secret: Secret?, new: Secret?
 
         mutating func take(_ line: UnsafeRawBufferPointer) throws {
@@ -192,6 +205,7 @@ public struct HelperRequest: ~Copyable, Sendable {
             case "caller_pid": try Self.put(value, into: &callerPID, key)
             case "allow_remote": try Self.put(value, into: &allowRemote, key)
             case "notice": try Self.put(value, into: &notice, key)
+            case "notice_since": try Self.put(value, into: &noticeSince, key)
             case "then": try Self.put(value, into: &then, key)
             default:
                 throw ParseError(description: "unknown key '\(key.prefix(20).filter { $0.isASCII && !$0.isNewline })'")
@@ -227,6 +241,7 @@ extension HelperRequest {
         if let callerPID { text.append(("caller_pid", String(callerPID))) }
         if allowRemote { text.append(("allow_remote", "1")) }
         if shownFailures > 0 { text.append(("notice", String(shownFailures))) }
+        if shownFailures > 0 { text.append(("notice_since", String(shownSince))) }
         if let followUp { text.append(("then", followUp.rawValue)) }
         if let newKind { text.append(("new_kind", newKind.description)) }
         if let newGridSize { text.append(("new_grid", String(newGridSize))) }

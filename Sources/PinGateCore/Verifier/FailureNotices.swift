@@ -1,15 +1,17 @@
 extension Verifier {
     /// Spends `uid`'s notice after a success where the owner was shown
-    /// `shown` failed attempts before typing: only when that is exactly what
-    /// is unseen now, so an attempt made meanwhile (a job guessing while the
-    /// owner read the notice) is told next time rather than lost. Returns
-    /// the notice spent.
-    public func takeNotice(uid: UInt32, shown: Int) throws -> FailureNotice? {
+    /// `shown` before typing: only when exactly that is unseen now — as
+    /// many failed attempts, the first at the same time — so an attempt made
+    /// meanwhile is told next time rather than lost. The count alone is not
+    /// enough: another sign-in of the owner's may have spent what was shown
+    /// and a job's guess taken its place, one for one. Returns the notice
+    /// spent.
+    public func takeNotice(uid: UInt32, shown: FailureNotice) throws -> FailureNotice? {
         try store.withRecord(uid: uid, writable: true) { file in
             guard let file else { return nil }
             let taken: FailureNotice?? = try file.withLock {
                 var record = try file.read()
-                guard record.pendingNotice?.failures == shown, let notice = record.takeNotice() else { return nil }
+                guard record.pendingNotice == shown, let notice = record.takeNotice() else { return nil }
                 try file.write(record, durability: .pageCache)
                 return notice
             }
