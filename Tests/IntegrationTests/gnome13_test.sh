@@ -110,8 +110,13 @@ EOF
 )" || fail "alice's seat session: $out"
     echo "    alice's sessions: $out"
 }
-# The exit trap: her seat session ended, then end_with's poweroff.
-end_container() {
+# boot_gdm3: this test's Debian 13 with the gdm3 layer, booted; its exit
+# trap ends her seat session, then end_with's poweroff. (Not in $(…): the
+# container goes with the subshell that booted it.)
+boot_gdm3() {
+    need_deb
+    layer trixie gdm3 "${LAYER_PACKAGES[@]}"
+    boot trixie --layer "$LAYER"
     end_with "CT_TIMEOUT=20 ct sh /usr/local/bin/pingate-case seat-stop > /dev/null 2>&1"
 }
 
@@ -179,10 +184,7 @@ EOF
 # which `pingate enable` refuses (exit 2), leaving every file as it was.
 test_debian_13_gdm3_48_pingate_enable_gdm_password_and_refusals() {
     local out stack
-    need_deb
-    layer trixie gdm3 "${LAYER_PACKAGES[@]}"
-    boot trixie --layer "$LAYER"
-    end_container
+    boot_gdm3
     out="$(ct_sh 2>&1 <<'EOF'
 echo "versions: $(dpkg-query -W -f='${Package} ${Version}, ' gdm3 gnome-shell libpam-fprintd fprintd libpam0g systemd)"
 echo "gdm.service: $(systemctl is-active gdm.service), sessions: $(loginctl list-sessions --no-legend | wc -l)"
@@ -233,10 +235,7 @@ EOF
 # the next unlock first tells of that wrong PIN (whoever answered the second
 # question may not have typed it), and the one after it tells nothing.
 test_debian_13_gdm3_48_unlocking_takes_the_pin_and_the_password() {
-    need_deb
-    layer trixie gdm3 "${LAYER_PACKAGES[@]}"
-    boot trixie --layer "$LAYER"
-    end_container
+    boot_gdm3
     setup > /dev/null
     seat_session
 
@@ -284,10 +283,7 @@ RESULT unlocked" "$out" "the unlock after it (the notice spent)"
 # gdm-password only, and a wrong PIN left there counts once.
 test_debian_13_gdm3_48_fingerprint_beside_asks_no_pin() {
     local out copy
-    need_deb
-    layer trixie gdm3 "${LAYER_PACKAGES[@]}"
-    boot trixie --layer "$LAYER"
-    end_container
+    boot_gdm3
     setup > /dev/null
     seat_session
     out="$(ct_sh <<'EOF'
@@ -344,10 +340,7 @@ EOF
 # PIN or password, and the PIN signs in.
 test_debian_13_gdm3_48_first_sign_in_takes_the_password_not_the_pin() {
     local out
-    need_deb
-    layer trixie gdm3 "${LAYER_PACKAGES[@]}"
-    boot trixie --layer "$LAYER"
-    end_container
+    boot_gdm3
     setup > /dev/null
     out="$(ct_sh <<'EOF'
 loginctl list-sessions --no-legend | awk '{print $3, $4, $6}' | tr '\n' ';'
@@ -375,10 +368,7 @@ RESULT signed in" "$out" "switching back to her session"
 # seat session; a PIN typed at "Password" is a wrong password, not counted.
 test_debian_13_gdm3_48_remote_display_takes_only_the_password() {
     local host
-    need_deb
-    layer trixie gdm3 "${LAYER_PACKAGES[@]}"
-    boot trixie --layer "$LAYER"
-    end_container
+    boot_gdm3
     setup > /dev/null
     seat_session
     for host in 192.0.2.7 ""; do
@@ -409,10 +399,7 @@ RESULT signed in" "$out" "a remote login screen"
 # card out, gdm-password asks for the PIN again and it unlocks.
 test_debian_13_gdm3_48_smartcard_asks_no_pin() {
     local out profile file echo_line
-    need_deb
-    layer trixie gdm3 "${LAYER_PACKAGES[@]}"
-    boot trixie --layer "$LAYER"
-    end_container
+    boot_gdm3
     setup > /dev/null
     seat_session
     for profile in off on; do
