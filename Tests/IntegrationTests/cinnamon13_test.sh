@@ -152,10 +152,6 @@ case "$1" in
         asked "$2" "$3" && sleep 0.3 && echo yes ;;
     query)  query ;;
     shot)   as_alice xwd -root -silent -display :1 > "$2" ;;
-    failures)
-        pingate status alice --json | sed -nE 's/.*"failures": *([0-9]+).*/\1/p' ;;
-    unseen)
-        pingate status alice --json | sed -nE 's/.*"unseen_failures": *([0-9]+).*/\1/p' ;;
     stop)   # ends her session and her user manager before the poweroff
         systemctl stop pingate-xsession.service
         loginctl kill-user alice --signal=KILL
@@ -204,6 +200,7 @@ shot() {
 }
 
 # The dialog's trace inside (trace, in booted_screen_lib.sh, reads it since the lock).
+# shellcheck disable=SC2034  # read by booted_screen_lib.sh (trace)
 DIALOG_LOG=/var/tmp/pingate-x/log
 # questions: what PAM asked (the placeholder, before Cinnamon rewrites it), one a line.
 questions() { trace | grep -F "CS_PAM_AUTH_SET_PROMPT_" | sed "s/.*CS_PAM_AUTH_SET_PROMPT_//; s/_'\$//"; }
@@ -247,7 +244,7 @@ test_debian_13_cinnamon_screensaver_with_pingate_enable() {
     assert_eq "" "$(infos)" "the info lines"
     shot debian13-cinnamon-before
     dialog_unlock "$PIN" "the PIN" pin
-    assert_eq 0 "$(x failures)" "alice's failures after the PIN"
+    assert_eq 0 "$(count alice)" "alice's failures after the PIN"
 
     # 2. A wrong PIN, then the PIN.
     dialog_lock
@@ -261,13 +258,13 @@ test_debian_13_cinnamon_screensaver_with_pingate_enable() {
     assert_eq "SET_PROMPT BUSY_FALSE BUSY_TRUE SET_INFO FAILURE SET_PROMPT BUSY_FALSE " "$(events)" "what the helper told the dialog"
     shot debian13-cinnamon-wrong-pin
     still_locked "after a wrong PIN"
-    assert_eq 1 "$(x failures)" "alice's failures after a wrong PIN"
+    assert_eq 1 "$(count alice)" "alice's failures after a wrong PIN"
     dialog_unlock "$PIN" "a wrong PIN, then the PIN" pin
-    assert_eq 0 "$(x failures)" "alice's failures after the PIN"
+    assert_eq 0 "$(count alice)" "alice's failures after the PIN"
     # nonotice: Cinnamon's "Incorrect password" is where the notice would be
     # shown; it waits, unspent, for a sign-in that shows it.
     assert_not_contains "$(infos)" "failed PIN attempt" "the info lines"
-    assert_eq 1 "$(x unseen)" "failed attempts not yet told"
+    assert_eq 1 "$(unseen)" "failed attempts not yet told"
 
     # 3. Two wrong PINs, then the PIN.
     dialog_lock
@@ -277,18 +274,18 @@ test_debian_13_cinnamon_screensaver_with_pingate_enable() {
     asked 3
     assert_eq 2 "$(seen CS_PAM_AUTH_FAILURE)" "failures the helper reported"
     still_locked "after two wrong PINs"
-    assert_eq 2 "$(x failures)" "alice's failures after two wrong PINs"
+    assert_eq 2 "$(count alice)" "alice's failures after two wrong PINs"
     dialog_unlock "$PIN" "two wrong PINs, then the PIN" pin
     assert_eq "PIN or password|PIN or password|PIN or password|" "$(questions | tr '\n' '|')" "the questions"
-    assert_eq 0 "$(x failures)" "alice's failures after the PIN"
-    assert_eq 3 "$(x unseen)" "failed attempts not yet told"
+    assert_eq 0 "$(count alice)" "alice's failures after the PIN"
+    assert_eq 3 "$(unseen)" "failed attempts not yet told"
     never_followed "$PIN" "${WRONG_PINS[@]:0:3}"
     assert_eq "" "$(handed_on)$(refused_by_unix)" "what reached the password modules in cases 1-3"
 
     # 4. The password: handed on by PinGate's question, taken by pam_unix.
     dialog_lock
     dialog_unlock "$ALICE_PASSWORD" "the password" password
-    assert_eq 0 "$(x failures)" "alice's failures after the password"
+    assert_eq 0 "$(count alice)" "alice's failures after the password"
     assert_eq "$ALICE_PASSWORD" "$(handed_on)" "what PinGate handed on"
     assert_eq "" "$(refused_by_unix)" "what pam_unix refused"
     # A wrong PIN, then the password at the next question.
@@ -296,7 +293,7 @@ test_debian_13_cinnamon_screensaver_with_pingate_enable() {
     x type "${WRONG_PINS[3]}" > /dev/null
     asked 2
     dialog_unlock "$ALICE_PASSWORD" "a wrong PIN, then the password" password
-    assert_eq 1 "$(x failures)" "alice's failures after a wrong PIN and the password"
+    assert_eq 1 "$(count alice)" "alice's failures after a wrong PIN and the password"
 
     # 5. The PIN locked: five different wrong PINs.
     lock_the_pin alice
@@ -315,5 +312,6 @@ test_debian_13_cinnamon_screensaver_with_pingate_enable() {
     echo "    $(( ($(date +%s%N) - start) / 1000000 )) ms in all"
 }
 
+# shellcheck disable=SC2034  # read by run_screen_tests
 DOC_SCREENSHOTS=(debian13-cinnamon-before debian13-cinnamon-wrong-pin)
 run_screen_tests "Return to unlocked" pin password

@@ -187,8 +187,6 @@ case "$1" in
     query)  query ;;
     # --- both
     shot)   as_alice xwd -root -silent -display :1 > "$2" ;;
-    failures)
-        pingate status alice --json | sed -nE 's/.*"failures": *([0-9]+).*/\1/p' ;;
     stop)
         systemctl stop pingate-xsession.service
         loginctl kill-user alice --signal=KILL
@@ -302,7 +300,7 @@ test_debian_13_pingate_lock_pin_password_and_pattern() {
         fi
         unlocked "the PIN (try $i)" pin
     done
-    assert_eq 0 "$(x failures)" "alice's failures after the PIN"
+    assert_eq 0 "$(count alice)" "alice's failures after the PIN"
 
     # 2. A wrong PIN, then the PIN.
     lock_up pin
@@ -311,12 +309,12 @@ test_debian_13_pingate_lock_pin_password_and_pattern() {
     said "message: Wrong PIN — 4 attempts left"
     shot debian13-pin-wrong
     running "after a wrong PIN"
-    assert_eq 1 "$(x failures)" "alice's failures after a wrong PIN"
+    assert_eq 1 "$(count alice)" "alice's failures after a wrong PIN"
     sleep 0.7
     # shellcheck disable=SC2086
     xdo keys $digits
     unlocked "a wrong PIN, then the PIN" pin
-    assert_eq 0 "$(x failures)" "alice's failures after the PIN"
+    assert_eq 0 "$(count alice)" "alice's failures after the PIN"
     # The entry is a PAM conversation of its own, which tells of the wrong
     # PIN before its question; the screen shows that for 3 s, then opens.
     assert_contains "$(lock_log)" "message: 1 failed PIN attempt since your last PIN sign-in, at " \
@@ -331,7 +329,7 @@ test_debian_13_pingate_lock_pin_password_and_pattern() {
     shot debian13-password
     xdo keys Return
     unlocked "Tab, the password, Return" password
-    assert_eq 0 "$(x failures)" "alice's failures after the password"
+    assert_eq 0 "$(count alice)" "alice's failures after the password"
 
     # 4. The pattern.
     out="$(CT_TIMEOUT=30 ct_sh "$PATTERN" 2>&1 <<'EOF'
@@ -355,7 +353,7 @@ EOF
     unlocked "the pattern dragged with the mouse" pattern
     local pattern_ms; pattern_ms="$(sed -n 's/^pattern //p' "$UNLOCK_TIMES" | tail -1)"
     [ -n "$pattern_ms" ] && [ "$pattern_ms" -lt 1500 ] || fail "the pattern unlocked ${pattern_ms:-?} ms after the release, not at once"
-    assert_eq 0 "$(x failures)" "alice's failures after the pattern"
+    assert_eq 0 "$(count alice)" "alice's failures after the pattern"
 
     echo "    $(( ($(date +%s%N) - start) / 1000000 )) ms in all"
 }
@@ -363,6 +361,7 @@ EOF
 # --- mate-screensaver -------------------------------------------------------------
 
 # The dialog's trace inside (trace, in booted_screen_lib.sh, reads it since the lock).
+# shellcheck disable=SC2034  # read by booted_screen_lib.sh (trace)
 DIALOG_LOG=/var/tmp/pingate-x/log
 questions() { trace | grep -F "Setting prompt to: " | sed "s/.*Setting prompt to: //"; }
 # messages: PAM's error and info lines (styles 3 and 4) the dialog showed.
@@ -394,7 +393,7 @@ test_debian_13_mate_screensaver_with_pingate_enable() {
     assert_eq "PIN or password" "$(questions)" "the dialog's label"
     shot debian13-mate-before 560x380+232+194
     munlock "$PIN" "the PIN" pin
-    assert_eq 0 "$(x failures)" "alice's failures after the PIN"
+    assert_eq 0 "$(count alice)" "alice's failures after the PIN"
 
     # 2. A wrong PIN, then the PIN.
     mlock
@@ -404,9 +403,9 @@ test_debian_13_mate_screensaver_with_pingate_enable() {
     assert_eq "PIN or password|PIN or password|" "$(questions | tr '\n' '|')" "the dialog's labels"
     shot debian13-mate-wrong-pin 560x380+232+194
     still_locked "after a wrong PIN"
-    assert_eq 1 "$(x failures)" "alice's failures after a wrong PIN"
+    assert_eq 1 "$(count alice)" "alice's failures after a wrong PIN"
     munlock "$PIN" "a wrong PIN, then the PIN" pin
-    assert_eq 0 "$(x failures)" "alice's failures after the PIN"
+    assert_eq 0 "$(count alice)" "alice's failures after the PIN"
 
     # 3. Two wrong PINs, then the PIN.
     mlock
@@ -416,7 +415,7 @@ test_debian_13_mate_screensaver_with_pingate_enable() {
     asked 3
     assert_contains "$(trace)" "Verify user returned error: Authentication failed." "the trace after two wrong PINs"
     still_locked "after two wrong PINs"
-    assert_eq 2 "$(x failures)" "alice's failures after two wrong PINs"
+    assert_eq 2 "$(count alice)" "alice's failures after two wrong PINs"
     echo "      the dialog's lines after two wrong PINs: $(messages | tr '\n' '|')" >&2
     assert_contains "$(messages | tr '\n' '|')" "'Wrong PIN — 4 attempts left'|'Wrong PIN — 3 attempts left'|" \
         "the dialog's messages after two wrong PINs"
@@ -428,12 +427,12 @@ test_debian_13_mate_screensaver_with_pingate_enable() {
     assert_contains "$(messages)" "'3 failed PIN attempts since your last PIN sign-in, the first at " \
         "the next try's first line after two wrong PINs"
     assert_eq "PIN or password|PIN or password|PIN or password|" "$(questions | tr '\n' '|')" "the dialog's labels"
-    assert_eq 0 "$(x failures)" "alice's failures after the PIN"
+    assert_eq 0 "$(count alice)" "alice's failures after the PIN"
 
     # 4. The password.
     mlock
     munlock "$ALICE_PASSWORD" "the password" password
-    assert_eq 0 "$(x failures)" "alice's failures after the password"
+    assert_eq 0 "$(count alice)" "alice's failures after the password"
 
     # 5. The PIN locked: five different wrong PINs.
     lock_the_pin alice
@@ -448,5 +447,6 @@ test_debian_13_mate_screensaver_with_pingate_enable() {
     echo "    $(( ($(date +%s%N) - start) / 1000000 )) ms in all"
 }
 
+# shellcheck disable=SC2034  # read by run_screen_tests
 DOC_SCREENSHOTS=(debian13-pin-pad)
 run_screen_tests "last key to unlocked" pin password pattern mate-pin mate-password

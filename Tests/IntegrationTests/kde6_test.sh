@@ -120,8 +120,6 @@ case "$step" in
             for i in $(seq 100); do running || break; sleep 0.05; done ;;
     shot)   # shot FILE: the screen as xwd
         as_user xwd -root -silent -display "$display" > "$1" ;;
-    failures)
-        pingate status "$user" --json | sed -nE 's/.*"failures": *([0-9]+).*/\1/p' ;;
     stop)   # ends the session and the user manager, without SIGKILL to
             # their cgroups (see the note at the top)
         pkill -KILL -u "$user" -x kscreenlocker_g
@@ -248,7 +246,7 @@ test_debian_13_plasma_6_lock_screen_with_pingate_enable() {
     sleep 2   # the clock, the avatar and the field fade in
     shot kde6-before
     unlock "$PIN" "the PIN" pin
-    assert_eq 0 "$(x alice failures)" "alice's failures after the PIN"
+    assert_eq 0 "$(count alice)" "alice's failures after the PIN"
     assert_contains "$(kde_lines)" "Echo-off prompt: PIN or password" "the kde conversation's question"
 
     # 2. A wrong PIN, then the PIN.
@@ -259,14 +257,14 @@ test_debian_13_plasma_6_lock_screen_with_pingate_enable() {
     shot kde6-wrong-pin
     assert_contains "$(kde_lines)" "Info message: Wrong PIN — 4 attempts left" "what the greeter shows after a wrong PIN"
     still_locked "after a wrong PIN"
-    assert_eq 1 "$(x alice failures)" "alice's failures after a wrong PIN"
+    assert_eq 1 "$(count alice)" "alice's failures after a wrong PIN"
     # The greeter starts the next conversation by itself: the notice of the
     # wrong PIN, then the announcement again.
     next_conversation 2
     sleep 0.5
     unlock "$PIN" "a wrong PIN, then the PIN" pin
     assert_contains "$(kde_lines)" "1 failed PIN attempt since your last PIN sign-in, at " "the second conversation's notice"
-    assert_eq 0 "$(x alice failures)" "alice's failures after the PIN"
+    assert_eq 0 "$(count alice)" "alice's failures after the PIN"
 
     # 3. Two wrong PINs, then the PIN.
     lock
@@ -278,11 +276,11 @@ test_debian_13_plasma_6_lock_screen_with_pingate_enable() {
     wait_log "result code: 7" 2 || fail "no result after a second wrong PIN: $(kde_lines | tail -5)"
     assert_contains "$(kde_lines)" "Info message: Wrong PIN — 3 attempts left" "what the greeter shows after a second wrong PIN"
     still_locked "after two wrong PINs"
-    assert_eq 2 "$(x alice failures)" "alice's failures after two wrong PINs"
+    assert_eq 2 "$(count alice)" "alice's failures after two wrong PINs"
     next_conversation 3
     sleep 0.5
     unlock "$PIN" "two wrong PINs, then the PIN" pin
-    assert_eq 0 "$(x alice failures)" "alice's failures after the PIN"
+    assert_eq 0 "$(count alice)" "alice's failures after the PIN"
 
     never_followed "$PIN" "${WRONG_PINS[@]:0:3}"
     assert_eq "" "$(handed_on)$(refused_by_unix)" "what reached the password modules in cases 1-3"
@@ -290,7 +288,7 @@ test_debian_13_plasma_6_lock_screen_with_pingate_enable() {
     # 4. The password: handed on by PinGate's question, taken by pam_unix.
     lock
     unlock "$ALICE_PASSWORD" "the password" password
-    assert_eq 0 "$(x alice failures)" "alice's failures after the password"
+    assert_eq 0 "$(count alice)" "alice's failures after the password"
     assert_eq "$ALICE_PASSWORD" "$(handed_on)" "what PinGate handed on"
     assert_eq "" "$(refused_by_unix)" "what pam_unix refused"
 
@@ -315,7 +313,7 @@ test_debian_13_plasma_6_lock_screen_with_pingate_enable() {
     sleep 1
     shot kde6-pattern
     unlock "$BOB_PASSWORD" "bob's password (he has a pattern)" password
-    assert_eq 0 "$(x bob failures)" "bob's failures after his password"
+    assert_eq 0 "$(count bob)" "bob's failures after his password"
 
     echo "    $(( ($(date +%s%N) - start) / 1000000 )) ms in all"
 }

@@ -136,8 +136,6 @@ case "$1" in
         fi ;;
     shot)   # shot FILE: a screenshot
         as_alice grim -t png "$run/shot.png" && mv "$run/shot.png" "$2" ;;
-    failures)
-        pingate status alice --json | sed -nE 's/.*"failures": *([0-9]+).*/\1/p' ;;
     stop)   # ends the session, and alice's user manager, before the poweroff:
             # after a Wayland session her manager sometimes took 10-15 s to
             # exit once it had reached exit.target (not understood), and the
@@ -242,10 +240,10 @@ swaylock_cases() {
     wl shot "/tmp/verifying.png" > /dev/null && cp "$(ct_root)/tmp/verifying.png" "$shots/verifying.png"
     expect_wrong "a wrong PIN"
     wl shot "/tmp/wrong.png" > /dev/null && cp "$(ct_root)/tmp/wrong.png" "$shots/wrong-pin.png"
-    assert_eq 1 "$(wl failures)" "alice's failures after a wrong PIN at swaylock ($WHERE)"
+    assert_eq 1 "$(count alice)" "alice's failures after a wrong PIN at swaylock ($WHERE)"
     wl type "$PIN" > /dev/null
     expect_unlock pin "the PIN"
-    assert_eq 0 "$(wl failures)" "alice's failures after the PIN unlocked ($WHERE)"
+    assert_eq 0 "$(count alice)" "alice's failures after the PIN unlocked ($WHERE)"
     # 2. The password.
     lock
     wl type "$ALICE_PASSWORD" > /dev/null
@@ -254,7 +252,7 @@ swaylock_cases() {
     lock
     wl type "$WRONG_PASSWORD" > /dev/null
     expect_wrong "a wrong password"
-    assert_eq 0 "$(wl failures)" "alice's failures after a wrong password ($WHERE)"
+    assert_eq 0 "$(count alice)" "alice's failures after a wrong password ($WHERE)"
     wl type "$ALICE_PASSWORD" > /dev/null
     expect_unlock password "a wrong password, then the password"
     # 4. The PIN locked: five different wrong PINs.

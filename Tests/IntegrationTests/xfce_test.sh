@@ -110,8 +110,6 @@ case "$1" in
     query)  query ;;
     shot)   # shot FILE: the screen as xwd
         as_alice xwd -root -silent -display :1 > "$2" ;;
-    failures)
-        pingate status alice --json | sed -nE 's/.*"failures": *([0-9]+).*/\1/p' ;;
     stop)   # ends her session and her user manager before the poweroff: Xvfb,
             # in the session's scope, kept the poweroff waiting past its deadline
         systemctl stop pingate-xsession.service
@@ -129,6 +127,7 @@ EOF
 }
 
 # The dialog's trace inside (trace, in booted_screen_lib.sh, reads it since the lock).
+# shellcheck disable=SC2034  # read by booted_screen_lib.sh (trace)
 DIALOG_LOG=/run/user/1000/pingate-xfce/log
 # questions: the labels the dialog gave its field since MARK, one a line.
 questions() { trace | grep -F "Setting prompt to: " | sed "s/.*Setting prompt to: //"; }
@@ -223,7 +222,7 @@ test_debian_13_xfce4_screensaver_with_pingate_enable() {
     assert_eq "PIN or password" "$(questions)" "the dialog's label"
     shot xfce-before
     unlock "$PIN" "the PIN" pin
-    assert_eq 0 "$(x failures)" "alice's failures after the PIN"
+    assert_eq 0 "$(count alice)" "alice's failures after the PIN"
 
     # 2. A wrong PIN, then the PIN.
     dialog_lock
@@ -233,9 +232,9 @@ test_debian_13_xfce4_screensaver_with_pingate_enable() {
     assert_eq "PIN or password|PIN or password|" "$(questions | tr '\n' '|')" "the dialog's labels"
     shot xfce-wrong-pin
     still_locked "after a wrong PIN"
-    assert_eq 1 "$(x failures)" "alice's failures after a wrong PIN"
+    assert_eq 1 "$(count alice)" "alice's failures after a wrong PIN"
     unlock "$PIN" "a wrong PIN, then the PIN" pin
-    assert_eq 0 "$(x failures)" "alice's failures after the PIN"
+    assert_eq 0 "$(count alice)" "alice's failures after the PIN"
 
     # 3. Two wrong PINs, then the PIN. The wrong PIN of case 2 was in the
     # try the PIN ended (the dialog closed at once), and whoever typed the
@@ -257,13 +256,13 @@ test_debian_13_xfce4_screensaver_with_pingate_enable() {
 'Wrong PIN — 3 attempts left'
 '3 failed PIN attempts since your last PIN sign-in, the first at " "the dialog's messages after two wrong PINs"
     still_locked "after two wrong PINs"
-    assert_eq 2 "$(x failures)" "alice's failures after two wrong PINs"
+    assert_eq 2 "$(count alice)" "alice's failures after two wrong PINs"
     shot xfce-two-wrong-pins
     sleep 3.5
     shot xfce-two-wrong-pins-later
     unlock "$PIN" "two wrong PINs, then the PIN" pin
     assert_eq "PIN or password|PIN or password|PIN or password|" "$(questions | tr '\n' '|')" "the dialog's labels"
-    assert_eq 0 "$(x failures)" "alice's failures after the PIN"
+    assert_eq 0 "$(count alice)" "alice's failures after the PIN"
 
     never_followed "$PIN" "${WRONG_PINS[@]:0:3}"
     assert_eq "" "$(handed_on)$(refused_by_unix)" "what reached the password modules in cases 1-3"
@@ -271,7 +270,7 @@ test_debian_13_xfce4_screensaver_with_pingate_enable() {
     # 4. The password: handed on by PinGate's question, taken by pam_unix.
     dialog_lock
     unlock "$ALICE_PASSWORD" "the password" password
-    assert_eq 0 "$(x failures)" "alice's failures after the password"
+    assert_eq 0 "$(count alice)" "alice's failures after the password"
     assert_eq "$ALICE_PASSWORD" "$(handed_on)" "what PinGate handed on"
     assert_eq "" "$(refused_by_unix)" "what pam_unix refused"
 
