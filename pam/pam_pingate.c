@@ -153,21 +153,24 @@ static void format_notice(enum pingate_kind kind, unsigned failures, unsigned lo
 			(int)failures, when);
 }
 
+static bool service_listed(pam_handle_t *pamh, const char *list);
+
 /*
  * Before the PIN is typed, never after: a job the user left running may
  * have guessed, and the owner must know before spending the PIN (a success
  * spends the notice only where it was shown, and a status never does). As
  * an info line where those are shown; in the question itself where they
- * are not (sudo passes PAM_SILENT but shows its prompt). Not under
- * nonotice: i3lock, swaylock and hyprlock show nothing before their field,
- * so the notice waits, unspent, for a sign-in that shows it.
+ * are not (sudo passes PAM_SILENT but shows its prompt). Never where no
+ * info line is shown (PINGATE_NO_INFO_SERVICES: i3lock, swaylock, hyprlock
+ * and the like, however their stack reaches this line) or under nonotice:
+ * the notice waits, unspent, for a sign-in that shows it.
  */
 static void prepare_notice(pam_handle_t *pamh, int flags, const struct pingate_options *opts,
 		const struct pingate_answer *status, struct notice *notice)
 {
 	notice->told.count = 0;
 	notice->question[0] = '\0';
-	if (status->unseen == 0 || opts->nonotice)
+	if (status->unseen == 0 || opts->nonotice || service_listed(pamh, PINGATE_NO_INFO_SERVICES))
 		return;
 	format_notice(status->kind, status->unseen, status->since, notice->question, sizeof(notice->question));
 	if (shows_messages(flags, opts)) {
@@ -582,15 +585,11 @@ static int judge_status(pam_handle_t *pamh, int flags, const struct pingate_opti
 	}
 }
 
-/*
- * Whether PAM_SERVICE is a conversation nobody sees (PINGATE_UNSEEN_SERVICES):
- * a PIN question there would wait unseen, or take the place of a smart
- * card's own PIN. Refused here, before any helper call.
- */
-static bool unseen_service(pam_handle_t *pamh)
+/* Whether PAM_SERVICE is a word of `list` (one of pingate_protocol.h's lists). */
+static bool service_listed(pam_handle_t *pamh, const char *list)
 {
 	const void *item = NULL;
-	const char *service, *list = PINGATE_UNSEEN_SERVICES;
+	const char *service;
 	size_t length;
 
 	if (pam_get_item(pamh, PAM_SERVICE, &item) != PAM_SUCCESS || item == NULL)
@@ -605,6 +604,16 @@ static bool unseen_service(pam_handle_t *pamh)
 		list += word + (list[word] == ' ');
 	}
 	return false;
+}
+
+/*
+ * Whether PAM_SERVICE is a conversation nobody sees (PINGATE_UNSEEN_SERVICES):
+ * a PIN question there would wait unseen, or take the place of a smart
+ * card's own PIN. Refused here, before any helper call.
+ */
+static bool unseen_service(pam_handle_t *pamh)
+{
+	return service_listed(pamh, PINGATE_UNSEEN_SERVICES);
 }
 
 /*

@@ -189,6 +189,21 @@
 #define PINGATE_UNSEEN_SERVICES "kde-fingerprint kde-smartcard gdm-fingerprint gdm-smartcard"
 
 /*
+ * Applications whose conversation shows no informational line, so that the
+ * failed-attempt notice said there reaches nobody: i3lock, swaylock and
+ * hyprlock drop PAM_TEXT_INFO, phosh ignores it, and Cinnamon's lock screen
+ * wipes every info line as soon as its field takes keys (its own
+ * "Incorrect password" is where the line would be). The module tells no
+ * notice there, as under its `nonotice` option, whatever line brought it
+ * in: PAM_SERVICE names the application through an `include` of login, the
+ * pam-auth-update profile and a line an older release wrote alike. So the
+ * notice waits, unspent, for a sign-in that shows it. `pingate enable`
+ * writes `nonotice` on their lines from this list too. One line, for
+ * Swift's importer.
+ */
+#define PINGATE_NO_INFO_SERVICES "i3lock swaylock hyprlock cinnamon-screensaver phosh"
+
+/*
  * What the module asks, and what an application may tell it. A client that
  * answers the module's prompts itself (pingate-lock) recognises them by
  * these texts, in English or translated in the "pingate" catalogue.

@@ -114,6 +114,55 @@ test_a_nonotice_client_leaves_the_notice_unspent() {
     assert_not_contains "$(cat "$T/request.2")" "notice=" "the nonotice verify request"
 }
 
+# The application decides, not the line (review 6, item 1): swaylock,
+# i3lock and hyprlock drop info lines, and Debian's swaylock file is `auth
+# include login`, where login reaches the pam-auth-update profile's line
+# (forward_pass, in common-auth) or a plain one an older `pingate enable
+# login` wrote; neither has nonotice. PAM_SERVICE still names the locker
+# (PINGATE_NO_INFO_SERVICES): it is told nothing and its verify says nothing
+# was told, so the notice stays unspent (unseen stays 2 with the real
+# helper: pam_test.sh). sudo and login, through the same lines, still tell it
+# and spend it.
+# include_stacks LINE_ARGS: common-auth holds the module with LINE_ARGS,
+# login and sudo @include it, swaylock and i3lock `include` login (by full
+# path: libpam looks for included files in /etc/pam.d, not in the confdir).
+include_stacks() {
+    {
+        echo "auth optional $build/pam_test_authtok.so set"
+        echo "auth $CONTROL ${MODULE:-$module} helper=$T/fake-helper conf=$T/pingate.conf $*"
+        echo "auth required $build/pam_test_authtok.so show"
+    } > "$T/pam.d/common-auth"
+    echo "@include $T/pam.d/common-auth" > "$T/pam.d/login"
+    echo "@include $T/pam.d/common-auth" > "$T/pam.d/sudo"
+    echo "auth include $T/pam.d/login" > "$T/pam.d/swaylock"
+    echo "auth include $T/pam.d/login" > "$T/pam.d/i3lock"
+}
+
+test_a_locker_without_info_lines_leaves_the_notice_unspent_through_include() {
+    setup
+    echo "0 enrolled kind=pin length=4 failures=0 unseen=2 since=$(date +%s)" > "$T/status"
+    echo "0 ok" > "$T/verify"
+    local line service
+    for line in forward_pass ""; do
+        include_stacks $line
+        for service in swaylock i3lock; do
+            rm -f "$T"/request.*
+            SERVICE=$service pam_run $'1234\n'
+            assert_eq PAM_SUCCESS "$(result)" "$service through include ($line)"
+            assert_not_contains "$out" "failed PIN attempt" "what $service was told ($line)"
+            assert_not_contains "$(cat "$T/request.2")" "notice=" "$service's verify ($line): nothing told, nothing spent"
+        done
+        rm -f "$T"/request.*
+        SERVICE=login pam_run $'1234\n'
+        assert_contains "$out" "INFO 2 failed PIN attempts since your last PIN sign-in" "login through the same line ($line)"
+        assert_contains "$(cat "$T/request.2")" "notice=2" "login's verify ($line)"
+        rm -f "$T"/request.*
+        SERVICE=sudo pam_run $'1234\n' --silent
+        assert_contains "$out" "PROMPT_ECHO_OFF 2 failed PIN attempts since your last PIN sign-in" "sudo's silent question ($line)"
+        assert_contains "$(cat "$T/request.2")" "notice=2" "sudo's verify ($line)"
+    done
+}
+
 # A wrong PIN in the conversation is not told by the success after it, even
 # though its "Wrong PIN" line was shown: whoever answers the next question
 # (a one-field lock screen waits at it) may not be the one who typed it, and
