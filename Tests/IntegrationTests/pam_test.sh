@@ -86,6 +86,40 @@ test_the_owner_is_told_of_failed_attempts_before_typing_the_pin() {
     assert_not_contains "$out" "failed PIN attempt" "after it was shown"
 }
 
+# The notice is spent only where its application shows it (review 6, item
+# 1). Debian's swaylock file is `auth include login`; login reaches the
+# pam-auth-update profile's line (forward_pass, in common-auth), or a plain
+# line an older `pingate enable login` wrote, neither with nonotice. The
+# lockers drop info lines, so the owner's PIN at swaylock or i3lock leaves
+# both failures unseen; sudo, through the same line, shows the notice in its
+# silent question and spends it. (The included files by full path: libpam
+# looks for them in /etc/pam.d, not in the harness's confdir.)
+test_a_locker_reached_through_include_leaves_the_notice_unspent() {
+    need_cli
+    local line service
+    for line in forward_pass ""; do
+        fresh
+        enroll pgalice "$TEST_PIN" --pin
+        run pgalice $'1397\n'
+        run pgalice $'1398\n'
+        write_service "$CONF" common-auth "$(module_line $line)" "$(next_line)"
+        write_service "$CONF" login "@include $CONF/common-auth"
+        write_service "$CONF" swaylock "auth include $CONF/login"
+        write_service "$CONF" i3lock "auth include $CONF/login"
+        for service in swaylock i3lock; do
+            SERVICE=$service run pgalice "$TEST_PIN"$'\n'
+            assert_eq PAM_SUCCESS "$(result)" "$service through include ($line)"
+            assert_contains "$(helper_status pgalice)" " unseen=2 " "unseen after the PIN at $service ($line)"
+            assert_not_contains "$out" "failed PIN attempt" "what $service was told ($line)"
+        done
+        write_service "$CONF" sudo "@include $CONF/common-auth"
+        run pgalice "$TEST_PIN"$'\n' --silent
+        assert_eq PAM_SUCCESS "$(result)" "sudo through the same line ($line)"
+        assert_contains "$out" "PROMPT_ECHO_OFF 2 failed PIN attempts since your last PIN sign-in" "sudo's question ($line)"
+        assert_not_contains "$(helper_status pgalice)" "unseen=" "after sudo showed it ($line)"
+    done
+}
+
 # Only attempts a person made count: a client that runs PAM again and again
 # with the same typed buffer (a lock screen retrying on its own) spends one
 # attempt, not the owner's whole allowance; the right PIN still works.

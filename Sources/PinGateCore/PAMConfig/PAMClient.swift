@@ -15,7 +15,8 @@ public struct PAMClient: Equatable, Sendable {
     /// The control of the line `--enable` writes: `sufficient`, or for a
     /// one-field lock screen `wrongPINEndsTheTry` (see `known`).
     public let control: String
-    /// The options after `pam_pingate.so` on that line.
+    /// The options after `pam_pingate.so` its line needs (`enableLine` adds
+    /// `nonotice`, which the module applies by service anyway).
     public let moduleOptions: [String]
     /// Debian may ship no /etc/pam.d file for it (Plasma 5's kde, sudo-rs's
     /// sudo), so libpam reads `other`: `--enable` creates one from other's stack.
@@ -39,7 +40,15 @@ public struct PAMClient: Equatable, Sendable {
     /// always just the module, so that anything but a correct PIN goes on
     /// through the stack as before.
     public var enableLine: String {
-        (["auth      ", control, "pam_pingate.so"] + moduleOptions).joined(separator: " ")
+        (["auth      ", control, "pam_pingate.so"] + moduleOptions + noticeOption).joined(separator: " ")
+    }
+
+    /// `nonotice` for a client that shows no info line: the module would
+    /// tell it no notice without it (by PAM_SERVICE), but a copy of the
+    /// file under another service name keeps the rule, and the lines stay
+    /// those of 0.2.0.
+    private var noticeOption: [String] {
+        PAMClient.showsNoInfoLines.contains(service) && !moduleOptions.contains("nonotice") ? ["nonotice"] : []
     }
 
     /// The known client for `service`, or one with the default options.
@@ -54,6 +63,14 @@ public struct PAMClient: Equatable, Sendable {
     /// the module offers no PIN there whatever `services` says.
     public static let unseenConversations = Set(PINGATE_UNSEEN_SERVICES.split(separator: " ").map(String.init))
 
+    /// Applications that show no informational line (pingate_protocol.h,
+    /// PINGATE_NO_INFO_SERVICES: i3lock, swaylock, hyprlock, Cinnamon's lock
+    /// screen, phosh). The module tells them no failed-attempt notice
+    /// whatever line reaches it (an `include` of login, the pam-auth-update
+    /// profile, a line of an older release), so it waits for a sign-in that
+    /// shows it; `enableLine` writes `nonotice` on their lines too.
+    public static let showsNoInfoLines = Set(PINGATE_NO_INFO_SERVICES.split(separator: " ").map(String.init))
+
     /// The control of every one-field lock screen's line: a correct PIN
     /// ends the stack (as `sufficient`), a wrong one ends the try
     /// (`auth_err=die`), and anything else — a password handed on, no PIN,
@@ -64,8 +81,9 @@ public struct PAMClient: Equatable, Sendable {
     /// - swaylock and hyprlock answer every question with the same typed
     ///   buffer: `forward_pass` asks one "PIN or password" question and leaves
     ///   a password as PAM_AUTHTOK for the stack's own pam_unix.
-    /// - i3lock, swaylock and hyprlock show no informational line: `nonotice`
-    ///   keeps the failed-attempt notice for a sign-in that shows it.
+    /// - i3lock, swaylock and hyprlock show no informational line: they are
+    ///   in `showsNoInfoLines`, which keeps the failed-attempt notice for a
+    ///   sign-in that shows it (their lines say `nonotice` as well).
     /// - KDE's, MATE's, Xfce's (xfce4-screensaver), Cinnamon's and GNOME's
     ///   lock screens keep one field for every question (GNOME shows the
     ///   question only as the field's hint, Cinnamon as its placeholder, KDE
@@ -99,8 +117,8 @@ public struct PAMClient: Equatable, Sendable {
     ///   line): MATE, Xfce's, KDE and GNOME show it above or below their
     ///   field before the person types. i3lock, swaylock and hyprlock show nothing before
     ///   their field, and Cinnamon puts its own "Incorrect password" where
-    ///   the line would be (screenshot: cinnamon_test.sh): they have
-    ///   `nonotice`, and the notice waits, unspent, for a sign-in that shows it.
+    ///   the line would be (screenshot: cinnamon_test.sh): they are in
+    ///   `showsNoInfoLines`, and the notice waits, unspent, for a sign-in that shows it.
     /// - The first sign-in of a boot at a display manager takes the password:
     ///   the helper's first-sign-in rule decides that, not an option.
     public static let known: [PAMClient] = [
@@ -119,16 +137,16 @@ public struct PAMClient: Equatable, Sendable {
                   isLoginScreen: true),
         PAMClient(service: "xscreensaver", name: "XScreenSaver", programs: ["/usr/bin/xscreensaver"]),
         PAMClient(service: "cinnamon-screensaver", name: "Cinnamon lock screen", programs: ["/usr/bin/cinnamon-screensaver"],
-                  control: wrongPINEndsTheTry, moduleOptions: ["again_or_password", "nonotice"]),
+                  control: wrongPINEndsTheTry, moduleOptions: ["again_or_password"]),
         PAMClient(service: "mate-screensaver", name: "MATE lock screen", programs: ["/usr/bin/mate-screensaver"],
                   control: wrongPINEndsTheTry, moduleOptions: ["retries=2", "again_or_password"]),
         PAMClient(service: "xfce4-screensaver", name: "Xfce lock screen (xfce4-screensaver)",
                   programs: ["/usr/bin/xfce4-screensaver"],
                   control: wrongPINEndsTheTry, moduleOptions: ["retries=2", "again_or_password"]),
-        PAMClient(service: "i3lock", name: "i3lock", programs: ["/usr/bin/i3lock"], moduleOptions: ["nonotice"]),
+        PAMClient(service: "i3lock", name: "i3lock", programs: ["/usr/bin/i3lock"]),
         PAMClient(service: "swaylock", name: "swaylock", programs: ["/usr/bin/swaylock"],
-                  moduleOptions: ["forward_pass", "nonotice"]),
+                  moduleOptions: ["forward_pass"]),
         PAMClient(service: "hyprlock", name: "hyprlock", programs: ["/usr/bin/hyprlock"],
-                  moduleOptions: ["forward_pass", "nonotice"]),
+                  moduleOptions: ["forward_pass"]),
     ]
 }
