@@ -718,6 +718,41 @@ test_doctor_prints_each_problem_with_its_fix() {
     assert_contains "$out" "pingate.conf:1:"
 }
 
+# sudoers' passprompt_override makes sudo ask its own "[sudo] password for
+# USER:" in place of PinGate's "PIN:", and of the notice of failed attempts
+# put into that question under PAM_SILENT (review 6, item 1). The module
+# cannot see it; doctor reads it from root's `sudo -l -U USER` for each
+# enrolled user whose sudo reaches pam_pingate.so, a later
+# `!passprompt_override` turning it off again.
+test_doctor_names_sudoers_passprompt_override() {
+    [ -e /etc/sudoers ] && [ -x /usr/bin/sudo ] || skip "no sudo here"
+    store_reset
+    enroll_pin pgalice "$PIN"
+    install_fake_module
+    local sudoers; sudoers=$(cat /etc/sudoers)
+    cp /etc/sudoers "$SANDBOX/sudoers.saved"; cp /etc/pam.d/sudo "$SANDBOX/pam-sudo.saved"
+    trap 'cat "$SANDBOX/sudoers.saved" > /etc/sudoers; cat "$SANDBOX/pam-sudo.saved" > /etc/pam.d/sudo' EXIT
+    printf 'auth sufficient pam_pingate.so\n@include common-auth\n' > /etc/pam.d/sudo
+    run "$PINGATE" doctor
+    assert_not_contains "$out" "passprompt_override" "doctor with sudo's own prompt untouched"
+    printf '%s\nDefaults:pgalice passprompt_override\nDefaults:pgbob passprompt_override\n' "$sudoers" > /etc/sudoers
+    run "$PINGATE" doctor
+    assert_eq 5 "$rc" "doctor with passprompt_override: $out"
+    grep -A1 'passprompt_override for' <<< "$out" | sed 's/^/      /' >&2
+    assert_contains "$out" "PROBLEM sudoers sets passprompt_override for pgalice: sudo asks its own \"password\" question where PinGate asks for the PIN"
+    assert_contains "$out" "fix: visudo: remove passprompt_override, or add \"Defaults:pgalice !passprompt_override\""
+    assert_not_contains "$out" "for pgbob" "a user without a PIN"
+    printf '%s\nDefaults passprompt_override\nDefaults:pgalice !passprompt_override\n' "$sudoers" > /etc/sudoers
+    run "$PINGATE" doctor
+    assert_not_contains "$out" "passprompt_override for" "doctor after pgalice's !passprompt_override"
+    printf '%s\nDefaults!/usr/bin/id passprompt_override\n' "$sudoers" > /etc/sudoers
+    run "$PINGATE" doctor
+    assert_contains "$out" "sudoers sets passprompt_override for pgalice" "a command's Defaults"
+    printf 'auth sufficient pam_unix.so\n' > /etc/pam.d/sudo
+    run "$PINGATE" doctor
+    assert_not_contains "$out" "passprompt_override" "doctor when sudo does not reach PinGate"
+}
+
 # A member of the pingate group reads the key and every record and may
 # rewrite them: as good as root. Listed in /etc/group, or by primary group.
 test_doctor_and_init_refuse_a_pingate_group_with_members() {

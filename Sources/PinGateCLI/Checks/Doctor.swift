@@ -8,6 +8,8 @@ struct Doctor {
     let configPath: String
     private(set) var findings: [Finding] = []
     private var group: SystemGroup? = nil
+    /// The accounts of the readable records, for the checks of each user's sudo.
+    private(set) var enrolledUsers: [String] = []
     /// pingate.conf as the helper reads it; the defaults when it cannot be read.
     private(set) var policy = Policy()
     /// The stacks as the installed libpam reads them (one look at dpkg's
@@ -39,6 +41,7 @@ struct Doctor {
         _ = checkPath(module, what: L("PAM module"), type: .regular, mode: 0o644, group: SystemGroup.lookup(gid: 0),
                       create: "make -C pam && install -o root -g root -m 0644 pam/build/pam_pingate.so \(module)")
         checkStacks()
+        checkSudo(users: enrolledUsers)
         checkDesktops()
     }
 
@@ -167,6 +170,7 @@ struct Doctor {
                 // otherwise sign in with its PIN.
                 guard try store.readRecord(uid: uid) != nil else { continue }
                 good += 1
+                if let name = SystemUser.lookup(uid: uid)?.name { enrolledUsers.append(name) }
             } catch let error as StoreError {
                 add(.problem, "\(error)", fix: Self.fix(for: error, uid: uid))
             } catch {

@@ -20,21 +20,23 @@ public struct ChildProcess: Sendable {
         }
     }
 
-    /// posix_spawn(path) with `input` as its stdin and `output` as its
-    /// stdout, argv [path] and an empty environment: the caller's variables
-    /// never reach a program that may be privileged.
-    public static func spawn(_ path: String, input: FileDescriptor, output: FileDescriptor) throws -> ChildProcess {
+    /// posix_spawn(path) with `input` as its stdin, `output` as its stdout
+    /// (and `errors`, if given, as its stderr), argv [path] + `arguments` and
+    /// an empty environment: the caller's variables never reach a program
+    /// that may be privileged.
+    public static func spawn(_ path: String, arguments: [String] = [], input: FileDescriptor, output: FileDescriptor,
+                             errors: FileDescriptor? = nil) throws -> ChildProcess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, input.rawValue, 0)
         posix_spawn_file_actions_adddup2(&actions, output.rawValue, 1)
+        if let errors { posix_spawn_file_actions_adddup2(&actions, errors.rawValue, 2) }
         var pid = ProcessID()
-        let argument0 = strdup(path)
-        defer { free(argument0) }
-        let arguments: [UnsafeMutablePointer<CChar>?] = [argument0, nil]
+        let argv = ([path] + arguments).map { strdup($0) }
+        defer { argv.forEach { free($0) } }
         let environment: [UnsafeMutablePointer<CChar>?] = [nil]
-        let result = posix_spawn(&pid, path, &actions, nil, arguments, environment)
+        let result = posix_spawn(&pid, path, &actions, nil, argv + [nil], environment)
         guard result == 0 else { throw Errno(rawValue: result) }
         return ChildProcess(pid: pid)
     }
