@@ -145,15 +145,16 @@ common-auth: 1 PinGate" "the stacks after pam-auth-update --enable pingate"
     assert_eq "gdm: active, 0 restarts, seat0 sessions: alice " "$(gdm_idle)" "gdm with alice's session"
 }
 
-# What the dialog showed (watch in gnome_shell_drive.js: MESSAGE and HINT
-# lines), a notice's clock as HH:MM, a lock's seconds as N; shown on stderr
-# under WHAT and kept in REPORT_DIR/dialog-STACK.txt.
-seen=""
+# dialog WHAT OUTPUT: shown, what the dialog showed (watch in
+# gnome_shell_drive.js: MESSAGE and HINT lines), a notice's clock as HH:MM,
+# a lock's seconds as N; on stderr under WHAT, and in
+# REPORT_DIR/dialog-STACK.txt.
+shown=""
 dialog() {
-    seen="$(sed -E 's/\bat [0-9]{2}:[0-9]{2}\b/at HH:MM/g; s/PIN locked for [0-9]+ seconds?/PIN locked for N seconds/' <<< "$2")"
-    printf '== %s (%s)\n%s\n\n' "$1" "$WHERE" "$seen" >> "$REPORT_DIR/dialog-$STACK.txt"
+    shown="$(sed -E 's/\bat [0-9]{2}:[0-9]{2}\b/at HH:MM/g; s/PIN locked for [0-9]+ seconds?/PIN locked for N seconds/' <<< "$2")"
+    printf '== %s (%s)\n%s\n\n' "$1" "$WHERE" "$shown" >> "$REPORT_DIR/dialog-$STACK.txt"
     echo "      $1:" >&2
-    sed 's/^/        | /' <<< "$seen" >&2
+    sed 's/^/        | /' <<< "$shown" >&2
 }
 # lock WHAT: locked, the dialog raised; what it showed until it asked.
 lock() { dialog "$1" "$(shell lock)"; }
@@ -198,7 +199,7 @@ shell_cases() {
 
     # 1. The PIN.
     lock "locked"
-    assert_eq "HINT PIN or password" "$seen" "the dialog ($WHERE)"
+    assert_eq "HINT PIN or password" "$shown" "the dialog ($WHERE)"
     shot "${names[0]}"
     unlock "$PIN" "the PIN" pin
     assert_eq 0 "$(count alice)" "alice's failures after the PIN ($WHERE)"
@@ -209,14 +210,14 @@ shell_cases() {
     case "$1" in
         # asked again in the same conversation (retries=2)
         line) assert_eq "MESSAGE Wrong PIN — 4 attempts left
-HINT PIN or password" "$seen" "the dialog after a wrong PIN ($WHERE)" ;;
+HINT PIN or password" "$shown" "the dialog after a wrong PIN ($WHERE)" ;;
         # then pam_unix refuses the same text (forward_pass), taking its
         # 2 s; the try ends, GNOME starts afresh, and the new conversation
         # tells of the wrong PIN
         profile) assert_eq "MESSAGE Wrong PIN — 4 attempts left
 MESSAGE Sorry, password authentication didn’t work. Please try again.
 MESSAGE 1 failed PIN attempt since your last PIN sign-in, at HH:MM
-HINT PIN or password" "$seen" "the dialog after a wrong PIN ($WHERE)" ;;
+HINT PIN or password" "$shown" "the dialog after a wrong PIN ($WHERE)" ;;
     esac
     shot "${names[1]}"
     assert_eq 1 "$(count alice)" "alice's failures after a wrong PIN ($WHERE)"
@@ -228,12 +229,12 @@ HINT PIN or password" "$seen" "the dialog after a wrong PIN ($WHERE)" ;;
     lock "the next lock"
     case "$1" in
         line) assert_eq "MESSAGE 1 failed PIN attempt since your last PIN sign-in, at HH:MM
-HINT PIN or password" "$seen" "the dialog at the next lock ($WHERE)" ;;
-        profile) assert_eq "HINT PIN or password" "$seen" "the dialog at the next lock ($WHERE)" ;;
+HINT PIN or password" "$shown" "the dialog at the next lock ($WHERE)" ;;
+        profile) assert_eq "HINT PIN or password" "$shown" "the dialog at the next lock ($WHERE)" ;;
     esac
     unlock "$PIN" "the PIN (the notice told)" pin
     lock "the lock after it"
-    assert_eq "HINT PIN or password" "$seen" "the dialog once the notice was told ($WHERE)"
+    assert_eq "HINT PIN or password" "$shown" "the dialog once the notice was told ($WHERE)"
 
     # 4. The password (the lock screen from case 3 still asks).
     unlock "$ALICE_PASSWORD" "the password" password
@@ -244,7 +245,7 @@ HINT PIN or password" "$seen" "the dialog at the next lock ($WHERE)" ;;
     local i all=""
     for i in 0 1 2 3 4; do
         submit "${WRONG_PINS[$i]}" "wrong PIN $((i + 1))"
-        all+="$seen"$'\n'
+        all+="$shown"$'\n'
         assert_eq $((i + 1)) "$(count alice)" "alice's failures after wrong PIN $((i + 1)) ($WHERE)"
     done
     assert_eq "MESSAGE PIN locked for N seconds after 5 failed attempts — use your password

@@ -7,7 +7,7 @@
 //                 (Control_L: it types nothing; again each second until the
 //                 dialog is there), then `watch`
 //   submit TEXT   TEXT and Return; once the dialog took the answer, `watch`
-//   enter TEXT    TEXT and Return; waits (10 s) for the shield's
+//   enter TEXT    TEXT and Return; waits (15 s) for the shield's
 //                 ActiveChanged(false): "unlocked in MS ms" (Return's press to
 //                 the signal, both on this clock), else "still locked" and state
 //   shot FILE     org.gnome.Shell.Screenshot of the whole screen into FILE
@@ -18,7 +18,7 @@
 // grows with its length, so polling every 40 ms sees them all), then the
 // question (HINT text: the entry's hint) once the entry is empty, takes
 // keys and every message has had its time; NOT ASKED and the state after
-// 20 s; NO DIALOG when the shield is no longer active (unlocked).
+// 30 s; NO DIALOG when the shield is no longer active (unlocked).
 //
 // Keys go in through org.gnome.Mutter.RemoteDesktop (CreateSession, Start,
 // NotifyKeyboardKeysym): a remote-desktop session lives as long as the D-Bus
@@ -109,7 +109,7 @@ function waitFor(what, seconds) {
 
 function watch() {
     let shown = '';
-    const end = GLib.get_monotonic_time() + 20e6;
+    const end = GLib.get_monotonic_time() + 30e6;
     for (;;) {
         const s = state();
         if (!s.active) {
@@ -172,7 +172,7 @@ case 'enter': {
     type(arg);
     const returned = GLib.get_real_time();
     key(RETURN);
-    GLib.timeout_add(GLib.PRIORITY_DEFAULT, 10000, () => loop.quit());
+    GLib.timeout_add(GLib.PRIORITY_DEFAULT, 15000, () => loop.quit());
     loop.run();
     if (unlockedAt && !active())
         print(`unlocked in ${Math.round((unlockedAt - returned) / 1000)} ms`);
