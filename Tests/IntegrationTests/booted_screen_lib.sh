@@ -1,6 +1,6 @@
 # booted_screen_lib.sh — what the lock-screen tests on a booted Debian share
-# (cinnamon13_test.sh, debian13_x11_test.sh, gnome13_test.sh, kde6_test.sh,
-# sway_test.sh, xfce_test.sh): the container's X screen as PNG; the unlock
+# (cinnamon13_test.sh, debian13_x11_test.sh, gnome13_test.sh, gnome_shell13_test.sh,
+# kde6_test.sh, sway_test.sh, xfce_test.sh): the container's X screen as PNG; the unlock
 # times each case records, with their medians once the tests have run; and
 # loggers that show what went on to the password modules. Sourced after
 # booted_lib.sh (REPORT_DIR, WORK, ct_root, ct_sh).
