@@ -1,6 +1,6 @@
 # booted_screen_lib.sh — what the lock-screen tests on a booted Debian share
-# (cinnamon13_test.sh, debian13_x11_test.sh, gnome13_test.sh, kde6_test.sh,
-# sway_test.sh, xfce_test.sh): the container's X screen as PNG; the unlock
+# (cinnamon13_test.sh, debian13_x11_test.sh, gnome13_test.sh, gnome_shell13_test.sh,
+# kde6_test.sh, sway_test.sh, xfce_test.sh): the container's X screen as PNG; the unlock
 # times each case records, with their medians once the tests have run; and
 # loggers that show what went on to the password modules. Sourced after
 # booted_lib.sh (REPORT_DIR, WORK, ct_root, ct_sh).
@@ -69,7 +69,9 @@ run_screen_tests() {
 # PinGate's line in /etc/pam.d/SERVICE hands on to them (/tmp/handed-on.log),
 # and what pam_unix refused, handed on or typed at its own question
 # (/tmp/unix.log; pam_unix's success jumps over that logger). handed_on,
-# refused_by_unix and never_followed read them.
+# refused_by_unix and never_followed read them. SERVICE common-auth: the
+# Debian profile's line there instead, whose success then jumps over both
+# loggers too.
 add_loggers() {
     local logger="$REPO_ROOT/pam/build/pam_test_authtok.so" out
     [ -f "$logger" ] || make -s -C "$REPO_ROOT/pam" harness > "$WORK/harness.out" 2>&1 ||
@@ -82,10 +84,16 @@ install -m 0666 /dev/null /tmp/unix.log
 sed -i "/pam_pingate\.so/a auth optional $logger log=/tmp/handed-on.log" "/etc/pam.d/$1"
 sed -i "s|^auth\s*\[success=1 default=ignore\]\s*pam_unix\.so\(.*\)\$|auth [success=2 default=ignore] pam_unix.so\1\nauth optional $logger log=/tmp/unix.log|" \
     /etc/pam.d/common-auth
+[ "$1" != common-auth ] ||
+    perl -pi -e 's/^auth\s+\[success=\K(\d+)(?= default=ignore\]\s+pam_pingate\.so)/$1 + 2/e' /etc/pam.d/common-auth
 echo "loggers: $(grep -c "$logger" "/etc/pam.d/$1" /etc/pam.d/common-auth | tr '\n' ' ')"
 EOF
 )"
-    assert_contains "$out" "loggers: /etc/pam.d/$1:1 /etc/pam.d/common-auth:1" "the loggers"
+    if [ "$1" = common-auth ]; then
+        assert_contains "$out" "loggers: /etc/pam.d/common-auth:2 /etc/pam.d/common-auth:2" "the loggers"
+    else
+        assert_contains "$out" "loggers: /etc/pam.d/$1:1 /etc/pam.d/common-auth:1" "the loggers"
+    fi
 }
 # handed_on, refused_by_unix: what went on to the password modules, and what
 # pam_unix refused, one a line.
