@@ -774,11 +774,12 @@ write_flood_programs() {
     install -m 0755 "$WORK/socket_flood" "$(ct_root)/usr/local/bin/socket_flood"
     # pingate-socket-loop DIR NAME N ANSWER: says DIR/NAME.ready, waits for
     # DIR/go, makes N sign-ins at i3lock with ANSWER into DIR/NAME, then says
-    # DIR/NAME.done. Per sign-in one line, "VERDICT MS": ok (libpam's success), ok-after-refusal (the same after
-    # the module's line that the PIN cannot be used now: the password
-    # question came next), refused (that line and no success), or what else
-    # libpam said. A PIN takes only as the PIN: under NoNewPrivileges alice's
-    # pam_unix cannot check a password (its unix_chkpwd is setgid).
+    # DIR/NAME.done. Per sign-in one line, "VERDICT MS": ok (libpam's
+    # success), ok-after-refusal (the same after the module's line that the
+    # PIN cannot be used now: the password question came next), refused
+    # (that line and no success), or what else libpam said. A PIN takes only
+    # as the PIN: under NoNewPrivileges alice's pam_unix cannot check a
+    # password (its unix_chkpwd is setgid).
     cat > "$(ct_root)/usr/local/bin/pingate-socket-loop" <<'EOF'
 dir="$1" name="$2" count="$3" answer="$4"
 touch "$dir/$name.ready"
