@@ -135,7 +135,10 @@
  * status a spawned helper would have ended with. FOLLOW-UP works the same
  * on the connection: after an "enrolled" status asked with then=verify, the
  * next message is the verify; the connection closed, or the time running
- * out, ends the run. The caller is the socket's peer (SO_PEERCRED): its uid
+ * out, ends the run. The first request must come within
+ * PINGATE_SOCKET_REQUEST_SECONDS of the verifier's start (the module sends
+ * it as soon as it is connected); a peer silent that long is refused and
+ * its connection closed, so that it holds none of the socket's units. The caller is the socket's peer (SO_PEERCRED): its uid
  * for the owner rule, and for a non-root peer its own pid for the locality
  * rule, checked still to be the peer (SO_PEERPIDFD, else its start time)
  * once judged; caller_uid, caller_pid and allow_remote count from a root
@@ -154,6 +157,12 @@
 /* SOCKET: the line that ends an answer, with the exit status: "end N" (no
  * answer word: it follows the answer line). */
 #define PINGATE_SOCKET_END_WORD "end"
+/* SOCKET: how long a verifier waits for the connection's first request. The
+ * module sends it right after connect(), before systemd has even started the
+ * verifier, so only a stalled or hostile peer is ever this late; long enough
+ * for a peer descheduled on a loaded machine, short enough that one holding
+ * connections open must keep opening new ones (docs/design.md). */
+#define PINGATE_SOCKET_REQUEST_SECONDS 3
 
 /* The first word of an answer; its exit status follows from it. */
 #define PINGATE_WORD_ENROLLED     "enrolled"

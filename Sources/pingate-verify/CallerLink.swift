@@ -52,6 +52,17 @@ enum CallerLink {
         }
     }
 
+    /// How long the run waits for its first request: as long as its caller
+    /// likes when spawned (a caller that holds its pipe open holds only its
+    /// own helper), PINGATE_SOCKET_REQUEST_SECONDS on a socket, where a
+    /// silent peer would hold one of the socket's units (MaxConnections).
+    var firstRequestDeadline: Deadline? {
+        switch self {
+        case .spawned: return nil
+        case .socket: return Deadline.after(milliseconds: Int(PINGATE_SOCKET_REQUEST_SECONDS) * 1000)
+        }
+    }
+
     /// One request: to EOF from a pipe, one message from the socket. Past
     /// `deadline` what came is dropped, and it reads as an empty request.
     func readRequest(from descriptor: FileDescriptor, until deadline: Deadline? = nil) -> HelperMain.RequestInput {

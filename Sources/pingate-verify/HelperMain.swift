@@ -1,3 +1,4 @@
+import CPinGateContract
 import Glibc
 import PinGateCore
 
@@ -36,7 +37,12 @@ enum HelperMain {
         }
         let callerUID = link.callerUID
         let request: HelperRequest
-        switch parse(link.readRequest(from: .standardInput), callerUID: callerUID) {
+        let input = link.readRequest(from: .standardInput, until: link.firstRequestDeadline)
+        if case .socket = link, input.isEmpty {
+            let message = "no request within \(PINGATE_SOCKET_REQUEST_SECONDS) s of the connection"
+            return Served(answer: refuse(message, detail: "uid \(callerUID)"), link: link)
+        }
+        switch parse(input, callerUID: callerUID) {
         case let .success(parsed): request = parsed
         case let .failure(refusal): return Served(answer: refusal.answer, link: link)
         }

@@ -179,6 +179,28 @@ test_a_verifier_that_never_answers_costs_the_timeout_then_the_password() {
     [ "$took" -ge 4900 ] && [ "$took" -lt 9000 ] || fail "the sign-in took $took ms, not the 5 s timeout"
 }
 
+# A peer that connects and sends nothing holds its verifier only for
+# PINGATE_SOCKET_REQUEST_SECONDS (3 s): it is then refused and the
+# connection closed, so no account holds the socket's units by waiting
+# (booted_test.sh section 4d floods the real units).
+test_a_peer_that_sends_nothing_is_refused_and_dropped_after_3_s() {
+    fresh; listen
+    local answer
+    answer="$(setpriv --reuid=61002 --regid=61002 --clear-groups --reset-env -- python3 -c '
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.connect(sys.argv[1])
+start = time.monotonic()
+s.settimeout(10)
+answer = s.recv(4096).decode()
+closed = s.recv(4096) == b""
+print(answer.strip().replace("\n", " / "), "| closed" if closed else "| open", int((time.monotonic() - start) * 1000))' "$SOCKET")"
+    echo "      a silent peer: $answer" >&2
+    assert_contains "$answer" "refused no request within 3 s of the connection / end 7 | closed" "a silent peer's answer"
+    local took=${answer##* }
+    [ "$took" -ge 2900 ] && [ "$took" -lt 6000 ] || fail "the silent peer was dropped after $took ms, not 3 s"
+}
+
 test_the_verifier_refuses_socket_mode_without_a_socket_and_from_a_user() {
     need_cli
     local answer
