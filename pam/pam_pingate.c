@@ -692,6 +692,8 @@ static int ask_password_saying_what_waits(pam_handle_t *pamh, const char *user, 
 
 	if (ahead->text[0] == '\0' || (pam_get_item(pamh, PAM_AUTHTOK, &item) == PAM_SUCCESS && item != NULL))
 		return rc;
+	/* TRANSLATORS: asked by PinGate itself under sudo, after a line saying why the
+	   PIN is not asked (wrong, locked, disabled); %s is the user's login name. */
 	snprintf(question, sizeof(question), _("Password for %s: "), user);
 	asked = prompt_secret(pamh, question, ahead, &password);
 	if (asked != PAM_SUCCESS)
