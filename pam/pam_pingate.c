@@ -47,9 +47,9 @@ static void inform(pam_handle_t *pamh, int flags, const struct pingate_options *
 
 /*
  * What the module's next question carries on the lines above it, where info
- * lines do not reach the person: the notice of failed attempts (see
- * prepare_notice), and under PAM_SILENT what was said of the PIN since
- * (tell_of_pin). Emptied when a question says it.
+ * lines do not reach the person: the notice of failed attempts (under quiet
+ * or PAM_SILENT, see prepare_notice), and under PAM_SILENT what was said of
+ * the PIN since (tell_of_pin). Emptied when a question says it.
  */
 struct ahead {
 	struct pingate_told told;   /* the notice told, for the verify; count 0: nothing */
@@ -304,8 +304,8 @@ static void wipe_and_free(char *secret)
 }
 
 /*
- * On PAM_SUCCESS *secret is a heap copy the caller wipes and frees. A
- * notice still to say goes on the line above the question, once.
+ * On PAM_SUCCESS *secret is a heap copy the caller wipes and frees. What
+ * waits to be said (ahead) goes on the lines above the question, once.
  */
 static int prompt_secret(pam_handle_t *pamh, const char *prompt, struct ahead *ahead, char **secret)
 {
