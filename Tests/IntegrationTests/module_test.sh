@@ -1217,6 +1217,8 @@ test_valgrind_finds_no_errors_or_leaks() {
     stack retries=2 debug
     pam_run $'1111\n2222\n'
     assert_eq 7 "$rc" "PAM_AUTH_ERR under valgrind (99 = valgrind error)"
+    pam_run $'1111\n2222\nhunter2\n' --silent
+    assert_eq 6 "$rc" "the password question under PAM_SILENT, handed on (PAM_PERM_DENIED), under valgrind"
 }
 
 test_asan_build_runs_clean() {
@@ -1233,6 +1235,13 @@ test_asan_build_runs_clean() {
     stack retries=2 forward_pass
     pam_run $'1-2-3\n'
     assert_eq 7 "$rc" "PAM_AUTH_ERR under ASan"
+    echo "0 enrolled kind=pin failures=0" > "$T/status"
+    stack retries=2
+    pam_run $'1111\n2222\nhunter2\n' --silent
+    assert_eq 6 "$rc" "the password question under PAM_SILENT, handed on (PAM_PERM_DENIED), under ASan"
+    echo "2 locked seconds=59 failures=5" > "$T/status"
+    pam_run $'hunter2\n' --silent
+    assert_eq 6 "$rc" "the locked question under PAM_SILENT, under ASan"
 }
 
 run_tests
