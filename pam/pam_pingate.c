@@ -46,6 +46,55 @@ static void inform(pam_handle_t *pamh, int flags, const struct pingate_options *
 }
 
 /*
+ * What the module's next question carries on the lines above it, where info
+ * lines do not reach the person: the notice of failed attempts (under quiet
+ * or PAM_SILENT, see prepare_notice), and under PAM_SILENT what was said of
+ * the PIN since (tell_of_pin). Emptied when a question says it.
+ */
+struct ahead {
+	struct pingate_told told;   /* the notice told, for the verify; count 0: nothing */
+	char text[512];             /* to say above the next question; empty: nothing waits */
+};
+
+/*
+ * Whether what is said of the PIN waits for a question: under PAM_SILENT
+ * only the questions reach the person (Debian's sudo and sudo-rs pass it and
+ * show their prompts). Not under `quiet` (the admin asked for no messages),
+ * not on again_or_password's lines (their one field shows a question as a
+ * hint, and they ask on in their own flow), not under use_first_pass (never
+ * a question).
+ */
+static bool says_in_questions(int flags, const struct pingate_options *opts)
+{
+	return (flags & PAM_SILENT) && !opts->quiet && !opts->again_or_password && !opts->use_first_pass;
+}
+
+/*
+ * What is said of the PIN itself — a wrong one counted, the PIN locked or
+ * disabled: the person must learn it to know why the PIN went and what is
+ * asked next. An info line where those are shown; under PAM_SILENT a line
+ * above the module's next question, the next PIN question if one follows,
+ * or else a password question the module asks itself
+ * (ask_password_saying_what_waits).
+ */
+static void tell_of_pin(pam_handle_t *pamh, int flags, const struct pingate_options *opts,
+		struct ahead *ahead, const char *format, ...)
+{
+	size_t used = strlen(ahead->text);
+	va_list args;
+
+	va_start(args, format);
+	if (!opts->quiet && !(flags & PAM_SILENT))
+		pam_vinfo(pamh, format, args);
+	else if (says_in_questions(flags, opts) && used + 1 < sizeof(ahead->text)) {
+		if (used > 0)
+			ahead->text[used++] = '\n';
+		vsnprintf(ahead->text + used, sizeof(ahead->text) - used, format, args);
+	}
+	va_end(args);
+}
+
+/*
  * gettext lets a message hang on one number, and here that is the duration:
  * its words depend on it ("for 1 minute", "for 5 minutes"; 鎖定 5 分鐘), so
  * each unit is a whole sentence rather than a duration glued into one. The
@@ -86,7 +135,7 @@ static const char *pattern_locked_text(bool minutes, unsigned failures, unsigned
 }
 
 static void tell_locked(pam_handle_t *pamh, int flags, const struct pingate_options *opts,
-		enum pingate_kind kind, unsigned long seconds, unsigned failures)
+		struct ahead *ahead, enum pingate_kind kind, unsigned long seconds, unsigned failures)
 {
 	bool minutes = seconds >= 60;
 	/* Rounded up: never promise less waiting than the truth. */
@@ -95,19 +144,19 @@ static void tell_locked(pam_handle_t *pamh, int flags, const struct pingate_opti
 		pin_locked_text(minutes, failures, n);
 
 	/* The one-failure texts have no %u; printf ignores the unused argument. */
-	inform(pamh, flags, opts, text, n, failures);
+	tell_of_pin(pamh, flags, opts, ahead, text, n, failures);
 }
 
 static void tell_disabled(pam_handle_t *pamh, int flags, const struct pingate_options *opts,
-		enum pingate_kind kind, unsigned failures, const char *user)
+		struct ahead *ahead, enum pingate_kind kind, unsigned failures, const char *user)
 {
 	if (is_pattern(kind))
-		inform(pamh, flags, opts, P_("Pattern disabled after %u failed attempt — use your password; "
+		tell_of_pin(pamh, flags, opts, ahead, P_("Pattern disabled after %u failed attempt — use your password; "
 			"an administrator can run: pingate unlock %s",
 			"Pattern disabled after %u failed attempts — use your password; "
 			"an administrator can run: pingate unlock %s", failures), failures, user);
 	else
-		inform(pamh, flags, opts, P_("PIN disabled after %u failed attempt — use your password; "
+		tell_of_pin(pamh, flags, opts, ahead, P_("PIN disabled after %u failed attempt — use your password; "
 			"an administrator can run: pingate unlock %s",
 			"PIN disabled after %u failed attempts — use your password; "
 			"an administrator can run: pingate unlock %s", failures), failures, user);
@@ -126,11 +175,6 @@ static bool shows_messages(int flags, const struct pingate_options *opts)
  * last PIN sign-in, the first at 14:02". The time has its date unless it
  * is today. The words are the CLI's too: one translation.
  */
-struct notice {
-	struct pingate_told told;   /* what was told, for the verify; count 0: nothing */
-	char question[256];     /* said in the question itself; empty when an info line said it */
-};
-
 static void format_notice(enum pingate_kind kind, unsigned failures, unsigned long long since,
 		char *text, size_t size)
 {
@@ -166,25 +210,23 @@ static bool service_listed(pam_handle_t *pamh, const char *list);
  * the notice waits, unspent, for a sign-in that shows it.
  */
 static void prepare_notice(pam_handle_t *pamh, int flags, const struct pingate_options *opts,
-		const struct pingate_answer *status, struct notice *notice)
+		const struct pingate_answer *status, struct ahead *ahead)
 {
-	notice->told.count = 0;
-	notice->question[0] = '\0';
 	if (status->unseen == 0 || opts->nonotice || service_listed(pamh, PINGATE_NO_INFO_SERVICES))
 		return;
-	format_notice(status->kind, status->unseen, status->since, notice->question, sizeof(notice->question));
+	format_notice(status->kind, status->unseen, status->since, ahead->text, sizeof(ahead->text));
 	if (shows_messages(flags, opts)) {
-		inform(pamh, flags, opts, "%s", notice->question);
-		notice->question[0] = '\0';
+		inform(pamh, flags, opts, "%s", ahead->text);
+		ahead->text[0] = '\0';
 	}
-	notice->told.count = status->unseen;
-	notice->told.since = status->since;
+	ahead->told.count = status->unseen;
+	ahead->told.since = status->since;
 }
 
 /* What the verify may say was told: nothing if the question that was to carry it never came. */
-static const struct pingate_told *told(const struct notice *notice)
+static const struct pingate_told *told(const struct ahead *ahead)
 {
-	return notice->question[0] == '\0' ? &notice->told : NULL;
+	return ahead->text[0] == '\0' ? &ahead->told : NULL;
 }
 
 static void tell_password_first(pam_handle_t *pamh, int flags, const struct pingate_options *opts)
@@ -205,13 +247,13 @@ static void tell_not_local(pam_handle_t *pamh, int flags, const struct pingate_o
 }
 
 static void tell_wrong(pam_handle_t *pamh, int flags, const struct pingate_options *opts,
-		enum pingate_kind kind, unsigned left)
+		struct ahead *ahead, enum pingate_kind kind, unsigned left)
 {
 	if (is_pattern(kind))
-		inform(pamh, flags, opts, P_("Wrong pattern — %u attempt left",
+		tell_of_pin(pamh, flags, opts, ahead, P_("Wrong pattern — %u attempt left",
 			"Wrong pattern — %u attempts left", left), left);
 	else
-		inform(pamh, flags, opts, P_("Wrong PIN — %u attempt left",
+		tell_of_pin(pamh, flags, opts, ahead, P_("Wrong PIN — %u attempt left",
 			"Wrong PIN — %u attempts left", left), left);
 }
 
@@ -262,18 +304,18 @@ static void wipe_and_free(char *secret)
 }
 
 /*
- * On PAM_SUCCESS *secret is a heap copy the caller wipes and frees. A
- * notice still to say goes on the line above the question, once.
+ * On PAM_SUCCESS *secret is a heap copy the caller wipes and frees. What
+ * waits to be said (ahead) goes on the lines above the question, once.
  */
-static int prompt_secret(pam_handle_t *pamh, const char *prompt, struct notice *notice, char **secret)
+static int prompt_secret(pam_handle_t *pamh, const char *prompt, struct ahead *ahead, char **secret)
 {
 	char *response = NULL;
-	bool before = notice != NULL && notice->question[0] != '\0';
+	bool before = ahead != NULL && ahead->text[0] != '\0';
 	int rc = pam_prompt(pamh, PAM_PROMPT_ECHO_OFF, &response, before ? "%s\n%s" : "%s%s",
-		before ? notice->question : "", prompt);
+		before ? ahead->text : "", prompt);
 
 	if (before)
-		notice->question[0] = '\0';
+		ahead->text[0] = '\0';
 
 	if (rc == PAM_SUCCESS && response == NULL)
 		rc = PAM_CONV_ERR;
@@ -304,7 +346,7 @@ static const char *default_prompt(const struct pingate_options *opts, enum pinga
 }
 
 static int get_secret(pam_handle_t *pamh, int flags, const struct pingate_options *opts,
-		const struct pingate_answer *status, unsigned attempt, struct notice *notice, char **secret)
+		const struct pingate_answer *status, unsigned attempt, struct ahead *ahead, char **secret)
 {
 	const char *prompt = opts->prompt;
 
@@ -320,7 +362,7 @@ static int get_secret(pam_handle_t *pamh, int flags, const struct pingate_option
 		show_legend(pamh, flags, opts, status->grid);
 	if (prompt == NULL)
 		prompt = default_prompt(opts, status->kind);
-	return prompt_secret(pamh, prompt, notice, secret);
+	return prompt_secret(pamh, prompt, ahead, secret);
 }
 
 /*
@@ -350,7 +392,7 @@ static int forget_spent_authtok(pam_handle_t *pamh, bool spent)
 /* What a verify answer means for the result; *again if another try makes sense. */
 static int judge_verify(pam_handle_t *pamh, int flags, const struct pingate_options *opts,
 		const char *user, enum pingate_kind kind, const struct pingate_answer *answer,
-		bool *again)
+		struct ahead *ahead, bool *again)
 {
 	char name[PINGATE_LOG_TEXT_MAX];
 
@@ -360,11 +402,11 @@ static int judge_verify(pam_handle_t *pamh, int flags, const struct pingate_opti
 		return PAM_SUCCESS;  /* the notice, if any, was told before the question */
 	case PINGATE_REPLY_WRONG:
 		if (answer->disabled)
-			tell_disabled(pamh, flags, opts, kind, answer->failures, user);
+			tell_disabled(pamh, flags, opts, ahead, kind, answer->failures, user);
 		else if (answer->seconds > 0)
-			tell_locked(pamh, flags, opts, kind, answer->seconds, answer->failures);
+			tell_locked(pamh, flags, opts, ahead, kind, answer->seconds, answer->failures);
 		else {
-			tell_wrong(pamh, flags, opts, kind, answer->left);
+			tell_wrong(pamh, flags, opts, ahead, kind, answer->left);
 			*again = true;
 		}
 		return PAM_AUTH_ERR;
@@ -373,10 +415,10 @@ static int judge_verify(pam_handle_t *pamh, int flags, const struct pingate_opti
 		*again = true;
 		return PAM_AUTH_ERR;
 	case PINGATE_REPLY_LOCKED:
-		tell_locked(pamh, flags, opts, kind, answer->seconds, answer->failures);
+		tell_locked(pamh, flags, opts, ahead, kind, answer->seconds, answer->failures);
 		return PAM_AUTH_ERR;
 	case PINGATE_REPLY_DISABLED:
-		tell_disabled(pamh, flags, opts, kind, answer->failures, user);
+		tell_disabled(pamh, flags, opts, ahead, kind, answer->failures, user);
 		return PAM_AUTH_ERR;
 	case PINGATE_REPLY_NOT_ENROLLED:
 		return PAM_AUTH_ERR;  /* removed since the status request */
@@ -421,9 +463,9 @@ static bool cannot_be_the_pin(const char *text, const struct pingate_answer *sta
  * (is_the_password_after_all).
  */
 static int ask_with_password_aside(pam_handle_t *pamh, int flags, const struct pingate_options *opts,
-		const struct pingate_answer *status, unsigned attempt, struct notice *notice, char **secret, bool *password)
+		const struct pingate_answer *status, unsigned attempt, struct ahead *ahead, char **secret, bool *password)
 {
-	int rc = get_secret(pamh, flags, opts, status, attempt, notice, secret);
+	int rc = get_secret(pamh, flags, opts, status, attempt, ahead, secret);
 
 	*password = rc == PAM_SUCCESS &&
 		(!could_be_credential(*secret, status->kind) || cannot_be_the_pin(*secret, status));
@@ -450,7 +492,7 @@ static bool is_the_password_after_all(const struct pingate_answer *answer)
 
 static int authenticate_with_prompts(pam_handle_t *pamh, int flags,
 		const struct pingate_options *opts, const struct pingate_caller *caller, const char *user,
-		const struct pingate_answer *status, struct notice *notice, struct pingate_run *run)
+		const struct pingate_answer *status, struct ahead *ahead, struct pingate_run *run)
 {
 	unsigned attempt, attempts = opts->use_first_pass ? 1 : opts->retries;
 	struct pingate_answer answer;
@@ -460,22 +502,22 @@ static int authenticate_with_prompts(pam_handle_t *pamh, int flags,
 
 	for (attempt = 0; attempt < attempts && again; attempt++) {
 		if (opts->again_or_password)
-			rc = ask_with_password_aside(pamh, flags, opts, status, attempt, notice, &secret, &password);
+			rc = ask_with_password_aside(pamh, flags, opts, status, attempt, ahead, &secret, &password);
 		else
-			rc = get_secret(pamh, flags, opts, status, attempt, notice, &secret);
+			rc = get_secret(pamh, flags, opts, status, attempt, ahead, &secret);
 		if (rc != PAM_SUCCESS || password) {
 			wipe_and_free(secret);
 			/* The password goes on, uncounted, to the module that checks it. */
 			return rc == PAM_SUCCESS ? PAM_IGNORE : rc;
 		}
-		pingate_ask_helper(pamh, opts, caller, "verify", user, secret, told(notice), run, &answer);
+		pingate_ask_helper(pamh, opts, caller, "verify", user, secret, told(ahead), run, &answer);
 		if (opts->again_or_password && is_the_password_after_all(&answer)) {
 			rc = pam_set_item(pamh, PAM_AUTHTOK, secret);
 			wipe_and_free(secret);
 			return rc == PAM_SUCCESS ? PAM_IGNORE : rc;
 		}
 		spent = spent || is_authtok(pamh, secret);
-		rc = judge_verify(pamh, flags, opts, user, status->kind, &answer, &again);
+		rc = judge_verify(pamh, flags, opts, user, status->kind, &answer, ahead, &again);
 		if (rc == PAM_SUCCESS)
 			rc = forget_spent_authtok(pamh, spent);
 		wipe_and_free(secret);
@@ -497,7 +539,7 @@ static bool could_be_credential(const char *text, enum pingate_kind kind)
 
 static int authenticate_forwarded(pam_handle_t *pamh, int flags,
 		const struct pingate_options *opts, const struct pingate_caller *caller, const char *user,
-		const struct pingate_answer *status, struct notice *notice, struct pingate_run *run)
+		const struct pingate_answer *status, struct ahead *ahead, struct pingate_run *run)
 {
 	struct pingate_answer answer;
 	char *secret = NULL;
@@ -507,7 +549,7 @@ static int authenticate_forwarded(pam_handle_t *pamh, int flags,
 	rc = copy_authtok(pamh, &secret);
 	if (rc == PAM_AUTHINFO_UNAVAIL && !opts->use_first_pass) {
 		announce(pamh, flags, opts, status->kind);
-		rc = prompt_secret(pamh, opts->prompt != NULL ? opts->prompt : _(pingate_prompt_pin_or_password), notice, &secret);
+		rc = prompt_secret(pamh, opts->prompt != NULL ? opts->prompt : _(pingate_prompt_pin_or_password), ahead, &secret);
 		if (rc == PAM_SUCCESS)
 			rc = pam_set_item(pamh, PAM_AUTHTOK, secret);
 	}
@@ -518,9 +560,9 @@ static int authenticate_forwarded(pam_handle_t *pamh, int flags,
 		rc = PAM_IGNORE;
 		goto out;
 	}
-	pingate_ask_helper(pamh, opts, caller, "verify", user, secret, told(notice), run, &answer);
+	pingate_ask_helper(pamh, opts, caller, "verify", user, secret, told(ahead), run, &answer);
 	if (answer.reply == PINGATE_REPLY_OK || (answer.reply == PINGATE_REPLY_WRONG && !answer.repeated))
-		rc = judge_verify(pamh, flags, opts, user, status->kind, &answer, &again);
+		rc = judge_verify(pamh, flags, opts, user, status->kind, &answer, ahead, &again);
 	else
 		rc = PAM_IGNORE;  /* not counted (likely a password): the next module decides */
 	if (rc == PAM_SUCCESS)
@@ -548,7 +590,7 @@ static int check_gates(pam_handle_t *pamh, const struct pingate_options *opts,
 
 /* PAM_SUCCESS if the user has a usable credential to prompt for. */
 static int judge_status(pam_handle_t *pamh, int flags, const struct pingate_options *opts,
-		const char *user, const struct pingate_answer *status)
+		const char *user, const struct pingate_answer *status, struct ahead *ahead)
 {
 	char name[PINGATE_LOG_TEXT_MAX];
 
@@ -558,10 +600,10 @@ static int judge_status(pam_handle_t *pamh, int flags, const struct pingate_opti
 	case PINGATE_REPLY_NOT_ENROLLED:
 		return PAM_IGNORE;  /* silently: most users never enrol */
 	case PINGATE_REPLY_LOCKED:
-		tell_locked(pamh, flags, opts, status->kind, status->seconds, status->failures);
+		tell_locked(pamh, flags, opts, ahead, status->kind, status->seconds, status->failures);
 		return PAM_IGNORE;
 	case PINGATE_REPLY_DISABLED:
-		tell_disabled(pamh, flags, opts, status->kind, status->failures, user);
+		tell_disabled(pamh, flags, opts, ahead, status->kind, status->failures, user);
 		return PAM_IGNORE;
 	case PINGATE_REPLY_NOT_LOCAL:
 		tell_not_local(pamh, flags, opts);
@@ -629,12 +671,45 @@ static bool password_only(pam_handle_t *pamh)
 	return value != NULL && strcmp(value, "1") == 0;
 }
 
+/*
+ * Under PAM_SILENT, what waits to be said of the PIN when the module has no
+ * PIN question left (a wrong PIN, the PIN locked or disabled) goes above a
+ * password question the module asks itself: the one question the person
+ * meets there, so the reason comes with it. Its answer is the password's,
+ * never a PIN attempt: not sent to the helper, not counted, left as
+ * PAM_AUTHTOK for the password module (pam_unix takes it without asking),
+ * and the module steps aside (PAM_IGNORE), as after forward_pass's
+ * question. Nothing is asked where a password is already there (an earlier
+ * module's, or forward_pass's answer). An empty answer is handed on to
+ * nobody: the password module then asks its own question, as before. rc:
+ * the module's result if it asks nothing.
+ */
+static int ask_password_saying_what_waits(pam_handle_t *pamh, const char *user, struct ahead *ahead, int rc)
+{
+	char question[PINGATE_LOG_TEXT_MAX + 64], *password = NULL;
+	const void *item = NULL;
+	int asked;
+
+	if (ahead->text[0] == '\0' || (pam_get_item(pamh, PAM_AUTHTOK, &item) == PAM_SUCCESS && item != NULL))
+		return rc;
+	/* TRANSLATORS: asked by PinGate itself under sudo, after a line saying why the
+	   PIN is not asked (wrong, locked, disabled); %s is the user's login name. */
+	snprintf(question, sizeof(question), _("Password for %s: "), user);
+	asked = prompt_secret(pamh, question, ahead, &password);
+	if (asked != PAM_SUCCESS)
+		return asked;
+	if (password[0] != '\0')
+		rc = pam_set_item(pamh, PAM_AUTHTOK, password) == PAM_SUCCESS ? PAM_IGNORE : PAM_BUF_ERR;
+	wipe_and_free(password);
+	return rc;
+}
+
 int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **argv)
 {
 	struct pingate_options opts;
 	struct pingate_caller caller;
 	struct pingate_answer status;
-	struct notice notice;
+	struct ahead ahead = { { 0, 0 }, "" };
 	/* One helper run for the status and the verify after it (pingate_run.c). */
 	struct pingate_run run = PINGATE_RUN_NONE;
 	char name[PINGATE_LOG_TEXT_MAX];
@@ -666,16 +741,19 @@ int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **ar
 	if (rc != PAM_SUCCESS)
 		goto out;
 	pingate_ask_helper(pamh, &opts, &caller, "status", user, NULL, NULL, &run, &status);
-	rc = judge_status(pamh, flags, &opts, user, &status);
+	rc = judge_status(pamh, flags, &opts, user, &status, &ahead);
 	if (rc != PAM_SUCCESS)
 		goto out;
-	prepare_notice(pamh, flags, &opts, &status, &notice);
+	prepare_notice(pamh, flags, &opts, &status, &ahead);
 	if (opts.forward_pass)
-		rc = authenticate_forwarded(pamh, flags, &opts, &caller, user, &status, &notice, &run);
+		rc = authenticate_forwarded(pamh, flags, &opts, &caller, user, &status, &ahead, &run);
 	else
-		rc = authenticate_with_prompts(pamh, flags, &opts, &caller, user, &status, &notice, &run);
+		rc = authenticate_with_prompts(pamh, flags, &opts, &caller, user, &status, &ahead, &run);
 out:
 	pingate_run_end(&opts, &run);
+	/* Only once the helper has ended: it never waits on a person's typing. */
+	if (rc != PAM_SUCCESS && says_in_questions(flags, &opts))
+		rc = ask_password_saying_what_waits(pamh, user, &ahead, rc);
 	if (opts.debug)
 		pam_syslog(pamh, LOG_DEBUG, "authenticate %s: %s",
 			pingate_log_text(user, name), pam_strerror(pamh, rc));

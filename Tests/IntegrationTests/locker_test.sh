@@ -515,9 +515,11 @@ test_failures_through_sudo_and_the_locker_add_up() {
     locker pgalice "$TEST_PIN"$'\n'
     assert_ignored
     assert_eq 0 "$(prompts)" "locker prompts while locked"
+    # sudo asks no PIN either: its one question, the password's, says why.
     sudo_as pgalice "$TEST_PASSWORD"$'\n'
     assert_eq 0 "$rc" "sudo while locked (stderr: $err)"
-    assert_not_contains "$err" "PIN" "sudo's prompts while locked"
+    assert_not_contains "$err" "PIN: " "sudo's prompts while locked"
+    assert_contains "$err" "PIN locked for" "sudo's question while locked"
     assert_eq 5 "$(record_failures pgalice)" "failures while locked"
 }
 

@@ -497,14 +497,133 @@ test_locked_durations_round_up_and_agree_in_number() {
     assert_contains "$out" "locked for 1 minute after 5"
 }
 
-test_locked_message_respects_quiet_and_pam_silent() {
+# quiet: no word of the lockout, no question (under PAM_SILENT too).
+test_locked_message_respects_quiet() {
     setup
     echo "2 locked seconds=240 failures=5" > "$T/status"
-    pam_run '' --silent
-    assert_not_contains "$out" "locked"
     stack quiet
     pam_run ''
     assert_not_contains "$out" "locked"
+    pam_run '' --silent
+    assert_not_contains "$out" "locked" "quiet under PAM_SILENT"
+    assert_eq 0 "$(prompts)" "prompts under quiet and PAM_SILENT"
+}
+
+# --- PAM_SILENT: only questions reach the person -----------------------------
+#
+# Debian's sudo and sudo-rs pass PAM_SILENT and show only questions. What is
+# said of the PIN (wrong and counted, locked, disabled) goes above the
+# module's next question; with no PIN question left the module asks the
+# password itself: the answer is left as PAM_AUTHTOK for the next module,
+# never sent to the helper, and the module steps aside (PAM_IGNORE).
+
+# silent_question TEXT: the module's password question, TEXT on the line above it
+# (the harness shows the newline as \\n).
+silent_question() { printf 'PROMPT_ECHO_OFF %s\\nPassword for %s: ' "$1" "$me"; }
+
+test_under_pam_silent_a_locked_pin_says_why_in_the_password_question() {
+    setup
+    echo "2 locked seconds=59 failures=5" > "$T/status"
+    pam_run $'hunter2\n' --silent
+    assert_eq 1 "$(prompts)" "prompts"
+    assert_contains "$out" "$(silent_question 'PIN locked for 59 seconds after 5 failed attempts — use your password')" "the question"
+    assert_contains "$out" "INFO NEXT authtok=hunter2" "the answer, left for the next module"
+    assert_eq PAM_PERM_DENIED "$(result)" "result (the module stepped aside)"
+    assert_eq 1 "$(requests)" "helper requests (the status only: the answer is not tried, not counted)"
+    echo "3 disabled failures=10" > "$T/status"
+    rm -f "$T"/request.*
+    pam_run $'hunter2\n' --silent
+    assert_contains "$out" "$(silent_question "PIN disabled after 10 failed attempts — use your password; an administrator can run: pingate unlock $me")" "disabled"
+    assert_contains "$out" "INFO NEXT authtok=hunter2" "disabled: the answer, left for the next module"
+    assert_eq 1 "$(requests)" "helper requests while disabled"
+    echo "2 locked seconds=3600 failures=6" > "$T/status"
+    pam_run $'hunter2\n' --silent
+    assert_contains "$out" "PIN locked for 60 minutes after 6 failed attempts" "a lockout in minutes"
+}
+
+# The same question on forward_pass's line (the pam-auth-update profile):
+# while locked it asks nothing today, then pam_unix asks; now the question
+# says why. Not on again_or_password's (one-field lock screens: their own
+# flow), not under use_first_pass (never a question), not where an earlier
+# module left a password, and an empty answer is handed on to nobody.
+test_under_pam_silent_the_locked_question_comes_only_where_it_can() {
+    setup
+    echo "2 locked seconds=59 failures=5" > "$T/status"
+    stack forward_pass
+    pam_run $'hunter2\n' --silent
+    assert_contains "$out" "$(silent_question 'PIN locked for 59 seconds after 5 failed attempts — use your password')" "forward_pass"
+    assert_contains "$out" "INFO NEXT authtok=hunter2" "forward_pass: the answer, left for the next module"
+    local args what
+    for args in "again_or_password" "use_first_pass" ""; do
+        stack $args
+        what=${args:-"a password an earlier module left"}
+        if [ -z "$args" ]; then pam_run '' --silent --authtok 'set before'; else pam_run $'hunter2\n' --silent; fi
+        assert_eq 0 "$(prompts)" "prompts ($what)"
+        assert_not_contains "$out" "locked" "the transcript ($what)"
+    done
+    assert_contains "$out" "INFO NEXT authtok=set before" "the earlier module's password stays"
+    stack
+    pam_run $'\n' --silent
+    assert_eq 1 "$(prompts)" "prompts, Enter"
+    assert_contains "$out" "INFO NEXT authtok=(unset)" "an empty answer is handed on to nobody"
+    assert_ignored
+}
+
+# A wrong PIN with no PIN question left: the next question is the password's,
+# and says how many attempts are left; the wrong PIN that starts the lockout
+# says the lockout. Only the PIN went to the helper.
+test_under_pam_silent_a_wrong_pin_is_told_in_the_password_question() {
+    setup
+    echo "0 enrolled kind=pin length=4 failures=0" > "$T/status"
+    echo "1 wrong failures=1 left=4" > "$T/verify"
+    pam_run $'1111\nhunter2\n' --silent
+    assert_eq 2 "$(prompts)" "prompts"
+    assert_eq "PROMPT_ECHO_OFF PIN: " "$(grep -m 1 '^PROMPT_' <<< "$out")" "the first question"
+    assert_contains "$out" "$(silent_question 'Wrong PIN — 4 attempts left')" "the second question"
+    assert_contains "$out" "INFO NEXT authtok=hunter2" "the answer, left for the next module"
+    assert_eq 2 "$(requests)" "helper requests (status, the PIN's verify)"
+    assert_contains "$(request 2)" "secret=1111" "the verify is the PIN's"
+    echo "1 wrong failures=5 left=0 locked=60" > "$T/verify"
+    rm -f "$T"/request.*
+    pam_run $'1111\nhunter2\n' --silent
+    assert_contains "$out" "$(silent_question 'PIN locked for 1 minute after 5 failed attempts — use your password')" "the wrong PIN that locks"
+    assert_contains "$out" "INFO NEXT authtok=hunter2" "after the locking PIN: the answer, left for the next module"
+    assert_eq 2 "$(requests)" "helper requests after the locking PIN"
+}
+
+# retries=2: the next PIN question carries the line; the password question
+# comes after the last. forward_pass asks nothing more: its one answer is
+# already left for the password module (it may be the password).
+test_under_pam_silent_the_next_pin_question_carries_the_wrong_pin() {
+    setup
+    echo "0 enrolled kind=pin length=4 failures=0" > "$T/status"
+    printf '%s\n' "1 wrong failures=1 left=4" "1 wrong failures=2 left=3" > "$T/verify"
+    stack retries=2
+    pam_run $'1111\n2222\nhunter2\n' --silent
+    assert_eq 3 "$(prompts)" "prompts"
+    assert_contains "$out" 'PROMPT_ECHO_OFF Wrong PIN — 4 attempts left\nPIN: ' "the second PIN question"
+    assert_contains "$out" "$(silent_question 'Wrong PIN — 3 attempts left')" "the password question"
+    assert_contains "$out" "INFO NEXT authtok=hunter2" "the answer, left for the next module"
+    stack forward_pass
+    echo "1 wrong failures=1 left=4" > "$T/verify"
+    pam_run $'1111\nhunter2\n' --silent
+    assert_eq 1 "$(prompts)" "forward_pass: prompts"
+    assert_eq PAM_AUTH_ERR "$(result)" "forward_pass: result"
+}
+
+# Without PAM_SILENT nothing changes: info lines, and the module's own result.
+test_without_pam_silent_the_pin_is_told_in_info_lines_as_before() {
+    setup
+    echo "0 enrolled kind=pin length=4 failures=0" > "$T/status"
+    echo "1 wrong failures=1 left=4" > "$T/verify"
+    pam_run $'1111\nhunter2\n'
+    assert_eq 1 "$(prompts)" "prompts after a wrong PIN"
+    assert_contains "$out" "INFO Wrong PIN — 4 attempts left" "the info line"
+    assert_eq PAM_AUTH_ERR "$(result)" "result after a wrong PIN"
+    echo "2 locked seconds=59 failures=5" > "$T/status"
+    pam_run $'hunter2\n'
+    assert_eq 0 "$(prompts)" "prompts while locked"
+    assert_contains "$out" "INFO NEXT authtok=(unset)" "nothing handed on while locked"
 }
 
 test_disabled_shows_unlock_hint_and_no_prompt() {
@@ -1098,6 +1217,8 @@ test_valgrind_finds_no_errors_or_leaks() {
     stack retries=2 debug
     pam_run $'1111\n2222\n'
     assert_eq 7 "$rc" "PAM_AUTH_ERR under valgrind (99 = valgrind error)"
+    pam_run $'1111\n2222\nhunter2\n' --silent
+    assert_eq 6 "$rc" "the password question under PAM_SILENT, handed on (PAM_PERM_DENIED), under valgrind"
 }
 
 test_asan_build_runs_clean() {
@@ -1114,6 +1235,13 @@ test_asan_build_runs_clean() {
     stack retries=2 forward_pass
     pam_run $'1-2-3\n'
     assert_eq 7 "$rc" "PAM_AUTH_ERR under ASan"
+    echo "0 enrolled kind=pin failures=0" > "$T/status"
+    stack retries=2
+    pam_run $'1111\n2222\nhunter2\n' --silent
+    assert_eq 6 "$rc" "the password question under PAM_SILENT, handed on (PAM_PERM_DENIED), under ASan"
+    echo "2 locked seconds=59 failures=5" > "$T/status"
+    pam_run $'hunter2\n' --silent
+    assert_eq 6 "$rc" "the locked question under PAM_SILENT, under ASan"
 }
 
 run_tests

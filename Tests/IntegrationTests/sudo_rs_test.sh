@@ -27,9 +27,10 @@
 # person saw is compared line by line (seen: colours gone, the time HH:MM).
 #
 # sudo-rs passes PAM_SILENT for a plain command (`sudo-rs id -u`): PinGate's
-# info lines ("Wrong PIN — 4 attempts left", "PIN sign-in is offered only at
-# the machine") are not shown, and the notice of failed attempts goes into
-# the question itself. With -s (and -i, tried by hand) it does not: they come, as
+# info lines ("PIN sign-in is offered only at the machine") are not shown,
+# the notice of failed attempts goes into the question itself, and after a
+# wrong PIN on enable's line PinGate asks the password itself, "Wrong PIN —
+# 4 attempts left" above it. With -s (and -i, tried by hand) it does not: they come, as
 # "[sudo] …" lines. Every prompt is prefixed "[sudo: authenticate] ".
 #
 # Transcripts are kept in $REPORT_DIR/sudo-rs-*.txt.
@@ -87,7 +88,8 @@ status=0" "$saw" "sudo-rs with the PIN from alice's seat session"
     assert_eq 0 "$(count alice)" "alice's failures after the PIN"
 
     # 2. A wrong PIN, then the password: counted, told in the next question
-    # (the profile: sudo-rs asks again; enable's line: pam_unix asks next).
+    # (the profile: sudo-rs asks again; enable's line: PinGate's own password
+    # question says it, and pam_unix takes the answer).
     if [ "$q" = "PIN or password:" ]; then
         saw="$(try_tty "a wrong PIN, then the password" seat "expect:$q " "send:$WRONG_PIN\r" \
             "expect:$q " "send:$ALICE_PASSWORD\r" -- sudo-rs -k id -u)"
@@ -99,9 +101,10 @@ $q
 status=0" "$saw" "sudo-rs with a wrong PIN, then the password"
     else
         saw="$(try_tty "a wrong PIN, then the password" seat "expect:$q " "send:$WRONG_PIN\r" \
-            "expect:Password: " "send:$ALICE_PASSWORD\r" -- sudo-rs -k id -u)"
+            "expect:Password for alice: " "send:$ALICE_PASSWORD\r" -- sudo-rs -k id -u)"
         assert_eq "[sudo: authenticate] $q
-[sudo: authenticate] Password:
+[sudo: authenticate] Wrong PIN — 4 attempts left
+Password for alice:
 0
 status=0" "$saw" "sudo-rs with a wrong PIN, then the password"
     fi

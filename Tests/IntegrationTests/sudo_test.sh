@@ -7,7 +7,10 @@
 # in the sandbox's /etc/pam.d/sudo. A test user runs `sudo -S -k true` with
 # the answers on stdin; sudo writes the prompts to stderr. Under sudo the
 # module runs with euid 0 and the user's real uid, and runs the helper as root.
-# Debian's sudo passes PAM_SILENT, so the module's info lines never show.
+# Debian's sudo passes PAM_SILENT, so the module's info lines never show:
+# what it says of the PIN (wrong, locked) comes above a password question of
+# its own, whose answer pam_unix takes. Those tests type on a real terminal
+# (pty_drive.py) and compare what the person saw, line by line.
 #
 # usage: bash Tests/IntegrationTests/sudo_test.sh   (TEST_FILTER=word to pick; root)
 
@@ -25,6 +28,28 @@ fresh() {
     store_reset
 }
 
+# sudo_tty USER STEP...: `sudo -k true` as USER on a real terminal, the
+# STEPs pty_drive.py's (expect:TEXT, send:TEXT); sets $seen, what the person
+# saw (sudo's questions, its newline after each answer; nothing typed shows),
+# and $rc.
+sudo_tty() {
+    local user=$1; shift
+    seen=$(as_user "$user" python3 "$here/pty_drive.py" "$@" -- sudo -k true) && rc=0 || rc=$?
+    seen=${seen//$'\r'/}
+}
+
+# lock_pin USER: five wrong PINs through the helper; the fifth locks it for a minute.
+lock_pin() {
+    local i out
+    for i in 1 2 3 4 5; do
+        out=$(helper_request op=verify user="$1" secret="139$i")
+    done
+    assert_contains "$out" "locked=" "5th wrong answer"
+}
+
+# The lockout's time as the person read it, "1 minute" or "59 seconds": TIME.
+any_time() { sed -E 's/locked for (1 minute|[0-9]+ seconds?) after/locked for TIME after/' <<< "$1"; }
+
 test_correct_pin_runs_the_command() {
     need_cli; fresh
     enroll pgalice "$TEST_PIN" --pin
@@ -35,14 +60,36 @@ test_correct_pin_runs_the_command() {
     assert_eq 0 "$(record_failures pgalice)" "failures"
 }
 
-test_wrong_pin_falls_through_to_the_password() {
+# A wrong PIN: the next question is the module's password question, and says
+# so; the password typed there runs the command (pam_unix took it), and only
+# the PIN was counted.
+test_wrong_pin_is_told_in_the_password_question() {
     need_cli; fresh
     enroll pgalice "$TEST_PIN" --pin
-    sudo_as pgalice $'1397\n'"$TEST_PASSWORD"$'\n'
-    assert_eq 0 "$rc" "sudo exit status (stderr: $err)"
-    assert_contains "$err" "PIN: " "sudo's stderr"
-    assert_contains "$err" "password for pgalice" "sudo's stderr"
-    assert_eq 1 "$(record_failures pgalice)" "failures (the wrong PIN counts)"
+    sudo_tty pgalice "expect:PIN: " "send:1397\r" "expect:Password for pgalice: " "send:$TEST_PASSWORD\r"
+    assert_eq 0 "$rc" "sudo exit status (saw: $seen)"
+    assert_eq "PIN: 
+Wrong PIN — 4 attempts left
+Password for pgalice: " "$seen" "what the person saw"
+    assert_eq 1 "$(record_failures pgalice)" "failures (the wrong PIN counts, the password not)"
+}
+
+# The fifth wrong PIN locks it, and the password question says so (the
+# four before it, not yet told, come above the PIN question).
+test_the_fifth_wrong_pin_says_the_lockout_in_the_password_question() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    local i
+    for i in 1 2 3 4; do
+        helper_request op=verify user=pgalice secret="139$i" > /dev/null
+    done
+    sudo_tty pgalice "expect:PIN: " "send:1395\r" "expect:Password for pgalice: " "send:$TEST_PASSWORD\r"
+    assert_eq 0 "$rc" "sudo exit status (saw: $seen)"
+    assert_eq "4 failed PIN attempts since your last PIN sign-in, the first at HH:MM
+PIN: 
+PIN locked for 1 minute after 5 failed attempts — use your password
+Password for pgalice: " "$(sed -E 's/the first at [0-9]{2}:[0-9]{2}$/the first at HH:MM/' <<< "$seen")" "what the person saw"
+    assert_eq 5 "$(record_failures pgalice)" "failures"
 }
 
 test_wrong_pin_and_wrong_password_is_refused() {
@@ -69,17 +116,25 @@ test_empty_store_sees_only_the_password_prompt() {
     assert_not_contains "$err" "PIN" "sudo's stderr"
 }
 
-test_locked_pin_is_not_asked_for() {
+# While locked no PIN is asked: the one question is the password's and says
+# why. The PIN typed there is a wrong password (sudo asks again, the same
+# question); the password runs the command. Nothing reaches the helper's count.
+test_a_locked_pin_says_why_in_the_one_password_question() {
     need_cli; fresh
     enroll pgalice "$TEST_PIN" --pin
-    local i
-    for i in 1 2 3 4 5; do
-        out=$(helper_request op=verify user=pgalice secret="139$i")
-    done
-    assert_contains "$out" "locked=" "5th wrong answer"
-    sudo_as pgalice "$TEST_PASSWORD"$'\n'
-    assert_eq 0 "$rc" "sudo exit status (stderr: $err)"
-    assert_not_contains "$err" "PIN" "sudo's stderr"
+    lock_pin pgalice
+    sudo_tty pgalice "expect:Password for pgalice: " "send:$TEST_PASSWORD\r"
+    assert_eq 0 "$rc" "sudo exit status (saw: $seen)"
+    assert_eq "PIN locked for TIME after 5 failed attempts — use your password
+Password for pgalice: " "$(any_time "$seen")" "what the person saw"
+    sudo_tty pgalice "expect:Password for pgalice: " "send:$TEST_PIN\r" \
+        "expect:Sorry, try again." "expect:Password for pgalice: " "send:$TEST_PASSWORD\r"
+    assert_eq 0 "$rc" "sudo exit status, the PIN then the password (saw: $seen)"
+    assert_eq "PIN locked for TIME after 5 failed attempts — use your password
+Password for pgalice: 
+Sorry, try again.
+PIN locked for TIME after 5 failed attempts — use your password
+Password for pgalice: " "$(any_time "$seen")" "what the person saw, the PIN then the password"
     assert_eq 5 "$(record_failures pgalice)" "failures"
 }
 
