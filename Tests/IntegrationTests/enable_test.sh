@@ -242,6 +242,26 @@ test_enable_locker_kde_creates_the_service_from_other_and_disable_removes_it() {
     assert_eq "" "$(grep -l announce "$STAGE/etc/pam.d/"*)" "files with announce"
 }
 
+# Phosh's lock screen asks for the service `phosh`, which Debian's phosh does
+# not ship (libpam reads `other`): enable makes /etc/pam.d/phosh from other's
+# stack with a one-field screen's line (phosh13_test.sh shows why: its keypad
+# answers every question with the digits and shows no PAM line), and disable
+# removes it again.
+test_enable_phosh_creates_the_service_from_other_and_disable_removes_it() {
+    stage_root
+    cp -p /etc/pam.d/other "$STAGE/etc/pam.d/other"
+    install_staged
+    local before; before=$(tree_state "$STAGE/etc/pam.d")
+    out="$("$CLI" enable --root "$STAGE" phosh 2>&1)" || fail "pingate enable phosh failed: $out"
+    assert_contains "$out" "created    /etc/pam.d/phosh (from /etc/pam.d/other"
+    assert_eq "auth       [success=done new_authtok_reqd=done auth_err=die default=ignore] pam_pingate.so again_or_password nonotice" \
+        "$(grep -B1 '^@include common-auth' "$STAGE/etc/pam.d/phosh" | head -1)" "phosh"
+    assert_eq "$(grep -v '^#' /etc/pam.d/other | grep .)" \
+        "$(grep -v '^#' "$STAGE/etc/pam.d/phosh" | grep -v pam_pingate | grep .)" "phosh is other's stack and the PIN"
+    out="$("$CLI" disable --root "$STAGE" phosh 2>&1)" || fail "pingate disable phosh failed: $out"
+    assert_eq "$before" "$(tree_state "$STAGE/etc/pam.d")" "/etc/pam.d after pingate disable phosh"
+}
+
 # A jump above the insertion point that passes over it would land one rule
 # earlier once the PinGate line is counted: with this stack pgbob's password
 # failed before (the jump lands on pam_deny) and passed after.

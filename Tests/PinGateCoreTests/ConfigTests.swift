@@ -53,7 +53,7 @@ struct ConfigTests {
         #expect(listItems("pingate-lock") == ["pingate-lock"])
         #expect(listItems("café,密碼 x") == ["café", "密碼", "x"])
         #expect(Policy.defaultServices.joined(separator: " ") == PINGATE_DEFAULT_SERVICES)
-        #expect(Policy.defaultServices.count == 16 && Policy.defaultServices.last == "pingate-lock")
+        #expect(Policy.defaultServices.count == 18 && Policy.defaultServices.last == "greetd")
     }
 
     @Test("an unknown key is an error naming the line, with a suggestion")

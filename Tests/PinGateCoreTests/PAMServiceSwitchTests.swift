@@ -91,6 +91,31 @@ struct PAMServiceSwitchTests {
         #expect(throws: PAMEnableRefusal.noStackFile) { try switcher.enabling("i3lock", force: false) }
     }
 
+    @Test("Phosh's lock screen, which Debian ships no file for, is made from other's stack with a one-field screen's line")
+    func phoshFromOther() throws {
+        let root = try Self.root()
+        let switcher = PAMServiceSwitcher(root: root.path)
+        let change = try switcher.enabling("phosh", force: false)
+        #expect(change.outcome == .created(from: "/etc/pam.d/other"))
+        // A wrong PIN ends the try, nothing goes on to pam_unix but a
+        // password, and no notice: the keypad shows none of PAM's lines.
+        #expect(change.line == "auth       [success=done new_authtok_reqd=done auth_err=die default=ignore] pam_pingate.so again_or_password nonotice")
+        try Self.apply(change, switcher)
+        let lines = (Self.text(root, "/etc/pam.d/phosh") ?? "").split(separator: "\n").map(String.init)
+        #expect(lines.first == PAMEnableText.createdMarker(from: "/etc/pam.d/other"))
+        #expect(lines.suffix(2) == [change.line, "@include common-auth"])
+        #expect(root.read("phosh").file == "/etc/pam.d/phosh")
+        #expect(Policy().services.contains("phosh"))
+    }
+
+    @Test("greetd is a login screen: listed, and its first sign-in of a boot takes the password")
+    func greetd() {
+        let client = PAMClient.forService("greetd")
+        #expect(client.isLoginScreen && !client.createdFromOther && client.control == "sufficient")
+        #expect(Policy().services.contains("greetd") && Policy().passwordFirstServices.contains("greetd"))
+        #expect(!Policy().passwordFirstServices.contains("phosh"))
+    }
+
     @Test("the conversations nobody sees never get a PIN", arguments: ["kde-fingerprint", "kde-smartcard", "gdm-fingerprint", "gdm-smartcard"])
     func unseen(service: String) throws {
         let root = try Self.root()

@@ -30,7 +30,7 @@ public struct Policy: Equatable, Sendable {
     /// PINGATE_DEFAULT_SERVICES of pam/pingate_protocol.h, a list as
     /// pingate.conf's `services` is written.
     public static let defaultServices = listItems(PINGATE_DEFAULT_SERVICES)
-    public static let defaultPasswordFirstServices = ["gdm-password", "lightdm", "sddm"]
+    public static let defaultPasswordFirstServices = ["gdm-password", "lightdm", "sddm", "greetd"]
     /// The kernel's resource manager, which flushes what a killed client left.
     public static let defaultTPMTCTI = "device:/dev/tpmrm0"
 

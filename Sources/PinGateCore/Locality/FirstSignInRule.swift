@@ -1,6 +1,6 @@
 /// The first sign-in of a boot takes the password, at a display manager's
-/// login (pingate.conf `password_first_services`: gdm-password, lightdm and
-/// sddm by default), as a phone asks for its passcode after a restart: that
+/// login (pingate.conf `password_first_services`: gdm-password, lightdm,
+/// sddm and greetd by default), as a phone asks for its passcode after a restart: that
 /// sign-in unlocks the login keyring and an encrypted home, which a PIN must
 /// never reach. There a PIN is offered only while the user already has a
 /// session — unlocking it, or switching back to it. A session that may

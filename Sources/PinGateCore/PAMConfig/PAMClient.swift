@@ -119,6 +119,12 @@ public struct PAMClient: Equatable, Sendable {
     ///   their field, and Cinnamon puts its own "Incorrect password" where
     ///   the line would be (screenshot: cinnamon_test.sh): they are in
     ///   `showsNoInfoLines`, and the notice waits, unspent, for a sign-in that shows it.
+    /// - Phosh's lock screen (0.46) is one field as well: its keypad page
+    ///   answers every question with what was typed and shows none of PAM's
+    ///   lines, and after a failed try it asks again on the same PAM handle.
+    ///   Its line is Cinnamon's: a wrong PIN ends the try (the dots clear,
+    ///   "Enter Passcode" again) and never goes on to pam_unix; it is in
+    ///   `showsNoInfoLines`, as nothing would show the notice (phosh13_test.sh).
     /// - The first sign-in of a boot at a display manager takes the password:
     ///   the helper's first-sign-in rule decides that, not an option.
     public static let known: [PAMClient] = [
@@ -148,5 +154,11 @@ public struct PAMClient: Equatable, Sendable {
                   moduleOptions: ["forward_pass"]),
         PAMClient(service: "hyprlock", name: "hyprlock", programs: ["/usr/bin/hyprlock"],
                   moduleOptions: ["forward_pass"]),
+        // Debian's phosh ships no /etc/pam.d/phosh: libpam reads `other`.
+        PAMClient(service: "phosh", name: "Phosh lock screen", programs: ["/usr/libexec/phosh"],
+                  control: wrongPINEndsTheTry, moduleOptions: ["again_or_password"],
+                  createdFromOther: true),
+        PAMClient(service: "greetd", name: "greetd login (phrog, greetd's greeters)", programs: ["/usr/sbin/greetd"],
+                  isLoginScreen: true),
     ]
 }
