@@ -511,20 +511,22 @@ record_marks() {
     local path slot
     path="/var/lib/pingate/$(id -u "$1").record"
     for slot in 0 1; do
+        # shellcheck disable=SC2046 # the pids, split and joined by one space
         printf 'overflow=%s leaders=%s\n' "$(od -An -tu1 -j $((slot * 512 + 444)) -N1 "$path" | tr -d ' ')" \
-            "$(od -An -tu4 -j $((slot * 512 + 432)) -N12 "$path" | xargs)"
+            "$(echo $(od -An -tu4 -j $((slot * 512 + 432)) -N12 "$path"))"
     done
 }
 
-# held_signin OUTPUT SERVICE COMMAND...: COMMAND (a harness, or a runner
-# and a harness) signing pgalice in to SERVICE with the PIN through
+# held_signin OUTPUT SERVICE HARNESS [RUNNER...]: HARNESS (run under
+# RUNNER) signing pgalice in to SERVICE with the PIN through
 # $SANDBOX/marks-conf and holding its process for 60 s after the success,
 # as a sudo waiting for its command does and as login and a display
 # manager's worker do while their session lasts; in the background, its
 # pid in $HELD.
 held_signin() {
-    local output=$1 service=$2; shift 2
-    printf '%s\n' "$TEST_PIN" | "$@" --confdir "$SANDBOX/marks-conf" --service "$service" \
+    local output=$1 service=$2 harness=$3; shift 3
+    local wrapper=("$@")
+    printf '%s\n' "$TEST_PIN" | "${wrapper[@]}" "$harness" --confdir "$SANDBOX/marks-conf" --service "$service" \
         --user pgalice --session 60 > "$output" 2>&1 &
     HELD=$!
 }
@@ -550,8 +552,8 @@ test_four_concurrent_sudo_and_a_root_polkit_helper_leave_gdm_offering_the_pin() 
     # Four sudo (setuid root, her real uid) from a terminal under her user
     # manager, and polkit's agent helper as a root service: all at once.
     for i in 1 2 3 4; do
-        held_signin "$SANDBOX/sudo-$i.out" sudo in_cgroup "$MANAGER_CGROUP" \
-            setpriv --reuid=61001 --regid=61001 --clear-groups --reset-env -- "$SUID_HARNESS"
+        held_signin "$SANDBOX/sudo-$i.out" sudo "$SUID_HARNESS" in_cgroup "$MANAGER_CGROUP" \
+            setpriv --reuid=61001 --regid=61001 --clear-groups --reset-env --
         outputs+=("$SANDBOX/sudo-$i.out")
     done
     held_signin "$SANDBOX/polkit.out" polkit-1 "$HARNESS"
