@@ -496,6 +496,25 @@ test_the_first_sign_in_at_a_login_screen_takes_the_password() {
     rm -f /run/systemd/users/61001
 }
 
+# lightdm's XDMCP displays (issue 40, item 4): its root session child puts
+# the remote X server's address in PAM_TTY ("HOST:N") and sets no
+# PAM_RHOST, so the display is all that tells the sign-in is remote. gdm
+# sets PAM_RHOST for every display that is not local (design.md, section 8).
+test_an_xdmcp_display_at_lightdm_is_not_at_the_machine() {
+    need_cli; fresh
+    sed -i 's/^services = .*/services = sudo lightdm/' /etc/pingate/pingate.conf
+    write_service "$CONF" lightdm "$(module_line)" "$(next_line)"
+    user_sessions 61001 40      # she sits at the seat: lightdm offers the PIN here
+    pam_run "$CONF" lightdm pgalice "$TEST_PIN"$'\n' --tty xterminal.example:0
+    assert_ignored
+    assert_contains "$out" "INFO PIN sign-in is offered only at the machine"
+    assert_eq 0 "$(prompts)" "prompts at an XDMCP display"
+    pam_run "$CONF" lightdm pgalice "$TEST_PIN"$'\n' --tty :0
+    assert_eq PAM_SUCCESS "$(result)" "lightdm at the seat's own display (transcript: $out)"
+    assert_eq 0 "$(record_failures pgalice)" "failures"
+    rm -f /run/systemd/users/61001
+}
+
 # --- marks only for sign-ins that open sessions (issue 40, item 2) ----------------------
 # A PIN success at login or a display manager's login, by root's worker
 # outside any session, marks that process: the session it opens is no
