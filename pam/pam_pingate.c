@@ -483,11 +483,19 @@ static int ask_with_password_aside(pam_handle_t *pamh, int flags, const struct p
  * (and pam_unix delays and pam_faillock counts its own failures); and an
  * answer that can be no credential of the user's (malformed never). A
  * first wrong PIN is still counted here and ends the try.
+ *
+ * And any malformed digits when the status gave no length (issue 40, item
+ * 5: a PIN enrolled before lengths were kept), where cannot_be_the_pin
+ * could not hand on an all-digit password of another length: the helper
+ * refused them under pingate.conf's PIN lengths, so no PIN of those rules
+ * is lost, and a PIN of older rules could not unlock anyway. Kept back,
+ * such a password (4 to 12 digits) could never reach pam_unix.
  */
-static bool is_the_password_after_all(const struct pingate_answer *answer)
+static bool is_the_password_after_all(const struct pingate_answer *answer, const struct pingate_answer *status)
 {
 	return (answer->reply == PINGATE_REPLY_WRONG && answer->repeated) ||
-		(answer->reply == PINGATE_REPLY_MALFORMED && answer->never_a_credential);
+		(answer->reply == PINGATE_REPLY_MALFORMED &&
+		 (answer->never_a_credential || (status->kind == PINGATE_KIND_PIN && status->length == 0)));
 }
 
 static int authenticate_with_prompts(pam_handle_t *pamh, int flags,
@@ -511,7 +519,7 @@ static int authenticate_with_prompts(pam_handle_t *pamh, int flags,
 			return rc == PAM_SUCCESS ? PAM_IGNORE : rc;
 		}
 		pingate_ask_helper(pamh, opts, caller, "verify", user, secret, told(ahead), run, &answer);
-		if (opts->again_or_password && is_the_password_after_all(&answer)) {
+		if (opts->again_or_password && is_the_password_after_all(&answer, status)) {
 			rc = pam_set_item(pamh, PAM_AUTHTOK, secret);
 			wipe_and_free(secret);
 			return rc == PAM_SUCCESS ? PAM_IGNORE : rc;

@@ -20,7 +20,10 @@
  *                                   pingate.conf's services is answered
  *                                   not-offered. Absent: the admin CLI,
  *                                   which is no PAM service
- *   tty=NAME\n                      optional, for the log (PAM_TTY)
+ *   tty=NAME\n                      optional, for the log (PAM_TTY); an X
+ *                                   display on a host (HOST:N, lightdm's
+ *                                   XDMCP displays) makes the request
+ *                                   remote: no PIN (see not-local)
  *   rhost=NAME\n                    optional (PAM_RHOST); any value makes the
  *                                   request remote: no PIN (see not-local)
  *   caller_uid=N\n                  optional, from a root caller only: the real

@@ -69,17 +69,12 @@ struct HelperOperations {
         }
     }
 
-    /// The process a PIN success marks (`PINOpenedSessions`): the one root's
-    /// caller speaks for, when it is in no logind session and so may open
-    /// one with this sign-in (a text console's `login`). A process already
-    /// in a session opens none; one whose session cannot be read is marked,
-    /// the stricter way.
+    /// The process a PIN success marks (`PINOpenedSessions`): the caller of
+    /// a service that opens sessions, when it may open one with this
+    /// sign-in (`SessionOpenerRule`).
     private func sessionOpener(_ request: borrowing HelperRequest, context: RequestContext) -> ProcessInstance? {
-        // Only root opens sessions, and only root speaks for a process.
-        let caller = context.caller
-        guard context.claims.callerUID == 0, caller.pid > 0 else { return nil }
-        if case .some(.some) = try? SystemdLogin().session(ofProcess: caller.pid) { return nil }
-        return ProcessInstance.running(caller.pid)
+        SessionOpenerRule().opener(service: request.service, caller: context.caller, policy: policy)
+            .flatMap(ProcessInstance.running)
     }
 
     /// Every answer of the Verifier's ends here: a lockout names the

@@ -747,25 +747,53 @@ test_again_or_password_hands_on_digits_that_cannot_be_the_pin() {
     assert_eq PAM_SUCCESS "$(result)" "the PIN's own length is verified"
 }
 
-# Only the PIN's own length decides, never a helper's malformed: that is
-# judged by pingate.conf's rules, which may have changed since the PIN was
-# enrolled (a 4-digit PIN under pin_min_length = 6), so a malformed answer
-# may be the PIN and is never handed on; nor is a pattern's answer, nor
-# digits when the status gives no length (a PIN enrolled before lengths),
-# unless the helper rules it out (malformed never, the next test).
+# Where the status gives the PIN's length, only that length decides, never
+# a helper's malformed: that is judged by pingate.conf's rules, which may
+# have changed since the PIN was enrolled (a 4-digit PIN under
+# pin_min_length = 6), so a malformed answer of the PIN's length may be the
+# PIN and is never handed on; nor is a pattern's answer, unless the helper
+# rules it out (malformed never, below).
 test_again_or_password_never_hands_on_what_may_be_the_pin() {
     setup
     echo "5 malformed a PIN has 6 digits" > "$T/verify"
     stack retries=1 again_or_password
-    pam_run $'4821\n'
-    assert_not_contains "$out" "NEXT authtok" "a malformed answer (the status gave no length)"
-    assert_eq PAM_AUTH_ERR "$(result)" "result"
     echo "0 enrolled kind=pin length=4 failures=0" > "$T/status"
     pam_run $'4821\n'
     assert_not_contains "$out" "NEXT authtok" "a malformed answer of the PIN's length"
+    assert_eq PAM_AUTH_ERR "$(result)" "result"
     echo "0 enrolled kind=pattern grid=3 failures=0" > "$T/status"
     pam_run $'1-5-9-5\n'
     assert_not_contains "$out" "NEXT authtok" "a pattern's malformed answer"
+}
+
+# Issue 40, item 5: a PIN enrolled before lengths were kept (the status
+# gives no length=N) and an all-digit password of 4 to 12 digits at a field
+# that takes both. The helper answers `malformed` without `never` (the
+# digits break pingate.conf's PIN length, a rule older PINs may predate),
+# and the password must still get through with every line `pingate
+# enable` writes: again_or_password (the one-field lock screens, whose
+# auth_err=die would otherwise end every try before pam_unix), forward_pass
+# (swaylock, hyprlock and the Debian profile) and a plain `sufficient` line
+# (sudo, i3lock: pam_unix asks on its own). Nothing is counted: malformed.
+test_a_digit_password_gets_through_every_enable_line_for_a_pin_without_a_length() {
+    setup
+    echo "5 malformed a PIN has 4 to 4 digits, not 6" > "$T/verify"
+    local line
+    for line in "retries=2 again_or_password" "again_or_password announce" "again_or_password nonotice"; do
+        stack $line
+        pam_run $'902417\n'
+        assert_ignored
+        assert_contains "$out" "INFO NEXT authtok=902417" "what pam_unix gets after '$line'"
+        assert_not_contains "$out" "That is not a PIN" "the transcript after '$line'"
+    done
+    stack forward_pass nonotice
+    pam_run $'902417\n'
+    assert_ignored
+    assert_contains "$out" "INFO NEXT authtok=902417" "what pam_unix gets after forward_pass"
+    CONTROL=sufficient
+    stack nonotice
+    pam_run $'902417\n902417\n902417\n902417\n'
+    assert_contains "$out" "INFO NEXT" "the stack after a plain sufficient line reaches pam_unix, which asks on its own"
 }
 
 # What the helper says is the password after all (issue 32): the wrong

@@ -496,6 +496,105 @@ test_the_first_sign_in_at_a_login_screen_takes_the_password() {
     rm -f /run/systemd/users/61001
 }
 
+# lightdm's XDMCP displays (issue 40, item 4): its root session child puts
+# the remote X server's address in PAM_TTY ("HOST:N") and sets no
+# PAM_RHOST, so the display is all that tells the sign-in is remote. gdm
+# sets PAM_RHOST for every display that is not local (design.md, section 8).
+test_an_xdmcp_display_at_lightdm_is_not_at_the_machine() {
+    need_cli; fresh
+    sed -i 's/^services = .*/services = sudo lightdm/' /etc/pingate/pingate.conf
+    write_service "$CONF" lightdm "$(module_line)" "$(next_line)"
+    user_sessions 61001 40      # she sits at the seat: lightdm offers the PIN here
+    pam_run "$CONF" lightdm pgalice "$TEST_PIN"$'\n' --tty xterminal.example:0
+    assert_ignored
+    assert_contains "$out" "INFO PIN sign-in is offered only at the machine"
+    assert_eq 0 "$(prompts)" "prompts at an XDMCP display"
+    pam_run "$CONF" lightdm pgalice "$TEST_PIN"$'\n' --tty :0
+    assert_eq PAM_SUCCESS "$(result)" "lightdm at the seat's own display (transcript: $out)"
+    assert_eq 0 "$(record_failures pgalice)" "failures"
+    rm -f /run/systemd/users/61001
+}
+
+# --- marks only for sign-ins that open sessions (issue 40, item 2) ----------------------
+# A PIN success at login or a display manager's login, by root's worker
+# outside any session, marks that process: the session it opens is no
+# sign-in with the password. Every root caller outside a session was marked:
+# four sudo commands answered with the PIN at once from a desktop terminal
+# (under the user manager) filled the record's three marks, and the
+# overflow turned the PIN off at gdm-password until the next boot.
+
+# record_marks USER: the PIN-opened-session marks of both slots of USER's
+# record (RecordLayout: slots of 512 bytes, the three leaders' pids at 432,
+# the overflow byte at 444), one "overflow=N leaders=P P P" line a slot.
+record_marks() {
+    local path slot
+    path="/var/lib/pingate/$(id -u "$1").record"
+    for slot in 0 1; do
+        # shellcheck disable=SC2046 # the pids, split and joined by one space
+        printf 'overflow=%s leaders=%s\n' "$(od -An -tu1 -j $((slot * 512 + 444)) -N1 "$path" | tr -d ' ')" \
+            "$(echo $(od -An -tu4 -j $((slot * 512 + 432)) -N12 "$path"))"
+    done
+}
+
+# held_signin OUTPUT SERVICE HARNESS [RUNNER...]: HARNESS (run under
+# RUNNER) signing pgalice in to SERVICE with the PIN through
+# $SANDBOX/marks-conf and holding its process for 60 s after the success,
+# as a sudo waiting for its command does and as login and a display
+# manager's worker do while their session lasts; in the background, its
+# pid in $HELD.
+held_signin() {
+    local output=$1 service=$2 harness=$3; shift 3
+    local wrapper=("$@")
+    printf '%s\n' "$TEST_PIN" | "${wrapper[@]}" "$harness" --confdir "$SANDBOX/marks-conf" --service "$service" \
+        --user pgalice --session 60 > "$output" 2>&1 &
+    HELD=$!
+}
+
+# wait_for_sessions FILE...: until every harness has held its session.
+wait_for_sessions() {
+    local file i
+    for file in "$@"; do
+        for i in $(seq 300); do grep -q '^SESSION' "$file" 2>/dev/null && break; sleep 0.05; done
+        grep -q '^SESSION PAM_SUCCESS' "$file" || fail "no held session in $file: $(tr '\n' ' ' < "$file")"
+    done
+}
+
+test_four_concurrent_sudo_and_a_root_polkit_helper_leave_gdm_offering_the_pin() {
+    need_cli; fresh
+    sed -i 's/^services = .*/services = sudo polkit-1 login gdm-password/' /etc/pingate/pingate.conf
+    local service held=() outputs=() i
+    for service in sudo polkit-1 login; do
+        write_service "$SANDBOX/marks-conf" "$service" "$(module_line)" "$(next_line)" "session optional pam_permit.so"
+    done
+    write_service "$CONF" gdm-password "$(module_line)" "$(next_line)"
+    user_sessions 61001 40      # she sits at the seat, signed in with the password
+    # Four sudo (setuid root, her real uid) from a terminal under her user
+    # manager, and polkit's agent helper as a root service: all at once.
+    for i in 1 2 3 4; do
+        held_signin "$SANDBOX/sudo-$i.out" sudo "$SUID_HARNESS" in_cgroup "$MANAGER_CGROUP" \
+            setpriv --reuid=61001 --regid=61001 --clear-groups --reset-env --
+        outputs+=("$SANDBOX/sudo-$i.out")
+    done
+    held_signin "$SANDBOX/polkit.out" polkit-1 "$HARNESS"
+    held+=("$HELD"); outputs+=("$SANDBOX/polkit.out")
+    wait_for_sessions "${outputs[@]}"
+    # (The four sudo run as their runner's children: their pids are the cgroup's.)
+    held+=($(cat "$CGROUP_ROOT/$MANAGER_CGROUP/cgroup.procs"))
+    assert_eq "overflow=0 leaders=0 0 0
+overflow=0 leaders=0 0 0" "$(record_marks pgalice)" "the marks after four sudo and polkit-1 at once"
+    pam_run "$CONF" gdm-password pgalice "$TEST_PIN"$'\n'
+    assert_eq PAM_SUCCESS "$(result)" "gdm-password with the PIN beside them (transcript: $out)"
+    # A console's login does open a session: it is marked.
+    held_signin "$SANDBOX/login.out" login "$HARNESS"
+    held+=("$HELD")
+    wait_for_sessions "$SANDBOX/login.out"
+    assert_contains "$(record_marks pgalice)" "overflow=0 leaders=$HELD 0 0" "the marks after a console login with the PIN"
+    kill "${held[@]}" 2>/dev/null
+    wait 2>/dev/null
+    assert_eq 0 "$(record_failures pgalice)" "failures"
+    rm -f /run/systemd/users/61001
+}
+
 # --- only at the machine, on every path: the helper decides ----------------------------
 
 # direct_helper ID OP SECRET: pgalice runs the setgid helper herself inside

@@ -183,3 +183,63 @@ struct SessionOpenerMarkTests {
         #expect(try store.record()?.pinOpenedSessions == marks)
     }
 }
+
+// Issue 40, item 2: sudo from a desktop terminal and polkit ≥ 127's agent
+// helper run outside any session; each was marked, and four at once
+// overflowed the marks, turning the PIN off at gdm until the next boot.
+@Suite("Only a sign-in that may open a session is marked")
+struct SessionOpenerRuleTests {
+    static let boot = BootID(bytes: Array(0x10...0x1f))!
+    let rule = SessionOpenerRule(logind: FakeLogind())
+
+    func opener(_ service: String, uid: uid_t = 0, pid: pid_t = 700, policy: Policy = Policy()) -> pid_t? {
+        rule.opener(service: service, caller: CallerFacts(uid: uid, pid: pid), policy: policy)
+    }
+
+    @Test("root's worker of login, gdm-password, lightdm or sddm outside a session", arguments: ["login", "gdm-password", "lightdm", "sddm"])
+    func sessionOpeners(service: String) {
+        #expect(opener(service) == 700)
+    }
+
+    @Test("sudo, su, polkit-1 and the lock screens never, even as root outside a session",
+          arguments: ["sudo", "su", "polkit-1", "kde", "i3lock", "swaylock", "gnome-screensaver", "cinnamon-screensaver", "pingate-lock"])
+    func neverMarked(service: String) {
+        #expect(opener(service) == nil)
+        #expect(opener(service, uid: 1000) == nil)
+    }
+
+    @Test("a caller of another real uid (sudo's, a socket's peer), one in a session, no service or no pid: none")
+    func notRootOrInASession() {
+        #expect(opener("login", uid: 1000) == nil)
+        #expect(opener("gdm-password", pid: 0) == nil)
+        #expect(rule.opener(service: nil, caller: CallerFacts(uid: 0, pid: 700), policy: Policy()) == nil)
+        var logind = FakeLogind()
+        logind.processSessions[700] = "c1"
+        #expect(SessionOpenerRule(logind: logind).opener(service: "login", caller: CallerFacts(uid: 0, pid: 700), policy: Policy()) == nil)
+    }
+
+    @Test("the display managers are pingate.conf's password_first_services")
+    func configurable() throws {
+        var policy = Policy()
+        try policy.set("password_first_services", to: "greetd")
+        #expect(opener("greetd", policy: policy) == 700)
+        #expect(opener("gdm-password", policy: policy) == nil)
+        #expect(opener("login", policy: policy) == 700)
+    }
+
+    @Test("four concurrent sudo and a polkit agent helper leave no mark, and gdm-password still offers the PIN")
+    func everydayUseNeverOverflows() {
+        var marks = PINOpenedSessions.none
+        let callers = [("sudo", 1000), ("sudo", 1000), ("sudo", 1000), ("sudo", 1000), ("polkit-1", 1000), ("polkit-1", 0)]
+        for (index, (service, uid)) in callers.enumerated() {
+            if let pid = opener(service, uid: uid_t(uid), pid: pid_t(800 + index)) {
+                marks.mark(ProcessInstance(pid: pid, startTicks: 1), boot: Self.boot, isRunning: { _ in true })
+            }
+        }
+        #expect(marks == .none)
+        var logind = FakeLogind()
+        logind.add("2", leader: 950, leaderStart: 3)   // her seat session, opened with the password
+        #expect(FirstSignInRule(logind: logind, boot: Self.boot).passwordRequired(service: "gdm-password", uid: 1000, policy: Policy(),
+                                                                                 openedWithPIN: { marks }) == nil)
+    }
+}

@@ -157,3 +157,37 @@ struct LocalityRuleTests {
         #expect(!isLocal(judge(logind)))
     }
 }
+
+// Issue 40, item 4: lightdm's XDMCP displays reach its root worker with
+// PAM_TTY "HOST:N" and no PAM_RHOST.
+@Suite("An X display on another host is not at the machine")
+struct XDisplayLocalityTests {
+    func judge(terminal: String, uid: uid_t = 0, logindRuns: Bool = true) -> Locality {
+        LocalityRule(logind: FakeLogind(logindRuns: logindRuns)).judge(CallerFacts(uid: uid, pid: 500, terminal: terminal))
+    }
+
+    @Test("a display on a host, localhost too, is remote for root's worker and for anyone",
+          arguments: ["xterminal.example:0", "192.0.2.7:1", "localhost:10.0", "tcp/xterminal.example:0", "::1:0", "[::1]:0", "xterminal::0"])
+    func remoteDisplays(terminal: String) {
+        #expect(judge(terminal: terminal) != .atTheMachine)
+        #expect(judge(terminal: terminal, logindRuns: false) != .atTheMachine)
+        #expect(judge(terminal: terminal, uid: 1000, logindRuns: false) != .atTheMachine)
+    }
+
+    @Test("this machine's own displays and terminals are judged as before",
+          arguments: [":0", ":1.0", "unix:0", "unix/:0", "/dev/tty7", "tty1", "pts/3", "ssh"])
+    func localDisplays(terminal: String) {
+        #expect(judge(terminal: terminal) == .atTheMachine)
+        #expect(XDisplayName.remoteHost(of: terminal) == nil)
+    }
+
+    @Test("the request's tty travels into the caller's facts, from root and from anyone")
+    func terminalInFacts() {
+        var request = HelperRequest(operation: .status, user: "alice", tty: "xterminal.example:0")
+        request.callerUID = 0
+        request.callerPID = 77
+        #expect(CallerFacts(request: request, realUID: 0).terminal == "xterminal.example:0")
+        #expect(CallerFacts(request: request, realUID: 1000).terminal == "xterminal.example:0")
+        #expect(XDisplayName.remoteHost(of: "xterminal.example:0") == "xterminal.example")
+    }
+}

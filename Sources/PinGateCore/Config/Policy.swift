@@ -31,6 +31,18 @@ public struct Policy: Equatable, Sendable {
     /// pingate.conf's `services` is written.
     public static let defaultServices = listItems(PINGATE_DEFAULT_SERVICES)
     public static let defaultPasswordFirstServices = ["gdm-password", "lightdm", "sddm", "greetd"]
+    /// A text console's login (getty's child): besides the display
+    /// managers' logins, the one service whose root process opens a seat
+    /// session with the sign-in it asks for.
+    public static let consoleLoginService = "login"
+
+    /// The services whose root worker opens a logind session with the
+    /// sign-in it asks for: the console's `login` and the display managers'
+    /// logins, which are `passwordFirstServices` (so a display manager an
+    /// admin adds there is one here too, and no second list can drift from
+    /// it). Only their PIN successes are marked (`SessionOpenerRule`); sudo,
+    /// su, polkit-1 and the lock screens open no session.
+    public var sessionOpeningServices: [String] { [Policy.consoleLoginService] + passwordFirstServices }
     /// The kernel's resource manager, which flushes what a killed client left.
     public static let defaultTPMTCTI = "device:/dev/tpmrm0"
 

@@ -14,12 +14,16 @@ public struct CallerFacts: Equatable, Sendable {
     public var remoteHost: String?
     /// The module's `allow_remote`, honoured from a root caller only.
     public var allowRemote: Bool
+    /// PAM_TTY as the caller reported it: an X display on another host
+    /// ("HOST:0") is remote (`XDisplayName`), whoever says so.
+    public var terminal: String?
 
-    public init(uid: UserID, pid: ProcessID = 0, remoteHost: String? = nil, allowRemote: Bool = false) {
+    public init(uid: UserID, pid: ProcessID = 0, remoteHost: String? = nil, allowRemote: Bool = false, terminal: String? = nil) {
         self.uid = uid
         self.pid = pid
         self.remoteHost = remoteHost
         self.allowRemote = allowRemote
+        self.terminal = terminal
     }
 
     /// The facts of a helper request from a process whose real uid is
@@ -30,9 +34,9 @@ public struct CallerFacts: Equatable, Sendable {
     public init(request: borrowing HelperRequest, realUID: UserID, ownPID: ProcessID = 0) {
         if realUID == 0 {
             self.init(uid: request.callerUID ?? 0, pid: request.callerPID ?? 0,
-                      remoteHost: request.remoteHost, allowRemote: request.allowRemote)
+                      remoteHost: request.remoteHost, allowRemote: request.allowRemote, terminal: request.tty)
         } else {
-            self.init(uid: realUID, pid: ownPID, remoteHost: request.remoteHost, allowRemote: false)
+            self.init(uid: realUID, pid: ownPID, remoteHost: request.remoteHost, allowRemote: false, terminal: request.tty)
         }
     }
 

@@ -4,7 +4,9 @@
 ///
 /// A 4-digit PIN is safe only because few guesses are allowed and only
 /// someone at the machine may make them. So, failing closed on any doubt:
-/// - a PAM_RHOST of any kind is remote (`localhost` too: tunnels end there);
+/// - a PAM_RHOST of any kind is remote (`localhost` too: tunnels end there),
+///   and so is a PAM_TTY naming an X display on a host (`XDisplayName`:
+///   lightdm's XDMCP displays set no PAM_RHOST);
 /// - without logind (no seat0), PAM_RHOST alone decides;
 /// - a caller in a logind session is at the machine only if that session is
 ///   at a seat, not remote, of a person's class, and in the foreground;
@@ -36,6 +38,9 @@ public struct LocalityRule {
         if caller.allowRemote { return .atTheMachine }
         if let host = caller.remoteHost, !host.isEmpty {
             return .elsewhere("the request comes from \(UntrustedText.escapingControls(host))")
+        }
+        if let terminal = caller.terminal, let host = XDisplayName.remoteHost(of: terminal) {
+            return .elsewhere("the X display \(UntrustedText.escapingControls(terminal)) is on \(UntrustedText.escapingControls(host))")
         }
         guard logind.logindRuns else { return .atTheMachine }
         do {

@@ -5,13 +5,17 @@
 /// PIN next (`FirstSignInRule`).
 ///
 /// A PIN success marks the process that ran PAM for it when that process
-/// was in no logind session: pam_systemd makes the process that opens a
-/// session its leader, and a process already in a session (sudo, a lock
-/// screen, polkit's agent) opens none. The marks are a boot's: a mark of
-/// another boot means nothing. Marks of processes that have ended are
-/// dropped to make room; when more than `capacity` marked processes run at
-/// once, nothing of the boot can be told any more (`overflowed`) and every
-/// session of it counts as opened with the PIN — stricter, never looser.
+/// may open a session with it (`SessionOpenerRule`): root's worker of
+/// `login` or of a display manager's login, in no logind session yet.
+/// pam_systemd makes the process that opens a session its leader; sudo, su,
+/// polkit's agent helper and the lock screens open none, and are never
+/// marked. The marks are a boot's: a mark of another boot means nothing.
+/// Marks of processes that have ended are dropped to make room; when more
+/// than `capacity` marked processes run at once, nothing of the boot can be
+/// told any more (`overflowed`) and every session of it counts as opened
+/// with the PIN — stricter, never looser. Only sign-ins that opened
+/// sessions still open can fill them: four text consoles signed in with
+/// the PIN at once, not the owner's everyday sudo.
 public struct PINOpenedSessions: Equatable, Sendable {
     /// As many as fit the record's slot; a person rarely has more than one
     /// text console signed in with the PIN.
