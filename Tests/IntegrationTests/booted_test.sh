@@ -356,7 +356,12 @@ EOF
     install_deb "$release" "$DEB" "$REPORT_DIR/apt-upgrade-$version-$release.log" "${options[@]}"
     local transcript; transcript="$(cat "$REPORT_DIR/apt-upgrade-$version-$release.log")"
     assert_contains "$transcript" "Unpacking pingate ($new_version) over ($version)" "the upgrade's transcript"
-    assert_not_contains "$transcript" "dpkg: warning" "the upgrade's transcript"
+    # Debian 13's dpkg knows no other owner of the old /lib directories
+    # (every package moved to /usr), so it tries to remove them, finds them
+    # full (they are /usr/lib's) and says so: once, harmless, and the only
+    # warning allowed.
+    assert_not_contains "$(tr -d '\r' <<< "$transcript" | grep -v "^dpkg: warning: unable to delete old directory '/lib/.*': Directory not empty\$")" \
+        "dpkg: warning" "the upgrade's transcript"
     # The files that moved from /lib to /usr/lib — the same directories on a
     # merged /usr, so dpkg must not delete the new file as the old one's
     # leftover — and from /usr/sbin to /usr/bin.
