@@ -106,12 +106,17 @@ grep -h 'dpkg: warning' /tmp/remove.log /tmp/purge.log
 echo done
 EOF
 )"
+    # Debian 12's libpam-modules registers /lib/<multiarch>/security, not
+    # /usr/lib/…: dpkg sees no other owner of the module's directory and
+    # says it is not empty. Known, and allowed on Debian 12 alone (Debian
+    # 13's packages moved to /usr, where /lib gave this warning instead).
+    [ "$release" != bookworm ] || after="$(grep -v "directory '/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/security' not empty so not removed" <<< "$after")"
     assert_eq "after remove: store kept
 after remove: group kept
 done" "$after" "what remove and purge left on $release"
 }
 
-test_debian_12_apt_installs_the_package_unforced_with_its_modes_and_purge_leaves_nothing_and_no_warning() {
+test_debian_12_apt_installs_the_package_unforced_with_its_modes_and_purge_leaves_nothing() {
     install_and_remove bookworm
 }
 test_debian_13_apt_installs_the_package_unforced_with_its_modes_and_purge_leaves_nothing_and_no_warning() {

@@ -961,6 +961,16 @@ test_enable_sudo_brings_sudo_i_along_and_says_so_and_disable_takes_both_out() {
     rm -rf "$dir"
 }
 
+# A machine upgraded from 0.2.0 has sudo enabled and not sudo-i: doctor
+# says how to add it (where sudo is installed).
+test_doctor_names_sudo_i_with_the_command_that_enables_it() {
+    [ -x /usr/bin/sudo ] && [ -f /etc/pam.d/sudo-i ] || skip "no sudo with a sudo-i stack here"
+    store_reset
+    run "$PINGATE" doctor
+    assert_contains "$out" "sudo -i: no PIN is offered (no pam_pingate.so in the auth stack of sudo-i, /etc/pam.d/sudo-i)"
+    assert_contains "$out" "fix: pingate enable sudo-i"
+}
+
 test_enrol_is_enroll() {
     store_reset
     run bash -c "printf '$PIN\n$PIN\n' | '$PINGATE' enrol pgalice --stdin"

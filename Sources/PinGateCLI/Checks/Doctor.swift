@@ -232,8 +232,7 @@ struct Doctor {
             // One recommended way: per program, with the line that fits how it
             // asks (the lines below name each one found here). The profile is
             // the other way, for every service of common-auth at once: pingate(8).
-            add(.note, L("no file in %s uses pam_pingate.so yet: turn the PIN on per program with 'pingate enable SERVICE' (sudo, and each lock screen named below)", Doctor.pamDirectory),
-                fix: "pingate enable sudo")
+            add(.note, L("no file in %s uses pam_pingate.so yet: turn the PIN on per program with 'pingate enable SERVICE' (sudo, and each lock screen named below)", Doctor.pamDirectory))
         } else {
             add(.note, L("pam_pingate.so is used by %s/: %s", Doctor.pamDirectory, users.joined(separator: ", ")))
         }
