@@ -409,6 +409,9 @@ enabled" "$after" "the key's hash, the setting, its value in force, the package,
     saw="$(try_tty "alice's own status, by name, over ssh" ssh -- pingate status)"
     assert_contains "$saw" "alice (uid" "alice's pingate status over ssh"
     assert_contains "$saw" "status=0" "alice's pingate status over ssh"
+    saw="$(try_tty "alice changes her own PIN, by name" seat -- \
+        sh -c "printf '%s\\n%s\\n%s\\n' $PIN 6047 6047 | pingate change --stdin")"
+    assert_contains "$saw" "changed the PIN of alice" "alice's pingate change at her seat"
 }
 
 test_debian_12_an_upgrade_from_0_1_0_keeps_the_pin_the_key_and_the_settings() {
