@@ -414,6 +414,7 @@ do_install() {
     while read -r kind destination mode owner group source; do
         install_file "$kind" "$destination" "$mode" "$owner" "$group" "$source"
     done < <(pingate_files)
+    remove_former_files
     ensure_machine_key
     ensure_units
     [ "$TPM" = 0 ] || seal_with_tpm
@@ -426,10 +427,9 @@ print_next_steps() {
 
 PinGate is installed but not yet used by any PAM service. Next steps:
   pingate enroll USER --pin            give USER a PIN (--pattern for a pattern)
+  pingate enable sudo                  PIN first, then the password, for sudo and sudo -i
+                                       (pingate doctor names the lock screens to enable here)
   pingate doctor                       check the installation
-  pingate enable sudo                  PIN first, then the password, for sudo only
-                                       (pingate enable kde, mate-screensaver, ...: lock screens)
-  pam-auth-update --enable pingate     or: one "PIN or password" prompt everywhere
   pingate unlock USER                  after 10 wrong PINs the PIN is disabled
   $0 --uninstall [--purge]
                                        take it out again (--purge: the store too)
@@ -470,9 +470,13 @@ do_uninstall() {
     while read -r kind destination mode owner group source; do
         remove_file "$kind" "$destination" "$source"
     done < <(pingate_files)
+    remove_former_files
     # pingate.8 may be absent from this clone but present from an earlier install.
     remove_file man /usr/share/man/man8/pingate.8.gz ""
     remove_empty_directory /usr/libexec/pingate
+    remove_empty_directory "$PINGATE_DOC/examples/pam.d"
+    remove_empty_directory "$PINGATE_DOC/examples"
+    remove_empty_directory "$PINGATE_DOC"
     if [ "$PURGE" = 1 ]; then
         if [ -e "$ROOT$PINGATE_STORE" ]; then rm -rf -- "$ROOT${PINGATE_STORE:?}"; say removed "$PINGATE_STORE/ (the store)"; fi
         # The key loaded into memory goes with the store: left there, it would
@@ -508,6 +512,18 @@ remove_file() {
     fi
     rm -f "$target"
     say removed "$2"
+}
+
+# remove_former_files: an earlier install's files in places this version
+# does not use (never the very file installed now, should the two paths meet).
+remove_former_files() {
+    local pair former current
+    for pair in "${PINGATE_FORMER_FILES[@]}"; do
+        former="${pair% *}" current="${pair#* }"
+        [ -e "$ROOT$former" ] && ! [ "$ROOT$former" -ef "$ROOT$current" ] || continue
+        rm -f "$ROOT$former"
+        say removed "$former (moved to $current)"
+    done
 }
 
 remove_empty_directory() {

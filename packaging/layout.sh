@@ -15,7 +15,7 @@ pingate_install_fact() {
 }
 
 # shellcheck disable=SC2034  # read by the scripts that source this file
-PINGATE_VERSION=0.2.0
+PINGATE_VERSION=0.3.0
 PINGATE_GROUP="$(pingate_install_fact PINGATE_GROUP)"
 PINGATE_MULTIARCH="$(pingate_install_fact PINGATE_MULTIARCH)"
 PINGATE_HELPER="$(pingate_install_fact PINGATE_HELPER_PATH)"
@@ -27,21 +27,32 @@ fi
 PINGATE_RELEASE_BIN="${PINGATE_RELEASE_BIN:-$REPO_ROOT/.build/release}"
 PINGATE_MODULE_BUILD="${PINGATE_MODULE_BUILD:-$REPO_ROOT/pam/build/pam_pingate.so}"
 
-PINGATE_CLI=/usr/sbin/pingate
-PINGATE_MODULE="/lib/$PINGATE_MULTIARCH/security/pam_pingate.so"
+# In /usr/bin, on every user's PATH: a user runs `pingate status` and
+# `pingate change` by name; the commands for root refuse anyone else.
+PINGATE_CLI=/usr/bin/pingate
+# Under /usr/lib, never /lib: /lib is a symlink to usr/lib on every Debian
+# since 12 (merged /usr), and a package that ships through it makes dpkg
+# warn at purge that /lib/...'s directories are not empty.
+PINGATE_MODULE="/usr/lib/$PINGATE_MULTIARCH/security/pam_pingate.so"
 PINGATE_CONF=/etc/pingate/pingate.conf
 PINGATE_STORE=/var/lib/pingate
 PINGATE_KEY=/var/lib/pingate/machine.key
 PINGATE_PROFILE=/usr/share/pam-configs/pingate
+PINGATE_DOC=/usr/share/doc/pingate
 PINGATE_LOCK=/usr/bin/pingate-lock
 PINGATE_LOCK_SERVICE=/etc/pam.d/pingate-lock
 # Unseals a TPM-sealed machine key at boot (`pingate key load`); skipped
 # while the key is a file.
-PINGATE_KEY_UNIT=/lib/systemd/system/pingate-key.service
+PINGATE_KEY_UNIT=/usr/lib/systemd/system/pingate-key.service
 # The verifier over a unix socket, for callers that cannot run the setgid
 # helper (pam/pingate_protocol.h, SOCKET): enabled and started by the package.
-PINGATE_VERIFY_SOCKET_UNIT=/lib/systemd/system/pingate-verify.socket
-PINGATE_VERIFY_SERVICE_UNIT=/lib/systemd/system/pingate-verify@.service
+PINGATE_VERIFY_SOCKET_UNIT=/usr/lib/systemd/system/pingate-verify.socket
+PINGATE_VERIFY_SERVICE_UNIT=/usr/lib/systemd/system/pingate-verify@.service
+# "FORMER CURRENT": where earlier versions put a file that lives elsewhere
+# now (0.2.0's CLI in /usr/sbin). install.sh removes FORMER on install and
+# uninstall; dpkg removes the package's own. (The /lib paths need no entry:
+# /lib is usr/lib, the same files.)
+PINGATE_FORMER_FILES=("/usr/sbin/pingate $PINGATE_CLI")
 PINGATE_SEALED_KEY=/var/lib/pingate/machine.key.sealed
 # Where `pingate key load` puts the unsealed key: a ramfs, gone at reboot
 # (StoreLocation.defaultLoadedKeyDirectory); a purge takes it away sooner.
@@ -49,8 +60,9 @@ PINGATE_LOADED_KEY_DIR=/run/pingate
 
 # pingate_files [PACKAGE]: one line per shipped file, fields separated by spaces:
 #   KIND DESTINATION MODE OWNER GROUP SOURCE
-# KIND is `elf` (stripped, RUNPATH removed), `man` (gzip -9n, DESTINATION ends
-# in .gz), `conf` (installed only when missing) or `data` (copied as is).
+# KIND is `elf` (stripped, RUNPATH removed), `man` and `doc` (gzip -9n,
+# DESTINATION ends in .gz), `conf` (installed only when missing) or `data`
+# (copied as is).
 # A man page whose source does not exist yet is left out (pingate.8 comes from
 # the CLI's author); every other source must exist. Message catalogues come from
 # po/Makefile, one per language of po/LINGUAS.
@@ -80,6 +92,13 @@ data $PINGATE_VERIFY_SERVICE_UNIT 0644 root root $REPO_ROOT/packaging/systemd/pi
 data /usr/share/bash-completion/completions/pingate 0644 root root $REPO_ROOT/packaging/completion/pingate
 EOF
     pingate_man_pages pam_pingate.8 pingate.conf.5 pingate.8
+    # What to read after an install: the README (the guide `enable` and
+    # `doctor` point at) and the example stacks of pam/pam.d.
+    echo "doc  $PINGATE_DOC/README.md.gz 0644 root root $REPO_ROOT/README.md"
+    local example
+    for example in "$REPO_ROOT"/pam/pam.d/*; do
+        echo "data $PINGATE_DOC/examples/pam.d/$(basename "$example") 0644 root root $example"
+    done
     local lang
     for lang in $(grep -v '^#' "$REPO_ROOT/po/LINGUAS"); do
         echo "data /usr/share/locale/$lang/LC_MESSAGES/pingate.mo 0644 root root $REPO_ROOT/po/build/$lang/LC_MESSAGES/pingate.mo"
@@ -124,7 +143,7 @@ pingate_prepare() {
     case "$kind" in
         elf)
             # Debug symbols make the Swift binaries 40% larger; SwiftPM's $ORIGIN
-            # RUNPATH is meaningless (and ignored) in /usr/sbin or a setgid helper.
+            # RUNPATH is meaningless (and ignored) in /usr/bin or a setgid helper.
             strip --strip-unneeded --remove-section=.comment --remove-section=.note \
                 -o "$output" "$source"
             if readelf -d "$output" 2>/dev/null | grep -q 'R\(UN\)\?PATH'; then
@@ -135,7 +154,7 @@ pingate_prepare() {
                 fi
             fi
             ;;
-        man) gzip -9n -c "$source" > "$output" ;;
+        man|doc) gzip -9n -c "$source" > "$output" ;;
         *) cat "$source" > "$output" ;;
     esac
 }

@@ -25,7 +25,7 @@
 
 /*
  * Debian's multiarch triplet of the architecture being compiled for: the
- * module goes to /lib/PINGATE_MULTIARCH/security. Decided by the compiler's
+ * module goes to /usr/lib/PINGATE_MULTIARCH/security. Decided by the compiler's
  * own target macros, so the doctor (built by swiftc, whose C importer sees
  * the same macros) and the Makefile (cc) agree without dpkg-architecture,
  * which an installed system need not have.

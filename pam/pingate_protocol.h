@@ -189,7 +189,7 @@
  * Not su: su authenticates its target, not its caller, and the module offers
  * a PIN only to the caller's own account.
  */
-#define PINGATE_DEFAULT_SERVICES "sudo login polkit-1 i3lock swaylock xscreensaver gdm-password lightdm sddm kde cinnamon-screensaver gnome-screensaver mate-screensaver xfce4-screensaver hyprlock pingate-lock phosh greetd"
+#define PINGATE_DEFAULT_SERVICES "sudo sudo-i login polkit-1 i3lock swaylock xscreensaver gdm-password lightdm sddm kde cinnamon-screensaver gnome-screensaver mate-screensaver xfce4-screensaver hyprlock pingate-lock phosh greetd"
 
 /*
  * Conversations no person sees a question of: Plasma 6's lock screen runs

@@ -1,6 +1,6 @@
 /// `pingate`: parses the global options and dispatches to a subcommand.
 public enum RootCommand {
-    static let version = "0.2.0"
+    static let version = "0.3.0"
 
     static var commands: [any Command.Type] { [
         EnrollCommand.self, ChangeCommand.self, RemoveCommand.self, StatusCommand.self,
@@ -40,8 +40,13 @@ public enum RootCommand {
         """
     }
 
+    /// Other spellings a command answers to: the prose says "enrol"
+    /// (British), the command is `enroll`.
+    static let synonyms = ["enrol": EnrollCommand.name]
+
     static func command(named name: String) -> (any Command.Type)? {
-        commands.first { $0.name == name }
+        let name = synonyms[name] ?? name
+        return commands.first { $0.name == name }
     }
 
     /// What the arguments ask for: text for stdout (help, the version), or a

@@ -29,7 +29,7 @@ case "-h"?, "--help"?:
     printLine(L("Use it with xss-lock to lock on idle and before suspend: xss-lock --transfer-sleep-lock -- pingate-lock"))
     exit(0)
 case "--version"?:
-    printLine("pingate-lock 0.2.0")
+    printLine("pingate-lock 0.3.0")
     exit(0)
 case nil:
     exit(Locker().run())

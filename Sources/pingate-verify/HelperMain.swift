@@ -3,7 +3,8 @@ import Glibc
 import PinGateCore
 
 /// The helper's flow: arguments (root only), stdin checks, the request, the
-/// caller rules (only at the machine, then only the owner), then the Verifier.
+/// caller rules (only at the machine — but for the owner's plain status —
+/// then only the owner), then the Verifier.
 /// Every request ends in exactly one answer.
 enum HelperMain {
     /// A run's first answer, and for a status asked with then=verify that
@@ -99,7 +100,10 @@ enum HelperMain {
         if verdict == .atTheMachine, !link.callerStillConnected {
             verdict = .elsewhere("the caller ended before it was judged")
         }
-        if case let .elsewhere(reason) = verdict {
+        // The one exception: the owner's own read-only question (`pingate
+        // status` over ssh). It reveals only the caller's own counters (the
+        // owner rule below still holds) and counts, spends and locks nothing.
+        if case let .elsewhere(reason) = verdict, !request.isOwnersQuestion {
             let judged = caller.pid == 0 ? getpid() : caller.pid
             HelperOperations.log(.notLocal("\(reason); judged pid \(judged)"), operation: request.operation.rawValue, fields: claims.logFields)
             return HelperAnswer(StatusOutcome.notLocal(reason))
@@ -159,6 +163,15 @@ enum HelperMain {
         SystemLog.write(.warning, "refused: \(message) (\(detail))")
         return .refused(message)
     }
+}
+
+extension HelperRequest {
+    /// `pingate status` as a user runs it: a status that names no service
+    /// and asks for no verify to follow. No PIN is asked on its answer, so
+    /// it is answered wherever the caller is, read only (HelperOperations),
+    /// and still only about the caller's own record (docs/design.md,
+    /// "Only at the machine, on every path").
+    var isOwnersQuestion: Bool { operation == .status && service == nil && followUp == nil }
 }
 
 /// Who asked, and from where: what a request says of itself, for the log.

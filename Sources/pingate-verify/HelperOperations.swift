@@ -28,7 +28,9 @@ struct HelperOperations {
         }
         switch request.operation {
         case .status:
-            let (outcome, notice) = verifier.statusAndNotice(uid: uid)
+            // The owner's plain status reads the record without opening it
+            // for writing and writes nothing (no timeout restart).
+            let (outcome, notice) = verifier.statusAndNotice(uid: uid, readOnly: request.isOwnersQuestion)
             if case let .storeError(message) = outcome { SystemLog.write(.error, "store error: \(message) (\(context.logFields))") }
             // The notice the owner is to see before typing; a status never spends it.
             return finished(HelperAnswer(outcome), request: request, verifier: verifier, uid: uid, context: context)

@@ -43,8 +43,9 @@
 #   * The packages: this tree's packaging/build-deb.sh --no-build (the release
 #     build must exist, as run-all.sh makes it), copied into the container's
 #     /tmp and installed with `apt-get install ./pingate_*.deb` (no network:
-#     the tree already has every dependency). The upgrade test builds
-#     0.1.0 once from commit 09b9b16 (cached in /var/cache/pingate-tests/debs).
+#     the tree already has every dependency). The upgrade tests build
+#     0.1.0 once from commit 09b9b16 and 0.2.0 from 4bb169d (cached in
+#     /var/cache/pingate-tests/debs).
 #   * Sign-ins through a service without its program (section 4 on): the
 #     project's pam/build/pam_harness (it links only libpam and libc) copied
 #     into the container, run by systemd-run as alice from a seat session of
@@ -57,7 +58,8 @@
 . "$(dirname "${BASH_SOURCE[0]}")/tpm_lib.sh"
 
 export PATH="/opt/swift/usr/bin:$PATH"
-PREVIOUS_COMMIT=09b9b16     # pingate 0.1.0
+COMMIT_0_1_0=09b9b16        # pingate 0.1.0
+COMMIT_0_2_0=4bb169d        # pingate 0.2.0
 # The apt transcripts and the locality table are kept in REPORT_DIR
 # ($PINGATE_BOOTED_REPORT, /tmp/pingate-booted) after the run.
 . "$(dirname "${BASH_SOURCE[0]}")/booted_lib.sh" booted
@@ -98,9 +100,17 @@ getent group pingate > /dev/null && echo "after purge: group left"
 dpkg-statoverride --list | grep pingate && echo "after purge: statoverride left"
 [ -e /etc/pingate ] && echo "after purge: /etc/pingate left"
 dpkg-query -W -f='${Status}\n' pingate 2>/dev/null | grep -v not-installed
+# Nothing shipped through /lib, a symlink to usr/lib: no directory there
+# for dpkg to find "not empty".
+grep -h 'dpkg: warning' /tmp/remove.log /tmp/purge.log
 echo done
 EOF
 )"
+    # Debian 12's libpam-modules registers /lib/<multiarch>/security, not
+    # /usr/lib/…: dpkg sees no other owner of the module's directory and
+    # says it is not empty. Known, and allowed on Debian 12 alone (Debian
+    # 13's packages moved to /usr, where /lib gave this warning instead).
+    [ "$release" != bookworm ] || after="$(grep -v "directory '/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/security' not empty so not removed" <<< "$after")"
     assert_eq "after remove: store kept
 after remove: group kept
 done" "$after" "what remove and purge left on $release"
@@ -109,7 +119,7 @@ done" "$after" "what remove and purge left on $release"
 test_debian_12_apt_installs_the_package_unforced_with_its_modes_and_purge_leaves_nothing() {
     install_and_remove bookworm
 }
-test_debian_13_apt_installs_the_package_unforced_with_its_modes_and_purge_leaves_nothing() {
+test_debian_13_apt_installs_the_package_unforced_with_its_modes_and_purge_leaves_nothing_and_no_warning() {
     install_and_remove trixie
 }
 
@@ -304,73 +314,121 @@ test_debian_13_the_pin_is_spent_only_from_alices_seat_session_or_her_user_manage
     locality trixie
 }
 
-# --- 3. the upgrade from 0.1.0 ------------------------------------------------------
+# --- 3. the upgrades from 0.1.0 and 0.2.0 ----------------------------------------
 
-# upgrade RELEASE HOW: 0.1.0 installed (HOW: apt, or dpkg --force-depends where
-# 0.1.0's Depends cannot be met), alice enrolled, a setting changed; then
-# apt-get install ./pingate_0.2.0.deb: the PIN still works, the machine key is
-# the same bytes, the setting is kept.
+# upgrade RELEASE HOW COMMIT VERSION: VERSION built from COMMIT installed (HOW:
+# apt, or dpkg --force-depends where its Depends cannot be met), alice
+# enrolled, a setting changed, sudo with her PIN working; then apt-get install
+# of this tree's package: the PIN still works, the machine key is the same
+# bytes, the setting is kept, and every file is where this version puts it.
 upgrade() {
-    local release="$1" how="$2" previous rc=0
+    local release="$1" how="$2" commit="$3" version="$4" previous rc=0
     need_deb
-    previous="$(ct_previous_debs "$PREVIOUS_COMMIT" "$REPO_ROOT" 2> "$WORK/previous.err")" || rc=$?
-    [ "$rc" = 2 ] && skip "this clone does not have commit $PREVIOUS_COMMIT (0.1.0): a shallow clone?"
-    [ "$rc" = 0 ] || fail "could not build 0.1.0's packages: $(cat "$WORK/previous.err")"
-    local old_deb
-    old_deb="$(ls "$previous"/pingate_0.1.0_*.deb)" || fail "no pingate 0.1.0 package in $previous"
+    previous="$(ct_previous_debs "$commit" "$REPO_ROOT" 2> "$WORK/previous.err")" || rc=$?
+    [ "$rc" = 2 ] && skip "this clone does not have commit $commit ($version): a shallow clone?"
+    [ "$rc" = 0 ] || fail "could not build $version's packages: $(cat "$WORK/previous.err")"
+    local old_deb new_version multiarch
+    old_deb="$(ls "$previous"/pingate_"$version"_*.deb)" || fail "no pingate $version package in $previous"
+    new_version="$(dpkg-deb -f "$DEB" Version)"
+    multiarch="$(dpkg-architecture -qDEB_HOST_MULTIARCH)"
     boot "$release"
     if [ "$how" = apt ]; then
-        install_deb "$release" "$old_deb" "$REPORT_DIR/apt-install-0.1.0-$release.log"
+        install_deb "$release" "$old_deb" "$REPORT_DIR/apt-install-$version-$release.log"
     else
         cp "$old_deb" "$(ct_root)/tmp/"
-        CT_TIMEOUT=300 ct_sh "$(basename "$old_deb")" > "$REPORT_DIR/dpkg-install-0.1.0-$release.log" 2>&1 <<'EOF' ||
+        CT_TIMEOUT=300 ct_sh "$(basename "$old_deb")" > "$REPORT_DIR/dpkg-install-$version-$release.log" 2>&1 <<'EOF' ||
 dpkg --force-depends -i "/tmp/$1" < /dev/null
 EOF
-            fail "dpkg --force-depends -i 0.1.0 failed on $release: $(cat "$REPORT_DIR/dpkg-install-0.1.0-$release.log")"
+            fail "dpkg --force-depends -i $version failed on $release: $(cat "$REPORT_DIR/dpkg-install-$version-$release.log")"
     fi
     setup_users "$release"
-    local before after
+    local before after pin
+    pin="$(run_case seat sudo "$PIN")"
+    echo "    $release, $version: sudo with alice's PIN from her seat session -> $pin"
+    assert_contains "$pin" "result=[0]" "sudo with the PIN before the upgrade"
     before="$(ct_sh <<'EOF'
 echo 'free_failures = 3' >> /etc/pingate/pingate.conf
 sha256sum < /var/lib/pingate/machine.key
 EOF
 )"
-    # Where 0.1.0 went in with unmet Depends, apt wants -f (--fix-broken) to
-    # replace it: the new package's Depends then hold. pingate.conf changed
-    # between the releases and the admin changed it too: without a terminal,
-    # dpkg keeps the admin's (as unattended-upgrades does); on a terminal it
-    # would ask.
+    # Where the old version went in with unmet Depends, apt wants -f
+    # (--fix-broken) to replace it: the new package's Depends then hold.
+    # pingate.conf changed between the releases and the admin changed it
+    # too: without a terminal, dpkg keeps the admin's (as unattended-upgrades
+    # does); on a terminal it would ask.
     local options=(-o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold)
     [ "$how" = apt ] || options+=(--fix-broken)
-    install_deb "$release" "$DEB" "$REPORT_DIR/apt-upgrade-$release.log" "${options[@]}"
-    assert_contains "$(cat "$REPORT_DIR/apt-upgrade-$release.log")" "Unpacking pingate (0.2.0) over (0.1.0)" "the upgrade's transcript"
-    after="$(ct_sh <<'EOF'
+    install_deb "$release" "$DEB" "$REPORT_DIR/apt-upgrade-$version-$release.log" "${options[@]}"
+    local transcript; transcript="$(cat "$REPORT_DIR/apt-upgrade-$version-$release.log")"
+    assert_contains "$transcript" "Unpacking pingate ($new_version) over ($version)" "the upgrade's transcript"
+    # Debian 13's dpkg knows no other owner of the old /lib directories
+    # (every package moved to /usr), so it tries to remove them, finds them
+    # full (they are /usr/lib's) and says so: once, harmless, and the only
+    # warning allowed.
+    assert_not_contains "$(tr -d '\r' <<< "$transcript" | grep -v "^dpkg: warning: unable to delete old directory '/lib/.*': Directory not empty\$")" \
+        "dpkg: warning" "the upgrade's transcript"
+    # The files that moved from /lib to /usr/lib — the same directories on a
+    # merged /usr, so dpkg must not delete the new file as the old one's
+    # leftover — and from /usr/sbin to /usr/bin.
+    after="$(ct_sh "$multiarch" <<'EOF'
 sha256sum < /var/lib/pingate/machine.key
 grep -c '^free_failures = 3$' /etc/pingate/pingate.conf
 pingate policy --json | sed -nE 's/.*"free_failures": *([0-9]+).*/free_failures \1/p'
 dpkg-query -W -f='${Version} ${Status}\n' pingate
 stat -c '%U:%G %a' /usr/libexec/pingate/pingate-verify
+for f in "/usr/lib/$1/security/pam_pingate.so" /usr/lib/systemd/system/pingate-key.service \
+         /usr/lib/systemd/system/pingate-verify.socket /usr/bin/pingate; do
+    if [ -s "$f" ]; then echo "present $f"; else echo "MISSING $f"; fi
+    dpkg -S "$f" > /dev/null 2>&1 || echo "not the package's: $f"
+done
+if [ -e /usr/sbin/pingate ]; then echo "left: /usr/sbin/pingate"; fi
+systemctl is-enabled pingate-verify.socket
 EOF
 )"
     assert_eq "${before}
 1
 free_failures 3
-0.2.0 install ok installed
-root:pingate 2755" "$after" "the key's hash, the setting, its value in force, the package, the helper's mode after the upgrade"
-    local pin
+$new_version install ok installed
+root:pingate 2755
+present /usr/lib/$multiarch/security/pam_pingate.so
+present /usr/lib/systemd/system/pingate-key.service
+present /usr/lib/systemd/system/pingate-verify.socket
+present /usr/bin/pingate
+enabled" "$after" "the key's hash, the setting, its value in force, the package, the helper's mode, the moved files after the upgrade"
     pin="$(run_case seat sudo "$PIN")"
-    echo "    $release, after the upgrade: sudo with alice's PIN from her seat session -> $pin"
+    echo "    $release, after the upgrade to $new_version: sudo with alice's PIN from her seat session -> $pin"
     assert_contains "$pin" "result=[0]" "sudo with the PIN after the upgrade"
+    [ "$version" = 0.2.0 ] || return 0
+    # What a person meets after this upgrade: `sudo -i` (the service sudo-i,
+    # now in the default services) takes the PIN, and alice runs `pingate`
+    # by name, over ssh too (her own status, read only).
+    local saw REPORT="$REPORT_DIR/upgrade-$version-$release.tty"
+    write_tty_program
+    saw="$(try_tty "sudo -i with the PIN" seat "expect:PIN or password: " "send:$PIN\r" -- sudo -k -i id -u)"
+    assert_contains "$saw" "status=0" "sudo -i with the PIN after the upgrade"
+    saw="$(try_tty "alice's own status, by name, over ssh" ssh -- pingate status)"
+    assert_contains "$saw" "alice (uid" "alice's pingate status over ssh"
+    assert_contains "$saw" "status=0" "alice's pingate status over ssh"
+    saw="$(try_tty "alice changes her own PIN, by name" seat -- \
+        sh -c "printf '%s\\n%s\\n%s\\n' $PIN 6047 6047 | pingate change --stdin")"
+    assert_contains "$saw" "changed the PIN of alice" "alice's pingate change at her seat"
 }
 
 test_debian_12_an_upgrade_from_0_1_0_keeps_the_pin_the_key_and_the_settings() {
-    upgrade bookworm apt
+    upgrade bookworm apt "$COMMIT_0_1_0" 0.1.0
 }
 # 0.1.0's Depends names libtss2-mu0, which Debian 13 replaced by
 # libtss2-mu-4.0.1-0t64 (same soname, no Provides): apt cannot install it
 # there, so it goes in with dpkg --force-depends, as an admin would have had to.
 test_debian_13_an_upgrade_from_0_1_0_installed_by_dpkg_force_depends_keeps_the_pin_the_key_and_the_settings() {
-    upgrade trixie force-depends
+    upgrade trixie force-depends "$COMMIT_0_1_0" 0.1.0
+}
+# 0.2.0 shipped the module and the units under /lib and the CLI in /usr/sbin.
+test_debian_12_an_upgrade_from_0_2_0_moves_the_files_to_usr_and_keeps_the_pin() {
+    upgrade bookworm apt "$COMMIT_0_2_0" 0.2.0
+}
+test_debian_13_an_upgrade_from_0_2_0_moves_the_files_to_usr_and_keeps_the_pin() {
+    upgrade trixie apt "$COMMIT_0_2_0" 0.2.0
 }
 
 # --- 4. pingate enable and disable, through real libpam --------------------------------
@@ -496,10 +554,10 @@ enable_disable() {
     before="$(pam_state)"
     declare -A MADE RULE AFTER_ENABLE AFTER_DISABLE
     for service in $services; do
-        enable="$(ct /usr/sbin/pingate enable "$service" 2>&1)" || fail "pingate enable $service on $release: $enable"
+        enable="$(ct /usr/bin/pingate enable "$service" 2>&1)" || fail "pingate enable $service on $release: $enable"
         echo "      pingate enable $service -> $(tr '\n' ' ' <<< "$enable")" >&2
         case "$enable" in *created*) MADE[$service]=created ;; *) MADE[$service]=edited ;; esac
-        stack="$(ct /usr/sbin/pingate stack "$service" 2>&1)"
+        stack="$(ct /usr/bin/pingate stack "$service" 2>&1)"
         rule="$(sed -nE 's/^pingate_rule = //p' <<< "$stack")"
         RULE[$service]="${rule:-none}"
         [ -n "$rule" ] || echo "      pingate stack $service: $stack" >&2
@@ -520,7 +578,7 @@ enable_disable() {
     local failures
     failures="$(count alice)"
     for service in $services; do
-        out="$(ct /usr/sbin/pingate disable "$service" 2>&1)" || fail "pingate disable $service on $release: $out"
+        out="$(ct /usr/bin/pingate disable "$service" 2>&1)" || fail "pingate disable $service on $release: $out"
         echo "      pingate disable $service -> $(tr '\n' ' ' <<< "$out")" >&2
     done
     # After disable, as a display manager would ask (where the line made
@@ -658,7 +716,7 @@ lightdm no PAM_AUTH_ERR
 gdm-password yes PAM_SUCCESS
 lightdm yes PAM_SUCCESS" "$(printf '%s\n' "${verdicts[@]}")" \
         "gdm-password and lightdm after a console login with the PIN, then after one with the password, on $release"
-    assert_eq 0 "$(ct /usr/sbin/pingate status alice --json | sed -nE 's/.*"failures": ?([0-9]+).*/\1/p')" \
+    assert_eq 0 "$(ct /usr/bin/pingate status alice --json | sed -nE 's/.*"failures": ?([0-9]+).*/\1/p')" \
         "alice's failures on $release"
 }
 
@@ -974,8 +1032,8 @@ run() {
     rm -f "$LOG"
     timeout 20 /usr/local/bin/pingate-pam-harness --service "$2" --user nobody --env "PINGATE_PROBE_LOG=$LOG" < /dev/null > "$OUT/$N.harness" 2>/dev/null
     { cat "$LOG" 2>/dev/null; sed -n '/^RESULT /p' "$OUT/$N.harness"; } > "$OUT/$N.libpam"
-    /usr/sbin/pingate stack "$2" --json > "$OUT/$N.json" 2> "$OUT/$N.err"
-    /usr/sbin/pingate stack "$2" > "$OUT/$N.text" 2>&1
+    /usr/bin/pingate stack "$2" --json > "$OUT/$N.json" 2> "$OUT/$N.err"
+    /usr/bin/pingate stack "$2" > "$OUT/$N.text" 2>&1
 }
 clean() {
     rm -rf /etc/pam.d/st-* /usr/lib/pam.d/st-*

@@ -31,7 +31,7 @@ no_digits() { ! grep -q '[0-9]' <<< "$1"; }
 
 test_version_prints_0_1_0() {
     run "$PINGATE" --version
-    assert_eq 0 "$rc" "exit"; assert_eq "pingate 0.2.0" "$out"
+    assert_eq 0 "$rc" "exit"; assert_eq "pingate 0.3.0" "$out"
 }
 
 test_help_goes_to_stdout_for_every_command() {
@@ -64,6 +64,58 @@ test_secrets_need_a_terminal_or_stdin() {
     store_reset
     run "$PINGATE" enroll pgalice </dev/null
     assert_eq 2 "$rc"; assert_contains "$err" "--stdin"
+}
+
+# --- the synopses people read ------------------------------------------------------
+
+# The README's synopsis ("The admin command") and pingate(8)'s SYNOPSIS name
+# each command and subcommand with exactly the options its --help's usage
+# line has: one that drifts (a new option, a renamed one) fails here.
+test_the_synopses_in_readme_and_pingate_8_match_each_commands_help() {
+    local usage command
+    usage=$(mktemp)
+    for command in enroll change remove status unlock list verify policy doctor stack enable disable key init help; do
+        "$PINGATE" "$command" --help | sed -n 's/^usage: //p' | head -1 >> "$usage"
+    done
+    run python3 - "$REPO_ROOT/README.md" "$REPO_ROOT/packaging/man/pingate.8" "$usage" <<'EOF'
+import re, sys
+
+def forms(lines):
+    """{"pingate key seal": {"--pcr"}, ...}: each form's options."""
+    found = {}
+    for line in lines:
+        for form in re.split(r" \| (?=pingate )", line.strip()):
+            words = form.split()
+            name = []
+            for word in words:
+                if not re.fullmatch(r"[a-z][a-z-]*", word):
+                    break
+                name.append(word)
+            if len(name) > 1:
+                found[" ".join(name)] = set(re.findall(r"--[a-z][a-z-]*", form))
+    return found
+
+usage = forms(open(sys.argv[3], encoding="utf-8").read().splitlines())
+readme = open(sys.argv[1], encoding="utf-8").read()
+block = readme.split("## The admin command", 1)[1].split("```", 2)[1]
+man = open(sys.argv[2], encoding="utf-8").read()
+synopsis = man.split(".SH SYNOPSIS", 1)[1].split(".nf", 1)[1].split(".fi", 1)[0]
+synopsis = re.sub(r"\\f[BIR]", "", synopsis).replace("\\-", "-")
+problems = []
+for where, text in (("README.md", block), ("pingate.8", synopsis)):
+    written = forms(text.splitlines())
+    for name, options in sorted(usage.items()):
+        if name not in written:
+            problems.append(f"{where}: no '{name}'")
+        elif written[name] != options:
+            problems.append(f"{where}: '{name}' has {sorted(written[name])}, its --help {sorted(options)}")
+    for name in sorted(set(written) - set(usage)):
+        problems.append(f"{where}: '{name}' is no command")
+print("\n".join(problems))
+sys.exit(1 if problems else 0)
+EOF
+    rm -f "$usage"
+    assert_eq 0 "$rc" "the synopses against --help: $out $err"
 }
 
 # --- enroll -------------------------------------------------------------------
@@ -237,6 +289,7 @@ test_non_root_status_of_oneself_goes_through_the_helper() {
     assert_eq 1 "$(json_field failures <<< "$out")"; assert_eq null "$(json_field created <<< "$out")"
     run as_user pgbob "$PINGATE" status
     assert_eq 4 "$rc"; assert_contains "$out" "no PIN or pattern"
+    assert_contains "$out" "sudo pingate enroll pgbob" "what a user without a PIN is told"
     run as_user pgalice "$PINGATE" status pgbob
     assert_eq 3 "$rc"; assert_contains "$err" "only root"
     run as_user pgalice "$PINGATE" status --store /tmp
@@ -685,7 +738,7 @@ test_key_commands_refuse_another_store() {
 
 # Mounts a module directory holding a pam_pingate.so (private to this namespace).
 install_fake_module() {
-    local dir=/lib/x86_64-linux-gnu/security
+    local dir=/usr/lib/x86_64-linux-gnu/security
     [ -d "$dir" ] || skip "no $dir"
     mountpoint -q "$dir" && return 0
     mkdir -p "$SANDBOX/security"; cp -a "$dir/." "$SANDBOX/security/"
@@ -878,11 +931,11 @@ test_doctor_finds_a_damaged_record_and_a_missing_module() {
     store_reset
     enroll_pin pgalice "$PIN"
     chown root:root /var/lib/pingate/61001.record; chmod 0640 /var/lib/pingate/61001.record
-    mountpoint -q /lib/x86_64-linux-gnu/security && umount /lib/x86_64-linux-gnu/security
+    mountpoint -q /usr/lib/x86_64-linux-gnu/security && umount /usr/lib/x86_64-linux-gnu/security
     run "$PINGATE" doctor
     assert_eq 5 "$rc"
     assert_contains "$out" "fix: chown root:pingate /var/lib/pingate/61001.record && chmod 0660"
-    [ -e /lib/x86_64-linux-gnu/security/pam_pingate.so ] || assert_contains "$out" "PAM module /lib/x86_64-linux-gnu/security/pam_pingate.so is missing"
+    [ -e /usr/lib/x86_64-linux-gnu/security/pam_pingate.so ] || assert_contains "$out" "PAM module /usr/lib/x86_64-linux-gnu/security/pam_pingate.so is missing"
 }
 
 test_doctor_names_a_0600_key_as_the_core_refuses_it() {
@@ -900,6 +953,68 @@ test_doctor_prints_pingate_init_for_a_missing_key() {
     rm /var/lib/pingate/machine.key
     run "$PINGATE" doctor
     assert_eq 5 "$rc"; assert_contains "$out" "fix: pingate init"
+}
+
+# --- enable, disable: exits and sudo -i -------------------------------------------
+
+# stage_pam DIR NAME...: DIR/etc/pam.d with NAME files, each Debian's shape of
+# a sudo stack (its auth rules from common-auth).
+stage_pam() {
+    local dir=$1 name; shift
+    mkdir -p "$dir/etc/pam.d"
+    printf 'auth [success=1 default=ignore] pam_unix.so nullok\nauth requisite pam_deny.so\nauth required pam_permit.so\n' \
+        > "$dir/etc/pam.d/common-auth"
+    for name in "$@"; do printf '#%%PAM-1.0\n@include common-auth\n@include common-account\n' > "$dir/etc/pam.d/$name"; done
+    : > "$dir/etc/pam.d/common-account"
+}
+
+test_enable_and_disable_of_a_service_with_no_stack_both_exit_4() {
+    local dir; dir=$(mktemp -d); stage_pam "$dir"
+    run "$PINGATE" enable nosuchservice --root "$dir"
+    assert_eq 4 "$rc" "enable nosuchservice: $err"
+    run "$PINGATE" disable nosuchservice --root "$dir"
+    assert_eq 4 "$rc" "disable nosuchservice: $out $err"
+    assert_contains "$err" "nosuchservice does not exist"
+    stage_pam "$dir" sudo
+    run "$PINGATE" disable sudo --root "$dir"
+    assert_eq 0 "$rc" "disable of a service never enabled: $err"
+    rm -rf "$dir"
+}
+
+test_enable_sudo_brings_sudo_i_along_and_says_so_and_disable_takes_both_out() {
+    local dir; dir=$(mktemp -d); stage_pam "$dir" sudo sudo-i
+    run "$PINGATE" enable sudo --root "$dir"
+    assert_eq 0 "$rc" "enable sudo: $err"
+    assert_contains "$out" "sudo-i is the service of sudo -i: enabled with sudo"
+    grep -q pam_pingate.so "$dir/etc/pam.d/sudo" || fail "sudo has no pam_pingate.so line"
+    grep -q pam_pingate.so "$dir/etc/pam.d/sudo-i" || fail "sudo-i has no pam_pingate.so line"
+    run "$PINGATE" disable sudo --root "$dir"
+    assert_eq 0 "$rc" "disable sudo: $err"
+    ! grep -q pam_pingate.so "$dir/etc/pam.d/sudo" "$dir/etc/pam.d/sudo-i" || fail "a line was left: $out"
+    # Without a sudo-i stack (sudo-rs), sudo alone, and no refusal.
+    rm "$dir/etc/pam.d/sudo-i"
+    run "$PINGATE" enable sudo --root "$dir"
+    assert_eq 0 "$rc" "enable sudo without sudo-i: $err"
+    assert_not_contains "$out" "sudo-i" "enable sudo without sudo-i"
+    rm -rf "$dir"
+}
+
+# A machine upgraded from 0.2.0 has sudo enabled and not sudo-i: doctor
+# says how to add it (where sudo is installed).
+test_doctor_names_sudo_i_with_the_command_that_enables_it() {
+    [ -x /usr/bin/sudo ] && [ -f /etc/pam.d/sudo-i ] || skip "no sudo with a sudo-i stack here"
+    store_reset
+    run "$PINGATE" doctor
+    assert_contains "$out" "sudo -i: no PIN is offered (no pam_pingate.so in the auth stack of sudo-i, /etc/pam.d/sudo-i)"
+    assert_contains "$out" "fix: pingate enable sudo-i"
+}
+
+test_enrol_is_enroll() {
+    store_reset
+    run bash -c "printf '$PIN\n$PIN\n' | '$PINGATE' enrol pgalice --stdin"
+    assert_eq 0 "$rc" "enrol: $err"; assert_contains "$out" "enrolled a PIN for pgalice"
+    run "$PINGATE" help enrol
+    assert_eq 0 "$rc"; assert_contains "$out" "usage: pingate enroll"
 }
 
 # --- pingate init -------------------------------------------------------------

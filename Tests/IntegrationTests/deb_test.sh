@@ -21,7 +21,7 @@ overlay_enter "$@"
 
 MULTIARCH="$(dpkg-architecture -qDEB_HOST_MULTIARCH)"
 HELPER=/usr/libexec/pingate/pingate-verify
-MODULE="/lib/$MULTIARCH/security/pam_pingate.so"
+MODULE="/usr/lib/$MULTIARCH/security/pam_pingate.so"
 # Built once for every test; each test then starts from a fresh system.
 "$REPO_ROOT/packaging/build-deb.sh" --no-build --output "$OVERLAY/dist" > "$OVERLAY/build.out" 2>&1
 BUILD_STATUS=$?
@@ -47,10 +47,10 @@ expect() {
 test_the_packages_build_with_the_version_in_their_names() {
     need_deb
     local arch; arch=$(dpkg --print-architecture)
-    assert_eq "pingate_0.2.0_$arch.deb" "$(basename "$DEB")" "file name"
-    assert_eq "pingate-lock_0.2.0_$arch.deb" "$(basename "$LOCK_DEB")" "file name"
-    assert_eq "pingate 0.2.0" "$(dpkg-deb -f "$DEB" Package Version | awk -F': ' '{printf "%s%s", sep, $2; sep=" "}')"
-    assert_eq "pingate-lock 0.2.0" "$(dpkg-deb -f "$LOCK_DEB" Package Version | awk -F': ' '{printf "%s%s", sep, $2; sep=" "}')"
+    assert_eq "pingate_0.3.0_$arch.deb" "$(basename "$DEB")" "file name"
+    assert_eq "pingate-lock_0.3.0_$arch.deb" "$(basename "$LOCK_DEB")" "file name"
+    assert_eq "pingate 0.3.0" "$(dpkg-deb -f "$DEB" Package Version | awk -F': ' '{printf "%s%s", sep, $2; sep=" "}')"
+    assert_eq "pingate-lock 0.3.0" "$(dpkg-deb -f "$LOCK_DEB" Package Version | awk -F': ' '{printf "%s%s", sep, $2; sep=" "}')"
 }
 
 # archive_files DEB: "MODE OWNER PATH" of every file (not directory), sorted.
@@ -62,21 +62,27 @@ test_the_archives_hold_exactly_the_installed_files_with_their_modes() {
     need_deb
     local expected
     expected="-rw-r--r-- root/root ./etc/pingate/pingate.conf
--rw-r--r-- root/root ./lib/systemd/system/pingate-key.service
--rw-r--r-- root/root ./lib/systemd/system/pingate-verify.socket
--rw-r--r-- root/root ./lib/systemd/system/pingate-verify@.service
+-rw-r--r-- root/root ./usr/lib/systemd/system/pingate-key.service
+-rw-r--r-- root/root ./usr/lib/systemd/system/pingate-verify.socket
+-rw-r--r-- root/root ./usr/lib/systemd/system/pingate-verify@.service
 -rw-r--r-- root/root .$MODULE
 -rwxr-xr-x root/root ./usr/libexec/pingate/pingate-verify
--rwxr-xr-x root/root ./usr/sbin/pingate
+-rwxr-xr-x root/root ./usr/bin/pingate
 -rw-r--r-- root/root ./usr/share/bash-completion/completions/pingate
 -rw-r--r-- root/root ./usr/share/doc/pingate/changelog.gz
 -rw-r--r-- root/root ./usr/share/doc/pingate/copyright
+-rw-r--r-- root/root ./usr/share/doc/pingate/README.md.gz
 -rw-r--r-- root/root ./usr/share/man/man5/pingate.conf.5.gz
 -rw-r--r-- root/root ./usr/share/man/man8/pam_pingate.8.gz"
     if [ -f "$REPO_ROOT/packaging/man/pingate.8" ]; then
         expected="$expected
 -rw-r--r-- root/root ./usr/share/man/man8/pingate.8.gz"
     fi
+    local example
+    for example in "$REPO_ROOT"/pam/pam.d/*; do
+        expected="$expected
+-rw-r--r-- root/root ./usr/share/doc/pingate/examples/pam.d/$(basename "$example")"
+    done
     expected="$expected
 -rw-r--r-- root/root ./usr/share/locale/zh_CN/LC_MESSAGES/pingate.mo
 -rw-r--r-- root/root ./usr/share/locale/zh_TW/LC_MESSAGES/pingate.mo
@@ -129,7 +135,7 @@ test_control_fields_name_only_the_runtime_libraries() {
             *) fail "unexpected dependency $package of pingate-lock in [$depends]" ;;
         esac
     done
-    assert_contains "$depends" "pingate (= 0.2.0)"
+    assert_contains "$depends" "pingate (= 0.3.0)"
     assert_not_contains "$depends" "libsodium" "pingate-lock's Depends"
     assert_eq "libsodium (= $(dpkg-query -W -f='${source:Version}' libsodium-dev))" "$(dpkg-deb -f "$LOCK_DEB" Built-Using)" "pingate-lock's Built-Using"
     assert_contains "$depends" "libx11-6"
@@ -168,7 +174,7 @@ test_dpkg_install_sets_up_group_helper_store_and_key() {
     [ -n "$gid" ] && [ "$gid" -lt 1000 ] || fail "no system group pingate: [$gid]"
     expect "$HELPER" root:pingate 2755
     assert_eq "root pingate 2755 $HELPER" "$(dpkg-statoverride --list "$HELPER")" "statoverride"
-    expect /usr/sbin/pingate root:root 755
+    expect /usr/bin/pingate root:root 755
     expect "$MODULE" root:root 644
     expect /etc/pingate/pingate.conf root:root 644
     expect /var/lib/pingate root:pingate 750
@@ -186,7 +192,7 @@ test_dpkg_refuses_pingate_lock_without_pingate() {
     rm -f /var/lib/man-db/auto-update
     local out
     out="$(dpkg -i "$LOCK_DEB" 2>&1)" && fail "dpkg installed pingate-lock alone: $out"
-    assert_contains "$out" "depends on pingate (= 0.2.0)"
+    assert_contains "$out" "depends on pingate (= 0.3.0)"
     [ ! -e /usr/bin/pingate-lock ] || [ "$(dpkg-query -W -f='${Status}' pingate-lock)" != "install ok installed" ] ||
         fail "pingate-lock is configured without pingate"
     dpkg -r pingate-lock > /dev/null 2>&1 || true
@@ -218,15 +224,15 @@ test_dpkg_reinstall_keeps_a_sealed_key_and_every_pin() {
     dpkg_do -i "$DEB"
     printf 'kdf_operations = 1\nkdf_memory = 8K\ntpm_tcti = %s\n' "$TCTI" >> /etc/pingate/pingate.conf
     tpm_start
-    printf '4821\n4821\n' | /usr/sbin/pingate enroll root --pin --stdin > /dev/null || fail "enroll failed"
-    /usr/sbin/pingate key seal > /dev/null || fail "key seal failed"
+    printf '4821\n4821\n' | /usr/bin/pingate enroll root --pin --stdin > /dev/null || fail "enroll failed"
+    /usr/bin/pingate key seal > /dev/null || fail "key seal failed"
     local sealed; sealed="$(sha256sum < /var/lib/pingate/machine.key.sealed)"
     dpkg_do -i "$DEB"
     [ ! -e /var/lib/pingate/machine.key ] || fail "postinst made a clear key beside the sealed one"
     assert_eq "$sealed" "$(sha256sum < /var/lib/pingate/machine.key.sealed)" "sealed key after the upgrade"
     reboot_memory
-    /usr/sbin/pingate key load > /dev/null || fail "key load failed"
-    printf '4821\n' | /usr/sbin/pingate verify root --stdin > /dev/null || fail "the PIN no longer verifies"
+    /usr/bin/pingate key load > /dev/null || fail "key load failed"
+    printf '4821\n' | /usr/bin/pingate verify root --stdin > /dev/null || fail "the PIN no longer verifies"
 }
 
 # The package offers sealing where there is a TPM (debconf's
@@ -237,14 +243,14 @@ test_dpkg_seals_the_key_when_the_question_is_answered_yes() {
     [ -f /var/lib/pingate/machine.key ] || fail "the default (no) sealed the key"
     printf 'kdf_operations = 1\nkdf_memory = 8K\ntpm_tcti = %s\n' "$TCTI" >> /etc/pingate/pingate.conf
     tpm_start
-    printf '4821\n4821\n' | /usr/sbin/pingate enroll root --pin --stdin > /dev/null || fail "enroll failed"
+    printf '4821\n4821\n' | /usr/bin/pingate enroll root --pin --stdin > /dev/null || fail "enroll failed"
     echo "pingate pingate/seal-with-tpm boolean true" | debconf-set-selections
     DEBIAN_FRONTEND=noninteractive dpkg_do -i "$DEB"
     [ -f /var/lib/pingate/machine.key.sealed ] || fail "postinst did not seal: $(cat "$OVERLAY/dpkg.out")"
     [ ! -e /var/lib/pingate/machine.key ] || fail "the clear key is still there"
     reboot_memory
-    /usr/sbin/pingate key load > /dev/null || fail "key load failed"
-    printf '4821\n' | /usr/sbin/pingate verify root --stdin > /dev/null || fail "the PIN no longer verifies"
+    /usr/bin/pingate key load > /dev/null || fail "key load failed"
+    printf '4821\n' | /usr/bin/pingate verify root --stdin > /dev/null || fail "the PIN no longer verifies"
 }
 
 test_dpkg_remove_takes_the_profile_out_first_and_keeps_the_store() {
@@ -270,7 +276,7 @@ test_dpkg_remove_undoes_pingate_enable_including_a_copied_distribution_file() {
     mkdir -p /usr/lib/pam.d
     printf '%s\n' "auth requisite pam_nologin.so" "@include common-auth" > /usr/lib/pam.d/pgdistro
     rm -f /etc/pam.d/pgdistro
-    /usr/sbin/pingate enable sudo pgdistro > "$OVERLAY/enable.out" 2>&1 || fail "pingate enable failed: $(cat "$OVERLAY/enable.out")"
+    /usr/bin/pingate enable sudo pgdistro > "$OVERLAY/enable.out" 2>&1 || fail "pingate enable failed: $(cat "$OVERLAY/enable.out")"
     grep -q pam_pingate /etc/pam.d/pgdistro || fail "no PIN line in the copied pgdistro"
     dpkg_do -r pingate
     [ ! -e /etc/pam.d/pgdistro ] || fail "the copy of /usr/lib/pam.d/pgdistro was left behind"

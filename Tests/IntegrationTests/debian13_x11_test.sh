@@ -224,7 +224,7 @@ echo "installed: $(dpkg-query -W -f='${Package} ${Version} ${Status}\n' pingate 
 EOF
 )" || fail "setting up alice failed: $out"
     echo "    $(tr '\n' ' ' <<< "$out")"
-    assert_contains "$out" "pingate 0.2.0 install ok installed pingate-lock 0.2.0 install ok installed" "the packages"
+    assert_contains "$out" "pingate 0.3.0 install ok installed pingate-lock 0.3.0 install ok installed" "the packages"
 }
 
 # shot NAME [CROP]: the screen as REPORT_DIR/NAME.png (the whole screen, half

@@ -291,6 +291,26 @@ test_cli_errors_are_translated() {
     assert_eq "pingate: unlock 必須以 root 身分執行（請試試：sudo pingate unlock ...）" "$out"
 }
 
+# pingate.conf's errors: PinGateCore writes them in English for the log,
+# the CLI says them in the reader's language, with the keys probably meant.
+test_cli_configuration_errors_are_translated() {
+    store_reset
+    printf 'pin_length = 6\n' > /etc/pingate/pingate.conf
+    speak zh_TW.UTF-8
+    cli policy check
+    assert_eq 5 "$rc" "exit status"
+    assert_eq "pingate: /etc/pingate/pingate.conf:1: 未知的設定鍵「pin_length」（您是指「pin_min_length」或「pin_max_length」嗎？）" "$out"
+    speak zh_CN.UTF-8
+    printf 'max_failures = 3\nfree_failures = 4\n' > /etc/pingate/pingate.conf
+    cli policy check
+    assert_eq 5 "$rc" "exit status"
+    assert_eq "pingate: /etc/pingate/pingate.conf: max_failures（3）必须大于 free_failures（4）" "$out"
+    speak C
+    cli policy check
+    assert_eq "pingate: /etc/pingate/pingate.conf: max_failures (3) must be larger than free_failures (4)" "$out"
+    store_reset
+}
+
 test_cli_status_and_credential_errors_are_translated() {
     need_cli
     store_reset

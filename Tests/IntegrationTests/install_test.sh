@@ -14,7 +14,7 @@ overlay_enter "$@"
 
 INSTALL="$REPO_ROOT/packaging/install.sh"
 MULTIARCH="$(dpkg-architecture -qDEB_HOST_MULTIARCH)"
-MODULE="/lib/$MULTIARCH/security/pam_pingate.so"
+MODULE="/usr/lib/$MULTIARCH/security/pam_pingate.so"
 # What may differ from the original system after --uninstall: the store, and
 # the group kept for it (with the shadow tools' lock and backup files).
 # sandbox.sh, run at the same time, leaves empty mount points with our names
@@ -60,13 +60,15 @@ test_install_puts_every_file_in_place_with_its_owner_and_mode() {
     expect "$MODULE" root:root 644
     expect /usr/libexec/pingate root:root 755
     expect /usr/libexec/pingate/pingate-verify root:pingate 2755
-    expect /usr/sbin/pingate root:root 755
+    expect /usr/bin/pingate root:root 755
     expect /etc/pingate/pingate.conf root:root 644
     expect /var/lib/pingate root:pingate 750
     expect /var/lib/pingate/machine.key root:pingate 640
     expect /usr/share/pam-configs/pingate root:root 644
     expect /usr/share/man/man8/pam_pingate.8.gz root:root 644
     expect /usr/share/man/man5/pingate.conf.5.gz root:root 644
+    expect /usr/share/doc/pingate/README.md.gz root:root 644
+    expect /usr/share/doc/pingate/examples/pam.d/sudo root:root 644
     if [ -f "$REPO_ROOT/packaging/man/pingate.8" ]; then expect /usr/share/man/man8/pingate.8.gz root:root 644; fi
     expect /usr/share/locale/zh_TW/LC_MESSAGES/pingate.mo root:root 644
     expect /usr/share/locale/zh_CN/LC_MESSAGES/pingate.mo root:root 644
@@ -83,7 +85,7 @@ test_install_puts_every_file_in_place_with_its_owner_and_mode() {
 test_installed_binaries_run_and_have_no_runpath() {
     install_pingate > /dev/null
     local binary
-    for binary in /usr/libexec/pingate/pingate-verify /usr/sbin/pingate "$MODULE"; do
+    for binary in /usr/libexec/pingate/pingate-verify /usr/bin/pingate "$MODULE"; do
         assert_not_contains "$(readelf -d "$binary")" "PATH)" "dynamic section of $binary"
         assert_not_contains "$(ldd "$binary" 2>&1)" "not found" "libraries of $binary"
     done
@@ -99,11 +101,11 @@ test_installed_binaries_run_and_have_no_runpath() {
 test_installed_binaries_are_pie_with_full_relro() {
     install_pingate > /dev/null
     local binary
-    for binary in /usr/libexec/pingate/pingate-verify /usr/sbin/pingate /usr/bin/pingate-lock "$MODULE"; do
+    for binary in /usr/libexec/pingate/pingate-verify /usr/bin/pingate /usr/bin/pingate-lock "$MODULE"; do
         assert_contains "$(readelf -lW "$binary")" "GNU_RELRO" "program headers of $binary"
         assert_contains "$(readelf -dW "$binary" | grep -E '\((FLAGS|FLAGS_1)\)')" "NOW" "dynamic flags of $binary"
     done
-    for binary in /usr/libexec/pingate/pingate-verify /usr/sbin/pingate /usr/bin/pingate-lock; do
+    for binary in /usr/libexec/pingate/pingate-verify /usr/bin/pingate /usr/bin/pingate-lock; do
         assert_contains "$(readelf -hW "$binary")" "DYN (Position-Independent Executable file)" "ELF type of $binary"
         assert_contains "$(readelf -dW "$binary" | grep FLAGS_1)" "PIE" "dynamic flags of $binary"
     done
@@ -133,7 +135,7 @@ test_the_default_config_is_valid_with_every_line_uncommented() {
     install_pingate > /dev/null
     sed 's/^#\([a-z_]* =\)/\1/' /etc/pingate/pingate.conf > "$OVERLAY/uncommented.conf"
     # Every key the CLI knows (the one table of them), each shown once.
-    assert_eq "$(/usr/sbin/pingate policy | grep -cE '^[a-z_]+ = ')" \
+    assert_eq "$(/usr/bin/pingate policy | grep -cE '^[a-z_]+ = ')" \
         "$(grep -cE '^[a-z_]+ = ' "$OVERLAY/uncommented.conf")" "keys in the default config"
     local answer
     answer="$(printf 'pingate-verify/1\nop=status\nuser=root\n' |
@@ -153,7 +155,7 @@ test_doctor_finds_no_problem_after_install() {
     grep -rqs 'doctor' "$REPO_ROOT/Sources/PinGateCLI" --include=*.swift ||
         skip "pingate doctor is not implemented yet (Sources/PinGateCLI has no doctor command)"
     local out rc=0
-    out="$(/usr/sbin/pingate doctor 2>&1)" || rc=$?
+    out="$(/usr/bin/pingate doctor 2>&1)" || rc=$?
     # An older build of the CLI without the command answers "not yet" or a usage error (2).
     case "$out" in *"not yet"*) skip "this build of pingate has no doctor yet: $out" ;; esac
     [ "$rc" != 2 ] || skip "this build of pingate has no doctor yet: $out"
@@ -215,7 +217,7 @@ test_install_again_keeps_a_sealed_key_and_every_pin() {
     install_pingate > /dev/null
     printf 'kdf_operations = 1\nkdf_memory = 8K\ntpm_tcti = %s\n' "$TCTI" >> /etc/pingate/pingate.conf
     tpm_start
-    printf '4821\n4821\n' | /usr/sbin/pingate enroll root --pin --stdin > /dev/null || fail "enroll failed"
+    printf '4821\n4821\n' | /usr/bin/pingate enroll root --pin --stdin > /dev/null || fail "enroll failed"
     local out; out="$(install_pingate --tpm)"
     assert_contains "$out" "sealed     /var/lib/pingate/machine.key into the TPM"
     [ ! -e /var/lib/pingate/machine.key ] || fail "the clear key is still there after --tpm"
@@ -226,8 +228,8 @@ test_install_again_keeps_a_sealed_key_and_every_pin() {
     [ ! -e /var/lib/pingate/machine.key ] || fail "install.sh made a clear key beside the sealed one"
     assert_eq "$sealed" "$(sha256sum < /var/lib/pingate/machine.key.sealed)" "sealed key"
     reboot_memory
-    /usr/sbin/pingate key load > /dev/null || fail "key load failed"
-    printf '4821\n' | /usr/sbin/pingate verify root --stdin > /dev/null || fail "the PIN no longer verifies"
+    /usr/bin/pingate key load > /dev/null || fail "key load failed"
+    printf '4821\n' | /usr/bin/pingate verify root --stdin > /dev/null || fail "the PIN no longer verifies"
 }
 
 test_enable_sudo_puts_one_line_before_common_auth_and_is_idempotent() {

@@ -597,12 +597,15 @@ overflow=0 leaders=0 0 0" "$(record_marks pgalice)" "the marks after four sudo a
 
 # --- only at the machine, on every path: the helper decides ----------------------------
 
-# direct_helper ID OP SECRET: pgalice runs the setgid helper herself inside
-# session ID (or CGROUP when ID holds a /); prints the answer and exit=N.
+# direct_helper ID OP SECRET [FIELD=VALUE...]: pgalice runs the setgid helper
+# herself inside session ID (or CGROUP when ID holds a /); prints the answer
+# and exit=N.
 direct_helper() {
-    local where=$1 op=$2 secret=$3 request
+    local where=$1 op=$2 secret=$3 request field
+    shift 3
     request=$(printf 'pingate-verify/1\nop=%s\nuser=pgalice' "$op")
     [ -z "$secret" ] || request+=$'\n'"secret=$secret"
+    for field in "$@"; do request+=$'\n'"$field"; done
     request+=$'\n'
     local runner=(in_session "$where")
     case "$where" in */*) runner=(in_cgroup "$where") ;; esac
@@ -631,8 +634,10 @@ assert_every_path_refused() {
     answer=$(direct_helper "$where" verify 1397)
     assert_contains "$answer" "not-local" "the helper run directly from $where"
     assert_contains "$answer" "exit=8" "the helper's exit status from $where"
-    answer=$(direct_helper "$where" status "")
-    assert_contains "$answer" "not-local" "a status request from $where"
+    answer=$(direct_helper "$where" status "" service=sudo)
+    assert_contains "$answer" "not-local" "a status request for sudo from $where"
+    answer=$(direct_helper "$where" status "" then=verify)
+    assert_contains "$answer" "not-local" "a status with then=verify from $where"
     printf '%s\n' "$TEST_PIN" > "$SANDBOX/pin-input"; chmod 644 "$SANDBOX/pin-input"
     cli_as "$where" verify pgalice --stdin < "$SANDBOX/pin-input"
     assert_eq 3 "$rc" "pingate verify (right PIN) from $where: $out"
@@ -643,6 +648,24 @@ assert_every_path_refused() {
     cli_as "$where" change --stdin < "$SANDBOX/change-input"
     assert_eq 3 "$rc" "pingate change from $where: $out"
     assert_eq 0 "$(record_failures pgalice)" "pgalice's failures after every path from $where"
+    assert_own_status_answered "$where"
+}
+
+# assert_own_status_answered WHERE: the owner's plain `pingate status` is
+# answered from WHERE too, read only: the record's bytes and times stay as
+# they were, and another user's status is still refused.
+assert_own_status_answered() {
+    local where=$1 before answer
+    before=$(record_state pgalice; stat -c %Z "/var/lib/pingate/$(id -u pgalice).record")
+    cli_as "$where" status
+    assert_eq 0 "$rc" "pgalice's own pingate status from $where: $out"
+    assert_contains "$out" "pgalice" "her status from $where"
+    answer=$(direct_helper "$where" status "")
+    assert_contains "$answer" "enrolled kind=pin" "a plain status request from $where"
+    assert_contains "$answer" "exit=0" "the plain status's exit from $where"
+    cli_as "$where" status root
+    assert_eq 3 "$rc" "pgalice's status of root from $where: $out"
+    assert_eq "$before" "$(record_state pgalice; stat -c %Z "/var/lib/pingate/$(id -u pgalice).record")" "pgalice's record after the status from $where"
 }
 
 # An attacker with pgalice's ssh key: `loginctl enable-linger`, a

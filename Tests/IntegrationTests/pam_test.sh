@@ -67,7 +67,7 @@ test_the_owner_is_told_of_failed_attempts_before_typing_the_pin() {
     # A job of pgalice's asks, the way the review's job did: nothing is spent.
     helper_request as pgalice op=status user=pgalice > "$SANDBOX/job-status"
     assert_contains "$(cat "$SANDBOX/job-status")" "unseen=2" "the job's status answer"
-    as_user pgalice /usr/sbin/pingate status > /dev/null 2>&1 || true
+    as_user pgalice "$PINGATE" status > /dev/null 2>&1 || true
     run pgalice "$TEST_PIN"$'\n'
     assert_eq PAM_SUCCESS "$(result)" "result"
     assert_contains "$out" "INFO 2 failed PIN attempts since your last PIN sign-in, the first at " "the notice"

@@ -62,7 +62,7 @@ import Testing
     @Test func rootHelpAndVersion() throws {
         #expect(try helpText(["--help"])?.contains("Commands:") == true)
         #expect(try helpText(["-h"])?.contains("--version") == true)
-        #expect(try helpText(["--version"]) == "pingate 0.2.0")
+        #expect(try helpText(["--version"]) == "pingate 0.3.0")
     }
 
     // MARK: enroll

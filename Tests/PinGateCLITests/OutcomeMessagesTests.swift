@@ -80,7 +80,7 @@ import Testing
 
     @Test func notEnrolledSuggestsEnroll() {
         #expect(StatusOutcome.notEnrolled.refusal(kind: nil, user: "dave")?.message
-            == "dave has no PIN or pattern; root can enrol one with 'pingate enroll dave'")
+            == "dave has no PIN or pattern; ask an administrator to enrol one (sudo pingate enroll dave)")
     }
 
     @Test func aMalformedAnswerFromTheHelperKeepsItsWords() throws {

@@ -41,7 +41,7 @@ struct ConfigTests {
         let policy = try ConfigParser.parse("# café, 密碼\r\nmax_failures = 8\r\nservices = sudo # 鎖屏\r\n")
         #expect(policy.lockout.maxFailures == 8)
         #expect(policy.services == ["sudo"])
-        #expect(throws: ConfigError(path: "/etc/pingate/pingate.conf", line: 2, message: "expected 'key = value', got 'pin_длина'")) {
+        #expect(throws: ConfigError(path: "/etc/pingate/pingate.conf", line: 2, problem: .notKeyValue(got: "pin_длина"))) {
             try ConfigParser.parse("\npin_длина\n")
         }
     }
@@ -53,19 +53,31 @@ struct ConfigTests {
         #expect(listItems("pingate-lock") == ["pingate-lock"])
         #expect(listItems("café,密碼 x") == ["café", "密碼", "x"])
         #expect(Policy.defaultServices.joined(separator: " ") == PINGATE_DEFAULT_SERVICES)
-        #expect(Policy.defaultServices.count == 18 && Policy.defaultServices.last == "greetd")
+        #expect(Policy.defaultServices.count == 19 && Policy.defaultServices.last == "greetd")
     }
 
     @Test("an unknown key is an error naming the line, with a suggestion")
     func unknownKey() {
-        #expect(throws: ConfigError(path: "/etc/pingate/pingate.conf", line: 3, message: "unknown key 'max_failure' (did you mean 'max_failures'?)")) {
+        #expect(throws: ConfigError(path: "/etc/pingate/pingate.conf", line: 3, problem: .unknownKey("max_failure", suggestions: ["max_failures"]))) {
             try ConfigParser.parse("# x\n\nmax_failure = 3\n")
         }
     }
 
+    @Test("a key missing a word names the keys that have it: pin_length")
+    func keyMissingAWord() {
+        #expect(throws: ConfigError(path: "/etc/pingate/pingate.conf", line: 1,
+                                    problem: .unknownKey("pin_length", suggestions: ["pin_min_length", "pin_max_length"]))) {
+            try ConfigParser.parse("pin_length = 6\n")
+        }
+        #expect(ConfigProblem.unknownKey("pin_length", suggestions: ["pin_min_length", "pin_max_length"]).description
+                == "unknown key 'pin_length' (did you mean 'pin_min_length' or 'pin_max_length'?)")
+        #expect(ConfigProblem.unknownKey("max_failure", suggestions: ["max_failures"]).description
+                == "unknown key 'max_failure' (did you mean 'max_failures'?)")
+    }
+
     @Test("a key set twice names both lines")
     func keySetTwice() {
-        #expect(throws: ConfigError(path: "/etc/pingate/pingate.conf", line: 4, message: "'max_failures' is already set on line 2")) {
+        #expect(throws: ConfigError(path: "/etc/pingate/pingate.conf", line: 4, problem: .setTwice(key: "max_failures", firstLine: 2))) {
             try ConfigParser.parse("# x\nmax_failures = 3\nfree_failures = 1\n  max_failures=4\n")
         }
     }

@@ -139,7 +139,7 @@ struct ContractTests {
     func installScriptsReadTheHeader() throws {
         let script = "REPO_ROOT='\(Self.repository)'; . \"$REPO_ROOT/packaging/layout.sh\"; echo \"$PINGATE_HELPER $PINGATE_HELPER_MODE $PINGATE_GROUP $PINGATE_MODULE\""
         let output = try Self.run("/bin/bash", ["-c", script])
-        #expect(output == "\(PINGATE_HELPER_PATH) \(String(PINGATE_HELPER_MODE, radix: 8)) \(PINGATE_GROUP) /lib/\(PINGATE_MULTIARCH)/security/pam_pingate.so\n")
+        #expect(output == "\(PINGATE_HELPER_PATH) \(String(PINGATE_HELPER_MODE, radix: 8)) \(PINGATE_GROUP) /usr/lib/\(PINGATE_MULTIARCH)/security/pam_pingate.so\n")
         let make = try Self.run("/usr/bin/make", ["-s", "-C", Self.repository + "/pam", "-p", "-n", "all"])
         #expect(make.contains("\nMULTIARCH := \(PINGATE_MULTIARCH)\n"))
         // And the header's triplet is the compiler's own idea of this machine.

@@ -18,7 +18,7 @@ struct Doctor {
 
     static let helperPath = HelperClient.installedPath
     static let pamDirectory = "/etc/pam.d"
-    static let moduleDirectory = "/lib/\(PINGATE_MULTIARCH)/security"
+    static let moduleDirectory = "/usr/lib/\(PINGATE_MULTIARCH)/security"
     static let polkitSandboxUnit = "/usr/lib/systemd/system/polkit-agent-helper@.service"
 
 
@@ -208,7 +208,7 @@ struct Doctor {
             policy = try ConfigParser.load(path: configPath)
             add(.ok, L("configuration %s parses", configPath))
         } catch {
-            add(.problem, L("configuration %s", "\(error)"), fix: L("edit %s, then run 'pingate policy check'", configPath))
+            add(.problem, L("configuration %s", (error as? ConfigError)?.localized ?? "\(error)"), fix: L("edit %s, then run 'pingate policy check'", configPath))
         }
     }
 
@@ -233,7 +233,10 @@ struct Doctor {
             }
         }
         if users.isEmpty {
-            add(.note, L("no file in %s uses pam_pingate.so yet (enable it with 'pam-auth-update --enable pingate')", Doctor.pamDirectory))
+            // One recommended way: per program, with the line that fits how it
+            // asks (the lines below name each one found here). The profile is
+            // the other way, for every service of common-auth at once: pingate(8).
+            add(.note, L("no file in %s uses pam_pingate.so yet: turn the PIN on per program with 'pingate enable SERVICE' (sudo, and each lock screen named below)", Doctor.pamDirectory))
         } else {
             add(.note, L("pam_pingate.so is used by %s/: %s", Doctor.pamDirectory, users.joined(separator: ", ")))
         }

@@ -15,7 +15,7 @@ struct DisableCommand: Command {
         HelpText.paragraph(L("Removes what pingate enable (or an older install.sh --enable) wrote into /etc/pam.d/SERVICE: the marked pam_pingate.so lines. When the rest is the file as it was, its backup is put back; a file enable made from /usr/lib/pam.d or other is deleted, so libpam reads that file again. --all does this for every service enable changed; the package's removal runs it."))
     }
     static var exitStatuses: String? {
-        HelpText.paragraph(L("Exit status: 0 done (also when there was nothing to do); 2 usage; 3 not root; 5 a file could not be written."))
+        HelpText.paragraph(L("Exit status: 0 done (also when there was nothing to do); 2 usage; 3 not root; 4 a service has no stack file (the others are done); 5 a file could not be written."))
     }
 
     struct Arguments: ArgumentGroup {
@@ -26,6 +26,8 @@ struct DisableCommand: Command {
     static let arguments = Arguments()
 
     let services: [String]
+    /// Named services (not --all), whose missing file is an error, as enable's is.
+    let named: Bool
     let options: ServiceSwitchOptions.Values
 
     init(_ arguments: ParsedArguments) throws {
@@ -37,6 +39,7 @@ struct DisableCommand: Command {
         }
         options = try declared.options.values(arguments)
         services = all ? options.switcher.enabledServices() : named
+        self.named = !all
     }
 
     func validate(caller: Caller) throws {
@@ -44,7 +47,26 @@ struct DisableCommand: Command {
     }
 
     func run(caller: Caller) throws -> ExitStatus {
-        try options.finish(services.map(options.switcher.disabling))
+        // sudo-i goes with sudo, as enable put it there.
+        let companions = named ? PAMClient.companions(of: services).map(options.switcher.disabling)
+            .filter { if case .missing = $0.outcome { false } else { true } } : []
+        let changes = services.map(options.switcher.disabling)
+        try options.finish(changes + companions)
+        if !options.json { ServiceSwitchReport.companionLines(companions, enabled: false).forEach(Output.line) }
+        // A service libpam reads from elsewhere (sudo-rs's, from other) was
+        // never enabled: nothing to do. One with no file at all is unknown here.
+        let missing = changes.filter { change in
+            guard case .missing = change.outcome else { return false }
+            let enabling = Result { () throws(PAMEnableRefusal) in try options.switcher.enabling(change.service, force: true) }
+            if case .failure(.noStackFile) = enabling { return true }
+            return false
+        }
+        guard !named || missing.isEmpty else {
+            for change in missing {
+                Output.error(L("%s does not exist, nor another file libpam would read for %s: is it installed? (nothing to disable)", change.file, change.service))
+            }
+            return .notFound
+        }
         return .ok
     }
 }

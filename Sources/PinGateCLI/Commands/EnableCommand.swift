@@ -56,6 +56,18 @@ struct EnableCommand: Command {
         for service in services {
             do { changes.append(try options.switcher.enabling(service, force: force)) } catch { refused.append((service, error)) }
         }
+        // sudo-i with sudo, where it has a stack: one not installed is no refusal.
+        var companions: [PAMServiceSwitch] = []
+        for service in PAMClient.companions(of: services) {
+            do {
+                companions.append(try options.switcher.enabling(service, force: force))
+            } catch .noStackFile {
+                continue
+            } catch {
+                refused.append((service, error))
+            }
+        }
+        changes += companions
         if !refused.isEmpty {
             if options.json { Output.line(ServiceSwitchReport.json([], refused: refused, dryRun: options.dryRun).text) }
             for (service, refusal) in refused {
@@ -67,6 +79,7 @@ struct EnableCommand: Command {
             return missing && refused.count == 1 ? .notFound : .usage
         }
         try options.finish(changes)
+        if !options.json { ServiceSwitchReport.companionLines(companions, enabled: true).forEach(Output.line) }
         notOfferedWarnings(changes).forEach(Output.rawError)
         return .ok
     }

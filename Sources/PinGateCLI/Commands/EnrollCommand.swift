@@ -66,7 +66,18 @@ struct EnrollCommand: Command {
         }
         Output.line(kind == .pin ? L("enrolled a PIN for %s", user.name)
             : L("enrolled a %d×%d pattern for %s", grid.size, grid.size, user.name))
+        if !Self.anyServiceOffersIt {
+            Output.line(L("nothing asks for it yet: 'pingate enable sudo' offers it to sudo (pingate doctor names the lock screens found here)"))
+        }
         return .ok
+    }
+
+    /// Whether a PAM stack has the module yet: a service `pingate enable`
+    /// changed, or the profile in common-auth.
+    private static var anyServiceOffersIt: Bool {
+        if !PAMServiceSwitcher().enabledServices().isEmpty { return true }
+        let commonAuth = (try? readSmallFile(PAMServiceSwitcher.file(of: "common-auth"), limit: 1 << 20)) ?? nil
+        return commonAuth?.contains("pam_pingate.so") ?? false
     }
 
     private func alreadyEnrolled(_ user: String, _ kind: CredentialKind?) -> CLIError {

@@ -44,6 +44,7 @@ struct CLIError: Error {
     static func failed(_ message: String) -> CLIError { CLIError(status: .failed, message: message) }
     static func notFound(_ message: String) -> CLIError { CLIError(status: .notFound, message: message) }
     static func store(_ error: Error) -> CLIError {
-        CLIError(status: .storeOrConfig, message: (error as? StoreError)?.localized ?? String(describing: error))
+        CLIError(status: .storeOrConfig, message: (error as? StoreError)?.localized ?? (error as? ConfigError)?.localized
+                 ?? String(describing: error))
     }
 }

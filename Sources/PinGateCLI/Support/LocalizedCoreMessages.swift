@@ -63,3 +63,38 @@ extension StoreError {
             : L("record %s is busy: held by process %d (%s); try again", path, processID, command)
     }
 }
+
+extension ConfigError {
+    /// `description`, in the user's language.
+    var localized: String {
+        line > 0 ? "\(path):\(line): \(problem.localized)" : "\(path): \(problem.localized)"
+    }
+}
+
+extension ConfigProblem {
+    /// `description`, in the user's language.
+    var localized: String {
+        switch self {
+        case let .notKeyValue(got): return L("expected 'key = value', got '%s'", got)
+        case let .setTwice(key, firstLine): return L("'%s' is already set on line %d", key, firstLine)
+        case let .unknownKey(key, suggestions):
+            switch suggestions.count {
+            case 0: return L("unknown key '%s'", key)
+            case 1: return L("unknown key '%s' (did you mean '%s'?)", key, suggestions[0])
+            case 2: return L("unknown key '%s' (did you mean '%s' or '%s'?)", key, suggestions[0], suggestions[1])
+            default: return L("unknown key '%s' (did you mean one of: %s?)", key, suggestions.joined(separator: ", "))
+            }
+        case .lockoutTimeouts: return L("lockout_timeouts needs 1 to 32 durations, e.g. '1m 5m 15m 30m 90m'")
+        case let .yesOrNo(key): return L("%s is yes or no", key)
+        case .tpmTCTI: return L("tpm_tcti is a TCTI like 'device:/dev/tpmrm0' or 'swtpm:host=127.0.0.1,port=2321'")
+        case let .pinLengths(minimum, maximum): return L("pin_min_length (%d) is larger than pin_max_length (%d)", minimum, maximum)
+        case let .failureCounts(maximum, free): return L("max_failures (%d) must be larger than free_failures (%d)", maximum, free)
+        case let .patternCells(minimum, grid): return L("pattern_min_cells (%d) exceeds the cells of a %d×%d grid", minimum, grid, grid)
+        case let .wholeNumber(key, lowest, highest, got): return L("%s must be a whole number from %d to %d, got '%s'", key, lowest, highest, got)
+        case let .serviceNames(key): return L("%s is a list of PAM service names (ASCII letters, digits, '-', '_' and '.') separated by spaces", key)
+        case let .duration(key, got): return L("%s: '%s' is not a duration like 30s, 5m or 2h", key, got)
+        case let .size(key, got): return L("%s must be a size from 8K to 4G, like 64M, got '%s'", key, got)
+        case let .unreadable(reason): return L("cannot read: %s", reason)
+        }
+    }
+}

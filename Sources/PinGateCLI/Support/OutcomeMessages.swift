@@ -68,7 +68,7 @@ extension StatusOutcome {
             return .failed(pattern ? LP("%2$s's pattern is disabled after %1$d failed attempt; root can run 'pingate unlock %2$s'", "%2$s's pattern is disabled after %1$d failed attempts; root can run 'pingate unlock %2$s'", failures, user)
                 : LP("%2$s's PIN is disabled after %1$d failed attempt; root can run 'pingate unlock %2$s'", "%2$s's PIN is disabled after %1$d failed attempts; root can run 'pingate unlock %2$s'", failures, user))
         case .notEnrolled:
-            return .notFound(L("%s has no PIN or pattern; root can enrol one with 'pingate enroll %s'", user, user))
+            return .notFound(L("%s has no PIN or pattern; ask an administrator to enrol one (sudo pingate enroll %s)", user, user))
         case let .notLocal(reason):
             return CLIError(status: .permission, message: L("a PIN or pattern can be tried only by someone at the machine, and this is not (%s); nothing was counted — use your password, or try at the machine", reason))
         case let .notOffered(service):

@@ -13,6 +13,12 @@ struct OwnCredential {
 
     /// The caller's credential, or the error that says why no attempt can be made.
     static func readyForAttempt(user: String, client: HelperClient, policy: Policy) throws -> OwnCredential {
+        // The owner's status is answered anywhere (it only reads); an attempt
+        // is not, and the helper refuses it by this same rule: said here
+        // before a secret is typed, as the status used to say it.
+        if case let .elsewhere(reason) = LocalityRule(userManagerCallers: policy.userManagerCallers).judge(.thisProcess) {
+            throw StatusOutcome.notLocal(reason).refusal(kind: nil, user: user)!
+        }
         let answer = try helperCall { () throws(HelperClientError) in try client.status(of: user) }
         let status = answer.statusOutcome
         if let refusal = status.refusal(kind: answer.kind, user: user) { throw refusal }

@@ -46,6 +46,17 @@ enum ServiceSwitchReport {
         return lines
     }
 
+    /// What `enable` and `disable` say of the services they switched along
+    /// with the ones named (sudo-i with sudo), where that changed a file.
+    static func companionLines(_ companions: [PAMServiceSwitch], enabled: Bool) -> [String] {
+        companions.filter { !$0.changes.isEmpty }.map { change in
+            let client = PAMClient.forService(change.service)
+            let owner = PAMClient.known.first { $0.companions.contains(change.service) }?.service ?? change.service
+            return enabled ? L("%s is the service of %s: enabled with %s, so that it offers the PIN too", change.service, client.name, owner)
+                : L("%s is the service of %s: disabled with %s", change.service, client.name, owner)
+        }
+    }
+
     /// The warnings for one service's switch, each a line for stderr.
     static func warnings(_ change: PAMServiceSwitch) -> [String] {
         change.warnings.map { warning in
@@ -81,7 +92,7 @@ enum ServiceSwitchReport {
                 + guards.map { "    " + Localization.padded($0.name, to: 28) + " " + $0.origin.description }
                 + ["  " + L("A PIN may stand in for the password, never for a second factor, a lockout, a directory or an access check."),
                    "  " + L("Nothing was changed. To enable it anyway, so that a correct PIN skips them: pingate enable --force %s", service),
-                   "  " + L("Or put pam_pingate.so by hand where it skips only the password (README, \"Wire a stack by hand\").")]
+                   "  " + L("Or put pam_pingate.so by hand where it skips only the password (/usr/share/doc/pingate/README.md.gz, \"Wire a stack by hand\"; examples in /usr/share/doc/pingate/examples/pam.d).")]
         case let .crossingJumps(origins):
             return [L("refusing to enable %s: the jump of the rule at %s passes over the place the PinGate line would go, so that line would change where it lands", service, origins.map(\.description).joined(separator: ", ")),
                     "  " + L("Nothing was changed. Put pam_pingate.so by hand where no jump crosses it, or enable it anyway: pingate enable --force %s", service)]

@@ -123,7 +123,7 @@ struct StatusReport {
     /// The human-readable form of `status`: labels padded by display width,
     /// so the values line up in every language.
     var lines: [String] {
-        guard enrolled else { return [L("%s (uid %d): no PIN or pattern enrolled", name, uid)] }
+        guard enrolled else { return [L("%s (uid %d): no PIN or pattern enrolled; an administrator can enrol one: sudo pingate enroll %s", name, uid, name)] }
         var lines = [L("%s (uid %d): %s, %s", name, uid, kindText, stateText)]
         var fields: [(String, String)] = []
         if let error {

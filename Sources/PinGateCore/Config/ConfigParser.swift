@@ -2,7 +2,14 @@
 public struct ConfigError: Error, Equatable, CustomStringConvertible, Sendable {
     public let path: String
     public let line: Int
-    public let message: String
+    public let problem: ConfigProblem
+    public var message: String { problem.description }
+
+    public init(path: String, line: Int, problem: ConfigProblem) {
+        self.path = path
+        self.line = line
+        self.problem = problem
+    }
 
     public var description: String {
         line > 0 ? "\(path):\(line): \(message)" : "\(path): \(message)"
@@ -44,7 +51,7 @@ public enum ConfigParser {
             if line.isEmpty { continue }
             guard let equals = line.firstIndex(of: ASCII.equals) else {
                 throw ConfigError(path: path, line: lineNumber,
-                                  message: "expected 'key = value', got '\(String(decoding: line, as: UTF8.self).prefix(60))'")
+                                  problem: .notKeyValue(got: String(String(decoding: line, as: UTF8.self).prefix(60))))
             }
             let key = String(decoding: ASCII.trimmingBlanks(line[..<equals]), as: UTF8.self)
             let value = String(decoding: ASCII.trimmingBlanks(line[line.index(after: equals)...]), as: UTF8.self)
@@ -53,20 +60,20 @@ public enum ConfigParser {
             let index = Policy.settings.firstIndex(where: { $0.key == key })
             if let index {
                 guard setOnLine[index] == 0 else {
-                    throw ConfigError(path: path, line: lineNumber, message: "'\(key)' is already set on line \(setOnLine[index])")
+                    throw ConfigError(path: path, line: lineNumber, problem: .setTwice(key: key, firstLine: setOnLine[index]))
                 }
                 setOnLine[index] = lineNumber
             }
             do {
                 if let index { try Policy.settings[index].read(&policy, value) } else { try policy.set(key, to: value) }
             } catch let problem as PolicySettingError {
-                throw ConfigError(path: path, line: lineNumber, message: problem.message)
+                throw ConfigError(path: path, line: lineNumber, problem: problem.problem)
             }
         }
         do {
             try policy.validate()
         } catch let problem as PolicySettingError {
-            throw ConfigError(path: path, line: 0, message: problem.message)
+            throw ConfigError(path: path, line: 0, problem: problem.problem)
         }
         return policy
     }
@@ -92,7 +99,7 @@ public enum ConfigParser {
             guard let contents = try readSmallFile(path, limit: maximumSize) else { return Policy() }
             text = contents
         } catch let error as Errno {
-            throw ConfigError(path: path, line: 0, message: "cannot read: \(error)")
+            throw ConfigError(path: path, line: 0, problem: .unreadable("\(error)"))
         }
         return try parse(text, path: path)
     }

@@ -1,6 +1,9 @@
 /// A value that does not fit its key; `ConfigParser` adds the file and line.
 public struct PolicySettingError: Error, Equatable, Sendable {
-    public let message: String
+    public let problem: ConfigProblem
+    public var message: String { problem.description }
+
+    public init(_ problem: ConfigProblem) { self.problem = problem }
 }
 
 /// A setting's value with its type, for `pingate policy --json`: durations
@@ -46,7 +49,7 @@ extension Policy {
                       read: { policy, value in
                           let items = listItems(value)
                           guard !items.isEmpty, items.count <= 32 else {
-                              throw PolicySettingError(message: "lockout_timeouts needs 1 to 32 durations, e.g. '1m 5m 15m 30m 90m'")
+                              throw PolicySettingError(.lockoutTimeouts)
                           }
                           policy.lockout.timeouts = try items.map { try duration($0, "lockout_timeouts") }
                       },
@@ -75,7 +78,7 @@ extension Policy {
         PolicySetting(key: "user_manager",
                       read: { policy, value in
                           guard value == "yes" || value == "no" else {
-                              throw PolicySettingError(message: "user_manager is yes or no")
+                              throw PolicySettingError(.yesOrNo(key: "user_manager"))
                           }
                           policy.userManagerCallers = value == "yes"
                       },
@@ -85,7 +88,7 @@ extension Policy {
                       read: { policy, value in
                           // "device:/dev/tpmrm0", "swtpm:host=127.0.0.1,port=2321": printable, no spaces.
                           guard !value.isEmpty, value.count <= 200, value.allSatisfy({ $0.isASCII && !$0.isWhitespace && $0.asciiValue! >= 0x21 }) else {
-                              throw PolicySettingError(message: "tpm_tcti is a TCTI like 'device:/dev/tpmrm0' or 'swtpm:host=127.0.0.1,port=2321'")
+                              throw PolicySettingError(.tpmTCTI)
                           }
                           policy.tpmTCTI = value
                       },
@@ -98,23 +101,31 @@ extension Policy {
     /// Sets one key from its text value: the single path for config files and tests.
     public mutating func set(_ key: String, to value: String) throws {
         guard let setting = Policy.settings.first(where: { $0.key == key }) else {
-            let suggestion = Policy.keys.min(by: { editDistance($0, key) < editDistance($1, key) })
-                .flatMap { editDistance($0, key) <= 3 ? " (did you mean '\($0)'?)" : nil } ?? ""
-            throw PolicySettingError(message: "unknown key '\(key.prefix(40))'\(suggestion)")
+            throw PolicySettingError(.unknownKey(String(key.prefix(40)), suggestions: Policy.suggestions(for: key)))
         }
         try setting.read(&self, value)
+    }
+
+    /// The keys meant by an unknown `key`: those holding all its words
+    /// (`pin_length`: pin_min_length and pin_max_length), else the nearest
+    /// by spelling, within three edits.
+    static func suggestions(for key: String) -> [String] {
+        let words = Set(key.split(separator: "_"))
+        let holding = words.isEmpty ? [] : keys.filter { words.isSubset(of: Set($0.split(separator: "_"))) }
+        if !holding.isEmpty, holding.count <= 3 { return holding }
+        return keys.min(by: { editDistance($0, key) < editDistance($1, key) }).flatMap { editDistance($0, key) <= 3 ? [$0] : nil } ?? []
     }
 
     /// Checks the settings against each other.
     public func validate() throws {
         guard pinMinLength <= pinMaxLength else {
-            throw PolicySettingError(message: "pin_min_length (\(pinMinLength)) is larger than pin_max_length (\(pinMaxLength))")
+            throw PolicySettingError(.pinLengths(minimum: pinMinLength, maximum: pinMaxLength))
         }
         guard lockout.maxFailures > lockout.freeFailures else {
-            throw PolicySettingError(message: "max_failures (\(lockout.maxFailures)) must be larger than free_failures (\(lockout.freeFailures))")
+            throw PolicySettingError(.failureCounts(maximum: lockout.maxFailures, free: lockout.freeFailures))
         }
         guard patternMinCells <= patternGrid * patternGrid else {
-            throw PolicySettingError(message: "pattern_min_cells (\(patternMinCells)) exceeds the cells of a \(patternGrid)×\(patternGrid) grid")
+            throw PolicySettingError(.patternCells(minimum: patternMinCells, grid: patternGrid))
         }
     }
 
@@ -126,7 +137,7 @@ extension Policy {
 
 private func wholeNumber(_ text: String, _ key: String, in range: ClosedRange<Int>) throws -> Int {
     guard let value = Int(text), range.contains(value) else {
-        throw PolicySettingError(message: "\(key) must be a whole number from \(range.lowerBound) to \(range.upperBound), got '\(text.prefix(40))'")
+        throw PolicySettingError(.wholeNumber(key: key, lowest: range.lowerBound, highest: range.upperBound, got: String(text.prefix(40))))
     }
     return value
 }
@@ -165,7 +176,7 @@ private func serviceNames(_ value: String, _ key: String) throws -> [String] {
         default: false
         }
     } }) else {
-        throw PolicySettingError(message: "\(key) is a list of PAM service names (ASCII letters, digits, '-', '_' and '.') separated by spaces")
+        throw PolicySettingError(.serviceNames(key: key))
     }
     return names
 }
@@ -184,7 +195,7 @@ private func duration(_ text: String, _ key: String) throws -> Int64 {
     }
     if let factor { unit = factor; digits = text.dropLast() }
     guard let value = Int64(digits), value > 0, value <= 366 * 86_400 / unit else {
-        throw PolicySettingError(message: "\(key): '\(text.prefix(20))' is not a duration like 30s, 5m or 2h")
+        throw PolicySettingError(.duration(key: key, got: String(text.prefix(20))))
     }
     return value * unit
 }
@@ -209,7 +220,7 @@ private func byteSize(_ text: String, _ key: String) throws -> Int {
     if let factor { unit = factor; digits = text.dropLast() }
     guard let value = Int(digits), value > 0, value <= KDFParameters.memoryRange.upperBound / unit,
           KDFParameters.memoryRange.contains(value * unit) else {
-        throw PolicySettingError(message: "\(key) must be a size from 8K to 4G, like 64M, got '\(text.prefix(20))'")
+        throw PolicySettingError(.size(key: key, got: String(text.prefix(20))))
     }
     return value * unit
 }

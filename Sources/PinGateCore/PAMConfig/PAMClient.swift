@@ -24,9 +24,15 @@ public struct PAMClient: Equatable, Sendable {
     /// A display manager: the same stack signs in at boot, where the first
     /// sign-in takes the password (pingate.conf `password_first_services`).
     public let isLoginScreen: Bool
+    /// Other services the same program asks through, which `pingate
+    /// enable` and `disable` switch along with this one (where they exist):
+    /// `sudo -i` and `sudo --login` ask as sudo-i, and a PIN for sudo that
+    /// `sudo -i` never offered would read as broken.
+    public let companions: [String]
 
     public init(service: String, name: String, programs: [String], control: String = "sufficient",
-                moduleOptions: [String] = [], createdFromOther: Bool = false, isLoginScreen: Bool = false) {
+                moduleOptions: [String] = [], createdFromOther: Bool = false, isLoginScreen: Bool = false,
+                companions: [String] = []) {
         self.service = service
         self.name = name
         self.programs = programs
@@ -34,6 +40,17 @@ public struct PAMClient: Equatable, Sendable {
         self.moduleOptions = moduleOptions
         self.createdFromOther = createdFromOther
         self.isLoginScreen = isLoginScreen
+        self.companions = companions
+    }
+
+    /// The companions of `services` that are not named among them, in order.
+    public static func companions(of services: [String]) -> [String] {
+        var added: [String] = []
+        for companion in services.flatMap({ forService($0).companions })
+        where !services.contains(companion) && !added.contains(companion) {
+            added.append(companion)
+        }
+        return added
     }
 
     /// The auth line `pingate enable` puts in front of the password:
@@ -131,7 +148,9 @@ public struct PAMClient: Equatable, Sendable {
         // sudo-rs (Debian 13) uses the service sudo but ships no
         // /etc/pam.d/sudo: without the sudo package, libpam reads `other`.
         PAMClient(service: "sudo", name: "sudo", programs: ["/usr/bin/sudo", "/usr/lib/cargo/bin/sudo"],
-                  createdFromOther: true),
+                  createdFromOther: true, companions: ["sudo-i"]),
+        // Debian's sudo package ships /etc/pam.d/sudo-i for `sudo -i`.
+        PAMClient(service: "sudo-i", name: "sudo -i", programs: ["/usr/bin/sudo"]),
         PAMClient(service: "gdm-password", name: "GNOME (GDM login and lock screen)", programs: ["/usr/sbin/gdm3"],
                   control: wrongPINEndsTheTry, moduleOptions: ["retries=2", "again_or_password"], isLoginScreen: true),
         PAMClient(service: "kde", name: "KDE Plasma lock screen",

@@ -46,15 +46,17 @@ public struct Verifier: Sendable {
 
     /// The status, and the failed attempts the owner is to be told of
     /// before typing (`UserRecord.noticeBeforeAttempt`), from one reading
-    /// of the record. Neither spends anything.
-    public func statusAndNotice(uid: UInt32) -> (outcome: StatusOutcome, notice: FailureNotice?) {
+    /// of the record. Neither spends anything. `readOnly` (the owner's own
+    /// `pingate status`, answered from anywhere) opens the record only for
+    /// reading and writes nothing, not even a timeout's restart.
+    public func statusAndNotice(uid: UInt32, readOnly: Bool = false) -> (outcome: StatusOutcome, notice: FailureNotice?) {
         var notice: FailureNotice? = nil
         do {
             // Opened for writing, as a verify opens it: where this process
             // cannot write the record (a read-only mount, a sandbox) no
             // attempt could be counted, so no PIN is offered, and the module
             // asks for the password only.
-            let (outcome, restarts) = try store.withRecord(uid: uid, writable: true) { file -> (StatusOutcome, Bool) in
+            let (outcome, restarts) = try store.withRecord(uid: uid, writable: !readOnly) { file -> (StatusOutcome, Bool) in
                 guard let file else { return (.notEnrolled, false) }
                 let record = try file.read()
                 notice = record.noticeBeforeAttempt
@@ -77,7 +79,7 @@ public struct Verifier: Sendable {
                     return (outcome, false)
                 }
             }
-            if restarts { restartTimeout(uid: uid) }
+            if restarts, !readOnly { restartTimeout(uid: uid) }
             return (outcome, notice)
         } catch {
             return (.storeError(FailClosedError(error)), nil)
