@@ -46,6 +46,18 @@ func pkgConfigIncludes(_ module: String) -> [String] {
     return String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isWhitespace).flatMap { ["-Xcc", String($0)] }
 }
 
+// Swift 6.0.3 (Debian 13's swiftlang, which builds the arm64 packages:
+// packaging/cross.sh) crashes in its release build's CopyPropagation pass
+// ("All discovered blocks must be live", PrunedLiveness) on two functions
+// that consume noncopyable values, HelperMain.parse and
+// CredentialDialog.askNew; the pass is off for those two targets there only.
+#if compiler(<6.1)
+let swift60Workaround: [SwiftSetting] = [.unsafeFlags(["-Xllvm", "-sil-disable-pass=copy-propagation"],
+                                                      .when(configuration: .release))]
+#else
+let swift60Workaround: [SwiftSetting] = []
+#endif
+
 let package = Package(
     name: "PinGate",
     products: [
@@ -86,6 +98,7 @@ let package = Package(
         .executableTarget(
             name: "pingate-verify",
             dependencies: ["PinGateCore", "CPinGateSystem", "CPinGateArgv"],
+            swiftSettings: swift60Workaround,
             linkerSettings: fullRELRO + staticCXX + staticSodium + [.unsafeFlags(["-Xlinker", "--no-export-dynamic"])]
         ),
         // gettext for the words people read, and the printf subset that fills
@@ -112,7 +125,8 @@ let package = Package(
         ),
         .target(
             name: "PinGateCLI",
-            dependencies: ["PinGateCore", "PinGateText", "PinGateTPM", "CLocalization", "CPinGateContract"]
+            dependencies: ["PinGateCore", "PinGateText", "PinGateTPM", "CLocalization", "CPinGateContract"],
+            swiftSettings: swift60Workaround
         ),
         .executableTarget(
             name: "pingate",
