@@ -3,6 +3,9 @@
 // Layout and names follow docs/design.md; the PAM module itself is C (pam/), built by
 // pam/Makefile, because SwiftPM would link the Swift runtime into it.
 import PackageDescription
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // The executables bind every symbol at start and then make the relocation
 // table read-only (full RELRO, as the PAM module is built): a setgid helper
@@ -28,6 +31,33 @@ let staticCXX: [LinkerSetting] = [.unsafeFlags(["-L", Context.packageDirectory +
 let sharedSodium: [LinkerSetting] = [.linkedLibrary("sodium")]
 let staticSodium: [LinkerSetting] = [.unsafeFlags(["-Xlinker", "-l:libsodium.a"])]
 
+// pingate-lock's headers (pango, cairo, harfbuzz, glib, freetype) are where
+// pkg-config says: each release moves them (Debian 12's cairo brought glib's,
+// Debian 13's does not), and a cross build's glibconfig.h is the target's
+// (PKG_CONFIG_LIBDIR). Asked here rather than through a system library's
+// `pkgConfig:`, because SwiftPM reads pango's private requirements too and
+// warns of gio's "-pthread", a flag it refuses; only the -I flags are taken.
+// Without pkg-config, none: the build then names the missing header.
+func pkgConfigIncludes(_ module: String) -> [String] {
+    guard let pipe = popen("pkg-config --cflags-only-I '\(module)' 2>/dev/null", "r") else { return [] }
+    var bytes: [UInt8] = []
+    while case let byte = fgetc(pipe), byte != EOF { bytes.append(UInt8(byte)) }
+    guard pclose(pipe) == 0 else { return [] }
+    return String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isWhitespace).flatMap { ["-Xcc", String($0)] }
+}
+
+// Swift 6.0.3 (Debian 13's swiftlang, which builds the arm64 packages:
+// packaging/cross.sh) crashes in its release build's CopyPropagation pass
+// ("All discovered blocks must be live", PrunedLiveness) on two functions
+// that consume noncopyable values, HelperMain.parse and
+// CredentialDialog.askNew; the pass is off for those two targets there only.
+#if compiler(<6.1)
+let swift60Workaround: [SwiftSetting] = [.unsafeFlags(["-Xllvm", "-sil-disable-pass=copy-propagation"],
+                                                      .when(configuration: .release))]
+#else
+let swift60Workaround: [SwiftSetting] = []
+#endif
+
 let package = Package(
     name: "PinGate",
     products: [
@@ -52,14 +82,10 @@ let package = Package(
         .systemLibrary(name: "CLocalization"),
         // pingate-lock: Xlib + RandR, cairo + pango, libpam (the UI runs PAM as the user).
         .systemLibrary(name: "CX11", providers: [.apt(["libx11-dev", "libxrandr-dev"])]),
-        // cairo's pkg-config flags bring glib's and freetype's headers; pango's
-        // own would also bring "-pthread" (through gio's gmodule), a flag
-        // SwiftPM refuses with a warning, so pango's two header directories
-        // are named in pingate-lock's settings below instead.
+        // Header paths: pkgConfigIncludes("pangocairo") in pingate-lock's settings.
         .systemLibrary(
             name: "CCairo",
-            pkgConfig: "cairo",
-            providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]
+            providers: [.apt(["libcairo2-dev", "libpango1.0-dev", "pkg-config"])]
         ),
         .systemLibrary(name: "CPAM", providers: [.apt(["libpam0g-dev"])]),
         .target(
@@ -72,6 +98,7 @@ let package = Package(
         .executableTarget(
             name: "pingate-verify",
             dependencies: ["PinGateCore", "CPinGateSystem", "CPinGateArgv"],
+            swiftSettings: swift60Workaround,
             linkerSettings: fullRELRO + staticCXX + staticSodium + [.unsafeFlags(["-Xlinker", "--no-export-dynamic"])]
         ),
         // gettext for the words people read, and the printf subset that fills
@@ -98,7 +125,8 @@ let package = Package(
         ),
         .target(
             name: "PinGateCLI",
-            dependencies: ["PinGateCore", "PinGateText", "PinGateTPM", "CLocalization", "CPinGateContract"]
+            dependencies: ["PinGateCore", "PinGateText", "PinGateTPM", "CLocalization", "CPinGateContract"],
+            swiftSettings: swift60Workaround
         ),
         .executableTarget(
             name: "pingate",
@@ -115,7 +143,7 @@ let package = Package(
             name: "pingate-lock",
             dependencies: ["PinGateLock", "PinGateText", "CX11", "CCairo", "CPAM", "CLocalization", "CPinGateSystem",
                            "CPinGateContract"],
-            swiftSettings: [.unsafeFlags(["-Xcc", "-I/usr/include/pango-1.0", "-Xcc", "-I/usr/include/harfbuzz"])],
+            swiftSettings: [.unsafeFlags(pkgConfigIncludes("pangocairo"))],
             linkerSettings: fullRELRO + staticSodium
         ),
         .testTarget(

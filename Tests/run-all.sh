@@ -24,6 +24,7 @@ APT_PACKAGES=(libpam0g-dev libsodium-dev libsystemd-dev pamtester sudo gettext v
               gcc make binutils procps strace             # cc, make; nm, readelf, strings; ps, pgrep, pkill, kill; stopping at exit
               pkexec polkitd dbus-daemon dbus-bin          # polkit_test.sh: real pkexec, polkitd, a bus
               libx11-dev libxrandr-dev libcairo2-dev libpango1.0-dev fonts-noto-cjk
+              pkgconf                                     # Package.swift: pingate-lock's header paths (pkg-config)
               xvfb xdotool imagemagick x11-utils x11-xserver-utils x11-apps xss-lock   # pingate-lock and lock_test.sh (xrandr, xrdb, xwd)
               xserver-xephyr libxcomposite-dev            # lock_test.sh: a screen that changes size, a hostile client
               libkscreenlocker5 plasma-workspace plasma-framework   # kde_test.sh: KDE's greeter, Breeze's lock screen and the QML it imports

@@ -2,7 +2,13 @@
 # build-deb.sh — dist/pingate_<version>_<arch>.deb and
 # dist/pingate-lock_<version>_<arch>.deb from this clone.
 #
-#   packaging/build-deb.sh [--no-build] [--output DIR] [--lintian]
+#   packaging/build-deb.sh [--no-build] [--output DIR] [--lintian] [--arch ARCH]
+#
+# --arch ARCH builds for another architecture (arm64 on amd64) with Debian 13's
+# own tools: swiftlang's compiler, the target's Swift runtime unpacked from
+# swiftlang:ARCH and libswiftlang:ARCH into /opt/swiftlang-ARCH (or
+# $PINGATE_TARGET_SWIFT), the target's libraries (LIBRARY:ARCH, multiarch) and
+# the cross C compiler; packaging/cross.sh says how, and names what is missing.
 #
 # Ships the same files as install.sh (both read packaging/layout.sh), split in
 # two packages so that a server gets no X libraries: `pingate` (helper, CLI,
@@ -46,19 +52,21 @@ set -euo pipefail
 umask 022
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-# shellcheck source=packaging/layout.sh
-. "$REPO_ROOT/packaging/layout.sh"
 DEBIAN_DIR="$REPO_ROOT/packaging/debian"
 
 BUILD=1
 OUTPUT="$REPO_ROOT/dist"
 LINTIAN=0
+ARCH="$(dpkg --print-architecture)"
+HOST_ARCH="$ARCH"
 while [ $# -gt 0 ]; do
     case "$1" in
         --no-build) BUILD=0; shift ;;
         --output) [ -n "${2:-}" ] || { echo "build-deb.sh: --output needs a directory" >&2; exit 2; }
                   OUTPUT="$2"; shift 2 ;;
         --lintian) LINTIAN=1; shift ;;
+        --arch) [ -n "${2:-}" ] || { echo "build-deb.sh: --arch needs a Debian architecture (arm64)" >&2; exit 2; }
+                ARCH="$2"; shift 2 ;;
         -h|--help) sed -n '5p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "build-deb.sh: unknown argument '$1'" >&2; exit 2 ;;
     esac
@@ -66,13 +74,45 @@ done
 
 die() { echo "build-deb.sh: $*" >&2; exit 1; }
 
+# Native: this machine's compilers, swift from PATH or /opt/swift. Cross:
+# cross.sh sets PINGATE_CC, PINGATE_STRIP, the Swift build's arguments and
+# where its binaries land, before layout.sh reads the install facts with
+# the target's compiler.
+SWIFT_BUILD=(build -c release --static-swift-stdlib)
+MAKE_PAM=()
+LINK_DRIVER=(cc)
+if [ "$ARCH" != "$HOST_ARCH" ]; then
+    # shellcheck source=packaging/cross.sh
+    . "$REPO_ROOT/packaging/cross.sh"
+fi
+# shellcheck source=packaging/layout.sh
+. "$REPO_ROOT/packaging/layout.sh"
+
+# needs: stops, saying in one line what this machine lacks to build (the
+# build packages of layout.sh, and cross.sh's for --arch), with swift found
+# as install.sh finds it.
+needs() {
+    local entry missing=() problems=""
+    for entry in dpkg-dev "${PINGATE_BUILD_TOOLS[@]}" "${CROSS_TOOLS[@]}"; do
+        pingate_installed_one_of "$entry" || missing+=("${entry%%|*}")
+    done
+    for entry in "${PINGATE_BUILD_LIBRARIES[@]}" "${CROSS_LIBRARIES[@]}"; do
+        pingate_installed_one_of "$entry${CROSS_SUFFIX:-}" || missing+=("$entry${CROSS_SUFFIX:-}")
+    done
+    [ -n "$SWIFT_COMMAND" ] || problems="no swift (on PATH or in /opt/swift/usr/bin: swift.org's toolchain, or Debian 13's swiftlang)"
+    [ ${#missing[@]} -eq 0 ] || problems="${problems:+$problems; }missing packages (apt-get install ${missing[*]})"
+    [ -z "${CROSS_MISSING:-}" ] || problems="${problems:+$problems; }no $CROSS_MISSING"
+    [ -z "$problems" ] || die "cannot build${CROSS_SUFFIX:+ for $ARCH}: $problems"
+}
+
 if [ "$BUILD" = 1 ]; then
-    (cd "$REPO_ROOT" && swift build -c release --static-swift-stdlib) || die "swift build failed"
-    make -C "$REPO_ROOT/pam" || die "make -C pam failed"
+    [ -n "${SWIFT_COMMAND+set}" ] || SWIFT_COMMAND="$(pingate_swift)" || SWIFT_COMMAND=""
+    needs
+    (cd "$REPO_ROOT" && "$SWIFT_COMMAND" "${SWIFT_BUILD[@]}") || die "swift build failed"
+    make -C "$REPO_ROOT/pam" "${MAKE_PAM[@]}" || die "make -C pam failed"
     make -C "$REPO_ROOT/po" || die "make -C po failed"
 fi
 
-ARCH="$(dpkg --print-architecture)"
 WORK="$(mktemp -d /tmp/pingate-deb.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
 
@@ -81,11 +121,13 @@ SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-$(dpkg-parsechangelog -l "$DEBIAN_DIR/ch
 export SOURCE_DATE_EPOCH
 
 # built_using ARCHIVE...: "source (= version), ..." of the packages holding
-# the static archives a package's executables are linked with.
+# the static archives a package's executables are linked with, as found by
+# the driver that links them (LINK_DRIVER: cc, whose GCC installation the
+# toolchain's clang also takes; cross.sh names the target's clang).
 built_using() {
     local archive packages=()
     for archive in "$@"; do
-        packages+=("$(dpkg-query -S "$(realpath "$(cc -print-file-name="$archive")")" | cut -d: -f1)")
+        packages+=("$(dpkg-query -S "$(realpath "$("${LINK_DRIVER[@]}" -print-file-name="$archive")")" | cut -d: -f1)")
     done
     dpkg-query -W -f='${source:Package} (= ${source:Version})\n' "${packages[@]}" | sort -u | paste -sd, | sed 's/,/, /g'
 }

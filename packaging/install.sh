@@ -43,7 +43,6 @@ REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # shellcheck source=packaging/layout.sh
 . "$REPO_ROOT/packaging/layout.sh"
 
-BUILD_PACKAGES=(libpam0g-dev libsodium-dev libsystemd-dev libtss2-dev gettext chrpath libx11-dev libxrandr-dev libcairo2-dev libpango1.0-dev)
 # "A|B": either satisfies it; Debian 13's tpm2-tss is libtss2-mu-4.0.1-0t64, which
 # does not Provide Debian 12's name (the other renamed libraries do).
 RUNTIME_PACKAGES=(libpam0g libtss2-esys-3.0.2-0 libtss2-tctildr0 "libtss2-mu0|libtss2-mu-4.0.1-0t64"
@@ -274,22 +273,13 @@ seal_with_tpm() {
 ensure_packages() {
     local missing=() entry
     for entry in "$@"; do
-        installed_one_of "$entry" || missing+=("$(installable_one_of "$entry")")
+        pingate_installed_one_of "$entry" || missing+=("$(installable_one_of "$entry")")
     done
     [ ${#missing[@]} -eq 0 ] && return
     echo "Installing missing packages: ${missing[*]}"
     apt-get install -y --no-install-recommends "${missing[@]}" ||
         { apt-get update && apt-get install -y --no-install-recommends "${missing[@]}"; } ||
         die "could not install ${missing[*]} with apt-get"
-}
-
-# installed_one_of "A|B": one of the packages is installed.
-installed_one_of() {
-    local package
-    for package in ${1//|/ }; do
-        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'ok installed' && return 0
-    done
-    return 1
 }
 
 # installable_one_of "A|B": the first package apt has a candidate for (else A,
@@ -315,11 +305,10 @@ as_repo_owner() {
 }
 
 build() {
-    ensure_packages "${BUILD_PACKAGES[@]}"
+    ensure_packages "${PINGATE_BUILD_PACKAGES[@]}"
     local swift
-    swift="$(command -v swift || true)"
-    [ -n "$swift" ] || { [ -x /opt/swift/usr/bin/swift ] && swift=/opt/swift/usr/bin/swift; } ||
-        die "swift is not on PATH: install a Swift toolchain (swift.org) or add it to PATH"
+    swift="$(pingate_swift)" ||
+        die "swift is not on PATH nor in /opt/swift/usr/bin: install a Swift toolchain (swift.org's, or Debian 13's swiftlang) or add it to PATH"
     echo "Building release binaries (swift build -c release --static-swift-stdlib) ..."
     (cd "$REPO_ROOT" && as_repo_owner "$swift" build -c release --static-swift-stdlib) ||
         die "swift build failed"

@@ -7,11 +7,40 @@
 # Needs REPO_ROOT set by the caller; PINGATE_RELEASE_BIN may point at other
 # release binaries than $REPO_ROOT/.build/release.
 
+# What a build needs besides a Swift toolchain: install.sh installs what is
+# missing, build-deb.sh names it. "A|B": either will do. The libraries are
+# the target's (a cross build takes them as LIBRARY:ARCH), the tools the host's.
+# shellcheck disable=SC2034  # read by the scripts that source this file
+PINGATE_BUILD_TOOLS=(gcc make "pkgconf|pkg-config" gettext chrpath)
+PINGATE_BUILD_LIBRARIES=(libpam0g-dev libsodium-dev libsystemd-dev libtss2-dev libx11-dev libxrandr-dev
+                         libcairo2-dev libpango1.0-dev)
+PINGATE_BUILD_PACKAGES=("${PINGATE_BUILD_TOOLS[@]}" "${PINGATE_BUILD_LIBRARIES[@]}")
+
+# The C compiler and strip for the machine the binaries are for: the host's
+# unless a cross build (build-deb.sh --arch) names the target's.
+PINGATE_CC="${PINGATE_CC:-cc}"
+PINGATE_STRIP="${PINGATE_STRIP:-strip}"
+
 # pingate_install_fact NAME: the value of NAME in pam/pingate_install.h, the
 # one copy of the facts the module, the Swift side and these scripts share
-# (as the compiler sees it, so the multiarch triplet is this machine's).
+# (as the compiler sees it, so the multiarch triplet is the target's).
 pingate_install_fact() {
-    cc -E -dM "$REPO_ROOT/pam/pingate_install.h" | sed -n "s/^#define $1 \"\{0,1\}\([^\"]*\)\"\{0,1\}\$/\1/p"
+    "$PINGATE_CC" -E -dM "$REPO_ROOT/pam/pingate_install.h" | sed -n "s/^#define $1 \"\{0,1\}\([^\"]*\)\"\{0,1\}\$/\1/p"
+}
+
+# pingate_swift: the swift command: PATH's, else the toolchain in /opt/swift
+# (swift.org's archive unpacked there); status 1 when there is none.
+pingate_swift() {
+    command -v swift || { [ -x /opt/swift/usr/bin/swift ] && echo /opt/swift/usr/bin/swift; }
+}
+
+# pingate_installed_one_of "A|B": one of the packages is installed.
+pingate_installed_one_of() {
+    local package
+    for package in ${1//|/ }; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'ok installed' && return 0
+    done
+    return 1
 }
 
 # shellcheck disable=SC2034  # read by the scripts that source this file
@@ -21,7 +50,7 @@ PINGATE_MULTIARCH="$(pingate_install_fact PINGATE_MULTIARCH)"
 PINGATE_HELPER="$(pingate_install_fact PINGATE_HELPER_PATH)"
 PINGATE_HELPER_MODE="$(pingate_install_fact PINGATE_HELPER_MODE | sed 's/^0*//')"
 if [ -z "$PINGATE_GROUP" ] || [ -z "$PINGATE_MULTIARCH" ] || [ -z "$PINGATE_HELPER" ] || [ -z "$PINGATE_HELPER_MODE" ]; then
-    echo "layout.sh: cannot read pam/pingate_install.h with cc -E (is gcc installed?)" >&2
+    echo "layout.sh: cannot read pam/pingate_install.h with $PINGATE_CC -E (is it installed? apt-get install $([ "$PINGATE_CC" = cc ] && echo gcc || echo "gcc-${PINGATE_CC%-gcc}"))" >&2
     exit 1
 fi
 PINGATE_RELEASE_BIN="${PINGATE_RELEASE_BIN:-$REPO_ROOT/.build/release}"
@@ -144,7 +173,7 @@ pingate_prepare() {
         elf)
             # Debug symbols make the Swift binaries 40% larger; SwiftPM's $ORIGIN
             # RUNPATH is meaningless (and ignored) in /usr/bin or a setgid helper.
-            strip --strip-unneeded --remove-section=.comment --remove-section=.note \
+            "$PINGATE_STRIP" --strip-unneeded --remove-section=.comment --remove-section=.note \
                 -o "$output" "$source"
             if readelf -d "$output" 2>/dev/null | grep -q 'R\(UN\)\?PATH'; then
                 if command -v chrpath >/dev/null; then

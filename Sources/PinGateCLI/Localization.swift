@@ -19,7 +19,8 @@ public enum Localization {
                 continue
             }
             if scalar == "\u{1B}" { inEscape = true; continue }
-            width += max(0, Int(clocalization_wcwidth(wchar_t(bitPattern: scalar.value))))
+            // wchar_t is Int32 on x86_64 and UInt32 on aarch64; a scalar fits either.
+            width += max(0, Int(clocalization_wcwidth(wchar_t(truncatingIfNeeded: scalar.value))))
         }
         return width
     }

@@ -9,6 +9,8 @@
 #                                 over the tree, kept as an overlay upper dir
 #   container_boot RELEASE [--upper DIR] [--layer DIR] [--host-network]
 #                                 boots it; sets CT_PID (the container's PID 1)
+#   container_run RELEASE [--layer DIR] [--bind[-ro] SRC[:DST]]... -- CMD...
+#                                 runs CMD in the tree, not booted (a build)
 #   ct CMD...                     runs CMD inside (timeout'd), stdin passed on
 #                                 (CT_NET=FILE: in another network namespace)
 #   container_stop                clean poweroff with a deadline, then cleanup
@@ -186,10 +188,19 @@ ct_build_layer() {
 # the tree and the layer first if needed; locked, built under a .building-*
 # name and renamed when complete, as container_tree does.
 container_layer() {
-    local release="$1" name="$2" tree key final log
+    local release="$1" name="$2"
     shift 2
+    ct_cached_layer "$release" "$name" "$(ct_layer_key "$release" "$@")" ct_build_layer "$@"
+}
+
+# ct_cached_layer RELEASE NAME KEY BUILDER ARGS...: prints the path of the
+# layer NAME-KEY of RELEASE, first running `BUILDER RELEASE NAME TREE FINAL
+# LOG ARGS...` (which makes FINAL, the upper directory) when it is missing.
+# container_layer's builder is ct_build_layer; cross_lib.sh has another.
+ct_cached_layer() {
+    local release="$1" name="$2" key="$3" builder="$4" tree final log
+    shift 4
     tree="$(container_tree "$release")" || return 1
-    key="$(ct_layer_key "$release" "$@")"
     final="$CT_CACHE/layers/$release-$name-$key"
     mkdir -p "$CT_CACHE/layers"
     (
@@ -199,7 +210,7 @@ container_layer() {
             log="$final.log"
             local start
             start=$(date +%s)
-            ct_build_layer "$release" "$name" "$tree" "$final" "$log" "$@" || exit 1
+            "$builder" "$release" "$name" "$tree" "$final" "$log" "$@" || exit 1
             echo "(built the $release $name layer in $(( $(date +%s) - start )) s, $(du -sh "$final" | cut -f1): $final)" >&2
             # Layers of an older tree, package list or code are never used again.
             local old
@@ -209,6 +220,47 @@ container_layer() {
         fi
     ) 9> "$CT_CACHE/layers/.lock-$release-$name" || return 1
     echo "$final"
+}
+
+# --- running one command ---------------------------------------------------------
+
+# container_run RELEASE [--layer DIR] [--bind SRC[:DST]] [--bind-ro SRC[:DST]]... -- CMD...:
+# CMD as root in the release's tree (with the layer over it), on a throwaway
+# overlay and without a network, not booted: no systemd or logind inside, as
+# a build needs none. --bind and --bind-ro are systemd-nspawn's. stdin and the
+# outputs are CMD's; so is the exit status (1 if it could not start). nspawn's
+# complaint that it may not remove its propagation directory (this host's /run
+# is no tmpfs) is left out of stderr.
+container_run() {
+    local release="$1" tree layer="" run status=0 binds=()
+    shift
+    while [ $# -gt 0 ]; do
+        case "$1" in
+            --layer) layer="${2:?container_run: --layer needs a directory}"; shift 2 ;;
+            --bind|--bind-ro) binds+=("$1=${2:?container_run: $1 needs a path}"); shift 2 ;;
+            --) shift; break ;;
+            *) echo "container_run: unknown option $1" >&2; return 1 ;;
+        esac
+    done
+    tree="$(container_tree "$release")" || return 1
+    run="$(mktemp -d /tmp/pingate-run-"$release".XXXXXX)"
+    mkdir "$run/upper" "$run/work" "$run/root"
+    if mount -t overlay overlay -o "lowerdir=${layer:+$layer:}$tree,upperdir=$run/upper,workdir=$run/work" "$run/root"; then
+        # stderr through the filter, stdout straight on (fd 3); the status
+        # through a file, whatever the caller's errexit and pipefail.
+        { { systemd-nspawn --quiet --register=no --keep-unit --private-network --pipe -D "$run/root" \
+                --machine="pingate-run-$release-$$" "${binds[@]}" --setenv=LANG=C.UTF-8 --setenv=HOME=/root \
+                -- "$@" && echo 0 > "$run/status" || echo $? > "$run/status"; } 2>&1 1>&3 3>&- |
+              { grep -v '^Attempted to remove disk file system under "/run/systemd/nspawn/propagate/' >&2 || :; }
+        } 3>&1
+        status="$(cat "$run/status" 2>/dev/null || echo 1)"
+        umount "$run/root" 2>/dev/null || umount -l "$run/root"
+    else
+        echo "could not mount an overlay over $tree" >&2
+        status=1
+    fi
+    rm -rf --one-file-system "$run"
+    return "$status"
 }
 
 # --- booting ---------------------------------------------------------------------

@@ -10,6 +10,13 @@ func key(_ keysym: UInt32, _ character: Character? = nil) -> InputEvent {
 
 func digitKey(_ digit: Int) -> InputEvent { key(Keysym.digit0 + UInt32(digit), Character(String(digit))) }
 
+/// A secret's bytes, as a property: Swift 6.0.3's SIL verifier rejects a
+/// closure on a noncopyable property of a noncopyable value inside #expect
+/// (`entry.cells.withUnsafeBytes { … }`: "outside of lifetime use").
+extension Secret {
+    var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
+}
+
 /// The text of a submission (tests only: a String of a secret), else nil.
 func text(_ reaction: consuming LockScreen.Reaction) -> String? {
     guard case let .submit(submission) = consume reaction else { return nil }
@@ -202,7 +209,7 @@ struct PINPadTests {
         var lock = pinScreen()
         _ = lock.handle(digitKey(1)); _ = lock.handle(digitKey(2))
         _ = lock.handle(key(Keysym.backSpace))
-        #expect(lock.pin?.digits.withUnsafeBytes { Array($0) } == [UInt8(ascii: "1")])
+        #expect(lock.pin?.digits.bytes == [UInt8(ascii: "1")])
         _ = lock.handle(key(Keysym.escape))
         #expect(lock.pin?.digits.isEmpty == true)
     }
@@ -342,7 +349,7 @@ struct PatternDrawingTests {
         let entry = PatternEntry(grid: try! PatternGrid(size: 3))
         entry.begin(at: 2)
         entry.join(5); entry.join(4); entry.join(6)  // 4 → 6 crosses the visited 5
-        #expect(entry.cells.withUnsafeBytes { Array($0) } == [2, 5, 4, 6])
+        #expect(entry.cells.bytes == [2, 5, 4, 6])
     }
 
     @Test("a tap on one dot is not a pattern")
