@@ -20,6 +20,9 @@
 . "$(dirname "${BASH_SOURCE[0]}")/container_lib.sh"
 . "$(dirname "${BASH_SOURCE[0]}")/cross_lib.sh"
 
+# The version the packages carry, as build-deb.sh takes it.
+VERSION="$(sed -n 's/^PINGATE_VERSION=//p' "$(dirname "${BASH_SOURCE[0]}")/../../packaging/layout.sh")"
+
 ARCH=arm64
 WORK="$(mktemp -d /tmp/pingate-arm64-deb.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
@@ -68,8 +71,8 @@ elf_files() {
 
 test_the_packages_are_named_and_marked_arm64() {
     need_debs
-    assert_eq "pingate_0.2.0_$ARCH.deb" "$(basename "$DEB")" "file name"
-    assert_eq "pingate-lock_0.2.0_$ARCH.deb" "$(basename "$LOCK_DEB")" "file name"
+    assert_eq "pingate_${VERSION}_$ARCH.deb" "$(basename "$DEB")" "file name"
+    assert_eq "pingate-lock_${VERSION}_$ARCH.deb" "$(basename "$LOCK_DEB")" "file name"
     assert_eq "$ARCH" "$(dpkg-deb -f "$DEB" Architecture)" "pingate's Architecture"
     assert_eq "$ARCH" "$(dpkg-deb -f "$LOCK_DEB" Architecture)" "pingate-lock's Architecture"
     ! grep -E "warning:" "$WORK/build.out" || fail "the arm64 build printed the warnings above"
@@ -88,7 +91,7 @@ test_the_packages_hold_the_amd64_packages_files_and_modes() {
     for package in pingate pingate-lock; do
         native="$(ls "$WORK"/amd64/"${package}"_*.deb)"
         assert_eq "$(dpkg-deb -c "$native" | awk '{print $1, $2, $6}' | sed 's/x86_64-linux-gnu/aarch64-linux-gnu/' | LC_ALL=C sort -k3)" \
-                  "$(dpkg-deb -c "$WORK/dist/${package}_0.2.0_$ARCH.deb" | awk '{print $1, $2, $6}' | LC_ALL=C sort -k3)" \
+                  "$(dpkg-deb -c "$WORK/dist/${package}_${VERSION}_$ARCH.deb" | awk '{print $1, $2, $6}' | LC_ALL=C sort -k3)" \
                   "files and modes of $package (amd64, arm64)"
     done
 }
@@ -135,7 +138,7 @@ test_depends_names_the_arm64_runtime_libraries() {
     assert_contains "$(dpkg-deb -f "$DEB" Built-Using)" "libsodium (= " "pingate's Built-Using"
     depends="$(dpkg-deb -f "$LOCK_DEB" Depends)"
     assert_contains "$depends" "libcairo2" "pingate-lock's Depends"
-    assert_contains "$depends" "pingate (= 0.2.0)" "pingate-lock's Depends"
+    assert_contains "$depends" "pingate (= $VERSION)" "pingate-lock's Depends"
 }
 
 test_lintian_reports_no_errors() {
