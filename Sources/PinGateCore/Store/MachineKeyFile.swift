@@ -67,12 +67,6 @@ extension Store {
         do {
             if let problem = location.problems(of: object, status: try file.status()).first { throw StoreError.unsafe(problem) }
             var bytes = Secret(capacity: MachineKey.byteCount)
-            // The one secret that turns every record into 10⁴ guesses
-            // offline: never on a page swap could take. A user who runs the
-            // setgid helper sets its RLIMIT_MEMLOCK (0: nothing locks), stops
-            // it (its real uid is the user's) and fills memory; the page
-            // would then reach the swap device, on disk beside a sealed key.
-            guard bytes.isLockedInRAM else { throw StoreError.keyNotLockedInRAM(path: path) }
             let count = try bytes.appendWritten { try file.read(fromAbsoluteOffset: 0, into: $0) }
             guard count == MachineKey.byteCount else { throw StoreError.unsafe(problem(.size(found: count))) }
             return try MachineKey(bytes: bytes)

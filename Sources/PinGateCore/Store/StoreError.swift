@@ -25,9 +25,6 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     /// load`): `reason` is what the last load recorded, nil if none ran.
     case keyNotLoaded(sealedPath: String, reason: String?)
     case sealedKeyDamaged(path: String)
-    /// mlock(2) refused the page the machine key would be read into
-    /// (RLIMIT_MEMLOCK, which a user running the setgid helper sets).
-    case keyNotLockedInRAM(path: String)
 
     public var description: String {
         switch self {
@@ -63,8 +60,6 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
             return "group '\(name)' does not exist; create it with 'groupadd --system \(name)'"
         case let .sealedKeyDamaged(path):
             return "sealed machine key \(path) is damaged; restore it from a backup, or move it away and re-enrol every user"
-        case let .keyNotLockedInRAM(path):
-            return "the machine key \(path) is not read: its page cannot be locked in RAM (RLIMIT_MEMLOCK), and it must never reach swap; no PIN here, the password works (raise the limit: ulimit -l)"
         case let .keyNotLoaded(sealedPath, reason):
             let why = reason.map { "the last load failed (\($0))" } ?? "no load has run since boot"
             return "the machine key is sealed by the TPM (\(sealedPath)) and not loaded: \(why); run 'pingate key load' ('pingate doctor' names the cause)"
