@@ -25,7 +25,8 @@
 
 GNU_TYPE="$(dpkg-architecture -a"$ARCH" -qDEB_HOST_GNU_TYPE 2> /dev/null)" ||
     die "--arch $ARCH: not an architecture dpkg-architecture knows (install dpkg-dev)"
-SWIFT_TRIPLE="${GNU_TYPE%%-*}-unknown-linux-gnu"
+# The GNU type with the vendor Swift names: aarch64-linux-gnu -> aarch64-unknown-linux-gnu.
+SWIFT_TRIPLE="${GNU_TYPE%%-*}-unknown-${GNU_TYPE#*-}"
 TARGET_SWIFT="${PINGATE_TARGET_SWIFT:-/opt/swiftlang-$ARCH}"
 TARGET_SWIFT_LIB="$TARGET_SWIFT/usr/libexec/swift/lib"
 

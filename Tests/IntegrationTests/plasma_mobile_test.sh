@@ -220,10 +220,10 @@ key_xy() {
 
 # tap_digits DIGITS: each digit tapped on the keypad.
 tap_digits() {
-    local xy=() i out
-    for (( i = 0; i < ${#1}; i++ )); do
+    local xy=() digit out
+    for digit in $(printf '%s' "$1" | sed 's/./& /g'); do
         # shellcheck disable=SC2207  # "X Y": two words
-        xy+=($(key_xy "${1:i:1}"))
+        xy+=($(key_xy "$digit"))
     done
     out="$(x tap "${xy[@]}")" || fail "tapping $1: $out; $(x xstate)"
 }
