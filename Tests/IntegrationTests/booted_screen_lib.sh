@@ -95,6 +95,17 @@ EOF
         assert_contains "$out" "loggers: /etc/pam.d/$1:1 /etc/pam.d/common-auth:1" "the loggers"
     fi
 }
+# wait_log TEXT [COUNT] [SECONDS]: until TEXT is in the test's `log` (a
+# function of its own: the greeter's debug log) COUNT times.
+wait_log() {
+    local i
+    for i in $(seq "$(awk -v s="${3:-10}" 'BEGIN { print int(s * 20) }')"); do
+        [ "$(log | grep -cF -- "$1")" -ge "${2:-1}" ] && return 0
+        sleep 0.05
+    done
+    return 1
+}
+
 # handed_on, refused_by_unix: what went on to the password modules, and what
 # pam_unix refused, one a line.
 handed_on() { cat "$(ct_root)/tmp/handed-on.log"; }

@@ -144,16 +144,6 @@ uid() { case "$1" in alice) echo 4601 ;; bob) echo 4602 ;; esac; }
 # the kde conversation's lines, as the greeter logs them
 kde_lines() { log | grep -F "[PAM worker kde]"; }
 
-# wait_log TEXT [COUNT] [SECONDS]: until TEXT is in the log COUNT times.
-wait_log() {
-    local i
-    for i in $(seq "$(awk -v s="${3:-10}" 'BEGIN { print int(s * 20) }')"); do
-        [ "$(log | grep -cF -- "$1")" -ge "${2:-1}" ] && return 0
-        sleep 0.05
-    done
-    return 1
-}
-
 # setup: the package; alice with her password and PIN, bob with his password
 # and a pattern; PinGate turned on with `pingate enable kde`. Then two
 # loggers (add_loggers in booted_screen_lib.sh: the test module

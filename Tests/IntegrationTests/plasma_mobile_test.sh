@@ -142,16 +142,6 @@ EOF
 log() { cat "$(ct_root)/run/user/4601/pingate-mobile/log" 2>/dev/null; }
 kde_lines() { log | grep -F "[PAM worker kde]"; }
 
-# wait_log TEXT [COUNT] [SECONDS]: until TEXT is in the log COUNT times.
-wait_log() {
-    local i
-    for i in $(seq "$(awk -v s="${3:-10}" 'BEGIN { print int(s * 20) }')"); do
-        [ "$(log | grep -cF -- "$1")" -ge "${2:-1}" ] && return 0
-        sleep 0.05
-    done
-    return 1
-}
-
 # setup: the package; alice with her password and PIN; `pingate enable kde`;
 # the loggers around the password modules (booted_screen_lib.sh).
 setup() {
