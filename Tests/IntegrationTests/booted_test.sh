@@ -358,7 +358,11 @@ EOF
     # does); on a terminal it would ask.
     local options=(-o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold)
     [ "$how" = apt ] || options+=(--fix-broken)
-    install_deb "$release" "$DEB" "$REPORT_DIR/apt-upgrade-$version-$release.log" "${options[@]}"
+    if [ "$version" = 0.2.0 ]; then
+        upgrade_in_two_steps_with_sudo_between "$release" "$REPORT_DIR/apt-upgrade-$version-$release.log"
+    else
+        install_deb "$release" "$DEB" "$REPORT_DIR/apt-upgrade-$version-$release.log" "${options[@]}"
+    fi
     local transcript; transcript="$(cat "$REPORT_DIR/apt-upgrade-$version-$release.log")"
     assert_contains "$transcript" "Unpacking pingate ($new_version) over ($version)" "the upgrade's transcript"
     # Debian 13's dpkg knows no other owner of the old /lib directories
@@ -414,6 +418,34 @@ enabled" "$after" "the key's hash, the setting, its value in force, the package,
     assert_contains "$saw" "changed the PIN of alice" "alice's pingate change at her seat"
 }
 
+# upgrade_in_two_steps_with_sudo_between RELEASE TRANSCRIPT: the two steps
+# apt-get runs for an upgrade, one at a time — `dpkg --unpack` (the old
+# prerm, the new files in, the old ones out: from /lib to /usr/lib, from
+# /usr/sbin to /usr/bin) and `dpkg --configure` (the new postinst) — with
+# sudo answered with alice's PIN in the window between them, when the new
+# files are in place and nothing of the new package has run yet: a person
+# who types sudo while apt works must not meet a broken sign-in.
+upgrade_in_two_steps_with_sudo_between() {
+    local release="$1" transcript="$2" pin state
+    cp "$DEB" "$(ct_root)/tmp/" || fail "could not copy $DEB into the container"
+    CT_TIMEOUT=300 ct_sh "$(basename "$DEB")" > "$transcript" 2>&1 <<'EOF' ||
+dpkg --unpack "/tmp/$1" < /dev/null
+EOF
+        fail "dpkg --unpack failed on $release: $(cat "$transcript")"
+    state="$(ct_sh <<'EOF'
+dpkg-query -W -f='${Version} ${Status}' pingate
+EOF
+)"
+    assert_eq "$(dpkg-deb -f "$DEB" Version) install ok unpacked" "$state" "the package between apt's two steps"
+    pin="$(run_case seat sudo "$PIN")"
+    echo "    $release, during the upgrade (unpacked, not configured): sudo with alice's PIN from her seat session -> $pin"
+    assert_contains "$pin" "result=[0]" "sudo with the PIN during the upgrade"
+    CT_TIMEOUT=300 ct_sh >> "$transcript" 2>&1 <<'EOF' ||
+dpkg --force-confdef --force-confold --configure pingate < /dev/null
+EOF
+        fail "dpkg --configure failed on $release: $(cat "$transcript")"
+}
+
 test_debian_12_an_upgrade_from_0_1_0_keeps_the_pin_the_key_and_the_settings() {
     upgrade bookworm apt "$COMMIT_0_1_0" 0.1.0
 }
@@ -424,10 +456,10 @@ test_debian_13_an_upgrade_from_0_1_0_installed_by_dpkg_force_depends_keeps_the_p
     upgrade trixie force-depends "$COMMIT_0_1_0" 0.1.0
 }
 # 0.2.0 shipped the module and the units under /lib and the CLI in /usr/sbin.
-test_debian_12_an_upgrade_from_0_2_0_moves_the_files_to_usr_and_keeps_the_pin() {
+test_debian_12_an_upgrade_from_0_2_0_moves_the_files_to_usr_and_keeps_the_pin_before_during_and_after() {
     upgrade bookworm apt "$COMMIT_0_2_0" 0.2.0
 }
-test_debian_13_an_upgrade_from_0_2_0_moves_the_files_to_usr_and_keeps_the_pin() {
+test_debian_13_an_upgrade_from_0_2_0_moves_the_files_to_usr_and_keeps_the_pin_before_during_and_after() {
     upgrade trixie apt "$COMMIT_0_2_0" 0.2.0
 }
 
@@ -451,6 +483,9 @@ write_service_files() {
     # PinGate's line and comments, and lightdm's.
     grep -v -e pam_pingate -e '^#' -e '^$' "$REPO_ROOT/pam/pam.d/gdm-password" > "$root/etc/pam.d/gdm-password"
     cp "$REPO_ROOT/Tests/IntegrationTests/debian-pam.d/lightdm" "$root/etc/pam.d/lightdm"
+    # greetd's (0.9.0's and 0.10.3's are the same): the login screen of a
+    # phone (phrog) and of some desktops.
+    cp "$REPO_ROOT/Tests/IntegrationTests/debian-pam.d/greetd" "$root/etc/pam.d/greetd"
     if [ "$release" = trixie ]; then
         cat > "$root/usr/lib/pam.d/kde" <<'EOF'
 #%PAM-1.0
@@ -650,8 +685,9 @@ test_debian_13_enable_and_disable_through_real_libpam() {
 # --- 4b. the first sign-in of a boot, after a PIN at a text console -----------------
 
 # A text console's login with the PIN opens a seat session; that session is
-# no sign-in with the password, so gdm-password and lightdm still take the
-# password (issue 32, item 7). The console's login is the harness run as
+# no sign-in with the password, so gdm-password, lightdm and greetd (phrog's,
+# the phone's login screen, issue 38) still take the password (issue 32,
+# item 7). The console's login is the harness run as
 # login is, as root outside any session (getty's child), signing alice in
 # through the `login` stack (the Debian profile on) and opening the session,
 # which pam_systemd puts at seat0 with the harness as its leader; it holds
@@ -701,29 +737,31 @@ first_signin_after_console_pin() {
     while IFS=$'\t' read -r service line; do
         echo "      $service with the PIN beside the console's PIN session -> $line" >&2
         verdicts+=("$service $(verdict "$line")")
-    done < <(signins one system:gdm-password system:lightdm)
+    done < <(signins one system:gdm-password system:lightdm system:greetd)
     console="$(console_login "$ALICE_PASSWORD" password-console)"
     echo "      console login with the password -> $console" >&2
     assert_contains "$console" "SESSION PAM_SUCCESS" "the console login with the password on $release"
     while IFS=$'\t' read -r service line; do
         echo "      $service with the PIN beside the console's password session -> $line" >&2
         verdicts+=("$service $(verdict "$line")")
-    done < <(signins one system:gdm-password system:lightdm)
+    done < <(signins one system:gdm-password system:lightdm system:greetd)
     # Where the password came first, the PIN was typed at pam_unix's
     # question: a wrong password, and no PIN counted.
     assert_eq "gdm-password no PAM_AUTH_ERR
 lightdm no PAM_AUTH_ERR
+greetd no PAM_AUTH_ERR
 gdm-password yes PAM_SUCCESS
-lightdm yes PAM_SUCCESS" "$(printf '%s\n' "${verdicts[@]}")" \
-        "gdm-password and lightdm after a console login with the PIN, then after one with the password, on $release"
+lightdm yes PAM_SUCCESS
+greetd yes PAM_SUCCESS" "$(printf '%s\n' "${verdicts[@]}")" \
+        "gdm-password, lightdm and greetd after a console login with the PIN, then after one with the password, on $release"
     assert_eq 0 "$(ct /usr/bin/pingate status alice --json | sed -nE 's/.*"failures": ?([0-9]+).*/\1/p')" \
         "alice's failures on $release"
 }
 
-test_debian_12_a_console_login_with_the_pin_is_no_first_sign_in_at_gdm_and_lightdm() {
+test_debian_12_a_console_login_with_the_pin_is_no_first_sign_in_at_gdm_lightdm_and_greetd() {
     first_signin_after_console_pin bookworm
 }
-test_debian_13_a_console_login_with_the_pin_is_no_first_sign_in_at_gdm_and_lightdm() {
+test_debian_13_a_console_login_with_the_pin_is_no_first_sign_in_at_gdm_lightdm_and_greetd() {
     first_signin_after_console_pin trixie
 }
 
