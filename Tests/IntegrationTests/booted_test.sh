@@ -692,6 +692,8 @@ first_signin_after_console_pin() {
     add_alice "$release"
     local out
     out="$(ct pam-auth-update --enable pingate < /dev/null 2>&1)" || fail "pam-auth-update --enable pingate on $release: $out"
+    # Before her first session: sudo asks her processes' groups.
+    out="$(ct usermod -aG sudo alice 2>&1)" || fail "usermod -aG sudo alice on $release: $out"
     local console verdicts=() service line
     console="$(console_login "$PIN" pin-console)"
     echo "      console login with the PIN -> $console" >&2
@@ -733,8 +735,10 @@ lightdm yes PAM_SUCCESS" "$(printf '%s\n' "${verdicts[@]}")" \
 # the four sudo set the overflow and gdm-password takes the password.
 everyday_sudo_leaves_the_pin_at_gdm() {
     local release="$1" held marks line verdicts=() console leader
+    # Her desktop: the active seat session the terminals' sudo is judged by.
+    write_try_program
+    seat start
     held="$(CT_TIMEOUT=90 ct_sh "$PIN" 2>&1 <<'EOF'
-usermod -aG sudo alice
 cat > /usr/local/bin/pingate-four-sudo <<'SH'
 for i in 1 2 3 4; do
     printf '%s\n' "$1" | sudo -S -k sh -c 'echo "sudo-$0 as $(id -u)"; exec sleep 120' "$i" > "/tmp/sudo-$i.out" 2>&1 &
