@@ -768,17 +768,17 @@ EOF
     assert_contains "$held" "RESULT PAM_SUCCESS" "polkit's agent helper with the PIN on $release"
     marks="$(record_marks)"
     echo "      the record's marks with them running: $marks" >&2
-    assert_not_contains "$marks" "overflow=1" "the overflow after four sudo and polkit's helper at once on $release"
     while IFS=$'\t' read -r _ line; do
         echo "      gdm-password with the PIN beside them -> $line" >&2
         verdicts+=("gdm-password $(verdict "$line")")
     done < <(signins one system:gdm-password)
+    assert_not_contains "$marks" "overflow=1" "the overflow after four sudo and polkit's helper at once on $release"
+    assert_eq "gdm-password yes PAM_SUCCESS" "${verdicts[*]}" "gdm-password with the PIN beside four sudo and polkit's helper on $release"
     console="$(console_login "$PIN" pin-console-2)"
     echo "      a second console login with the PIN -> $console" >&2
     leader="$(ct systemctl show -p MainPID --value pin-console-2.service)"
     marks="$(record_marks)"
     echo "      the record's marks after it: $marks" >&2
-    assert_eq "gdm-password yes PAM_SUCCESS" "${verdicts[*]}" "gdm-password with the PIN beside four sudo and polkit's helper on $release"
     assert_contains "$marks" " $leader " "the second console login's mark on $release"
     assert_eq 0 "$(count alice)" "alice's failures on $release"
 }
