@@ -764,8 +764,8 @@ EOF
     sed 's/^/      /' <<< "$held" >&2
     assert_eq 4 "$(grep -c '^sudo [1-4]: .*sudo-[1-4] as 0 $' <<< "$held")" "four sudo with the PIN running at once on $release"
     assert_contains "$held" "sudo outside a session: 4" "the four sudo, under alice's user manager, on $release"
-    assert_contains "$held" "polkit-1: PROMPT_ECHO_OFF" "polkit's agent helper with the PIN on $release"
-    assert_contains "$held" "RESULT PAM_SUCCESS" "polkit's agent helper with the PIN on $release"
+    assert_contains "$(grep '^polkit-1: ' <<< "$held")" "PROMPT_ECHO_OFF PIN or password:  RESULT PAM_SUCCESS SESSION" \
+        "polkit's agent helper with the PIN on $release"
     marks="$(record_marks)"
     echo "      the record's marks with them running: $marks" >&2
     while IFS=$'\t' read -r _ line; do
