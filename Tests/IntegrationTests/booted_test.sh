@@ -693,7 +693,10 @@ first_signin_after_console_pin() {
     local out
     out="$(ct pam-auth-update --enable pingate < /dev/null 2>&1)" || fail "pam-auth-update --enable pingate on $release: $out"
     # Before her first session: sudo asks her processes' groups.
-    out="$(ct usermod -aG sudo alice 2>&1)" || fail "usermod -aG sudo alice on $release: $out"
+    out="$(ct_sh 2>&1 <<'EOF'
+usermod -aG sudo alice
+EOF
+)" || fail "usermod -aG sudo alice on $release: $out"
     local console verdicts=() service line
     console="$(console_login "$PIN" pin-console)"
     echo "      console login with the PIN -> $console" >&2
@@ -776,7 +779,10 @@ EOF
     assert_eq "gdm-password yes PAM_SUCCESS" "${verdicts[*]}" "gdm-password with the PIN beside four sudo and polkit's helper on $release"
     console="$(console_login "$PIN" pin-console-2)"
     echo "      a second console login with the PIN -> $console" >&2
-    leader="$(ct systemctl show -p MainPID --value pin-console-2.service)"
+    leader="$(ct_sh <<'EOF'
+systemctl show -p MainPID --value pin-console-2.service
+EOF
+)"
     marks="$(record_marks)"
     echo "      the record's marks after it: $marks" >&2
     assert_contains "$marks" " $leader " "the second console login's mark on $release"
