@@ -519,7 +519,7 @@ test_locked_message_respects_quiet() {
 
 # silent_question TEXT: the module's password question, TEXT on the line above it
 # (the harness shows the newline as \\n).
-silent_question() { printf 'PROMPT_ECHO_OFF %s\\nPassword for %s: ' "$1" "$me"; }
+silent_question() { printf 'PROMPT_ECHO_OFF %s\\nPassword (not your PIN) for %s: ' "$1" "$me"; }
 
 test_under_pam_silent_a_locked_pin_says_why_in_the_password_question() {
     setup
