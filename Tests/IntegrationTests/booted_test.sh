@@ -787,6 +787,17 @@ EOF
     echo "      the record's marks after it: $marks" >&2
     assert_contains "$marks" " $leader " "the second console login's mark on $release"
     assert_eq 0 "$(count alice)" "alice's failures on $release"
+    # The container's seccomp filter forbids mlock to what its systemd
+    # starts, with room under the limit: the key is read unlocked, and the
+    # log says so (MachineKeyPage; a limit of 0 would refuse the key).
+    local unlocked
+    unlocked="$(ct_sh <<'EOF'
+journalctl -q --no-pager -t pingate -g 'not locked in RAM' | head -1
+EOF
+)"
+    echo "      the log: $unlocked" >&2
+    assert_contains "$unlocked" "mlock refused it (Operation not permitted) though RLIMIT_MEMLOCK allows it" \
+        "the helper's line for the key read unlocked under nspawn's filter on $release"
 }
 
 # record_marks: both slots of alice's record: the overflow byte and the three
