@@ -591,6 +591,17 @@ test_under_pam_silent_a_wrong_pin_is_told_in_the_password_question() {
     assert_eq 2 "$(requests)" "helper requests after the locking PIN"
 }
 
+# A pattern's owner is told "not your pattern" in the same place.
+test_under_pam_silent_a_wrong_pattern_is_told_in_the_password_question() {
+    setup
+    echo "0 enrolled kind=pattern grid=3 failures=0" > "$T/status"
+    echo "1 wrong failures=1 left=4" > "$T/verify"
+    pam_run $'1-2-3-6\nhunter2\n' --silent
+    assert_eq 2 "$(prompts)" "prompts (transcript: $out)"
+    assert_contains "$out" "PROMPT_ECHO_OFF Wrong pattern — 4 attempts left\\nPassword (not your pattern) for $me: " "the second question"
+    assert_contains "$out" "INFO NEXT authtok=hunter2" "the answer, left for the next module"
+}
+
 # retries=2: the next PIN question carries the line; the password question
 # comes after the last. forward_pass asks nothing more: its one answer is
 # already left for the password module (it may be the password).
