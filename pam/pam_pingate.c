@@ -54,6 +54,7 @@ static void inform(pam_handle_t *pamh, int flags, const struct pingate_options *
 struct ahead {
 	struct pingate_told told;   /* the notice told, for the verify; count 0: nothing */
 	char text[512];             /* to say above the next question; empty: nothing waits */
+	enum pingate_kind kind;     /* whose state the text tells: the question says it is not that */
 };
 
 /*
@@ -700,9 +701,17 @@ static int ask_password_saying_what_waits(pam_handle_t *pamh, const char *user, 
 
 	if (ahead->text[0] == '\0' || (pam_get_item(pamh, PAM_AUTHTOK, &item) == PAM_SUCCESS && item != NULL))
 		return rc;
-	/* TRANSLATORS: asked by PinGate itself under sudo, after a line saying why the
-	   PIN is not asked (wrong, locked, disabled); %s is the user's login name. */
-	snprintf(question, sizeof(question), _("Password for %s: "), user);
+	/* Said "not your PIN": the line above it names the PIN ("Wrong PIN — 4
+	   attempts left"), and a person reading it types the PIN again. */
+	if (is_pattern(ahead->kind))
+		/* TRANSLATORS: asked by PinGate itself under sudo, after a line saying why the
+		   pattern is not asked (wrong, locked, disabled); %s is the user's login name. */
+		snprintf(question, sizeof(question), _("Password (not your pattern) for %s: "), user);
+	else
+		/* TRANSLATORS: asked by PinGate itself under sudo, after a line saying why the
+		   PIN is not asked (wrong, locked, disabled); %s is the user's login name. The
+		   words in brackets keep a person who just read "Wrong PIN" from typing it here. */
+		snprintf(question, sizeof(question), _("Password (not your PIN) for %s: "), user);
 	asked = prompt_secret(pamh, question, ahead, &password);
 	if (asked != PAM_SUCCESS)
 		return asked;
@@ -717,7 +726,7 @@ int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **ar
 	struct pingate_options opts;
 	struct pingate_caller caller;
 	struct pingate_answer status;
-	struct ahead ahead = { { 0, 0 }, "" };
+	struct ahead ahead = { { 0, 0 }, "", PINGATE_KIND_NONE };
 	/* One helper run for the status and the verify after it (pingate_run.c). */
 	struct pingate_run run = PINGATE_RUN_NONE;
 	char name[PINGATE_LOG_TEXT_MAX];
@@ -749,6 +758,7 @@ int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **ar
 	if (rc != PAM_SUCCESS)
 		goto out;
 	pingate_ask_helper(pamh, &opts, &caller, "status", user, NULL, NULL, &run, &status);
+	ahead.kind = status.kind;
 	rc = judge_status(pamh, flags, &opts, user, &status, &ahead);
 	if (rc != PAM_SUCCESS)
 		goto out;

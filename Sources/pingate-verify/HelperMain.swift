@@ -119,7 +119,7 @@ enum HelperMain {
             let user = "\(RequestClaims.fieldPrefix(callerUID: callerUID))user=\(RequestClaims.quoted(request.user))"
             return refuse("a user may only ask about their own PIN", detail: "\(user) caller_uid=\(callerUID)")
         }
-        let context = RequestContext(claims: claims, target: target, caller: caller)
+        let context = RequestContext(claims: claims, target: target, caller: caller, atTheMachine: verdict == .atTheMachine)
         guard caller.uid == 0 || caller.uid == target.uid else {
             return refuse("caller_uid \(caller.uid) is not the user's", detail: context.logFields)
         }
@@ -242,6 +242,9 @@ struct RequestContext {
     let target: SystemUser
     /// The facts the locality rule judged.
     let caller: CallerFacts
+    /// Whether the locality rule found the caller at the machine (only the
+    /// owner's own read-only status gets this far from elsewhere).
+    var atTheMachine = true
 
     var logFields: String { "user=\(target.name) uid=\(target.uid) \(claims.fieldsAfterTheUser)" }
 }

@@ -30,7 +30,14 @@ struct HelperOperations {
         case .status:
             // The owner's plain status reads the record without opening it
             // for writing and writes nothing (no timeout restart).
-            let (outcome, notice) = verifier.statusAndNotice(uid: uid, readOnly: request.isOwnersQuestion)
+            var (outcome, notice) = verifier.statusAndNotice(uid: uid, readOnly: request.isOwnersQuestion)
+            // The PIN's length is for a question at the machine (a one-field
+            // lock screen submits at the last digit); from elsewhere (the
+            // owner's status over ssh) it would only tell whoever holds her
+            // account how few digits there are to guess at the seat.
+            if !context.atTheMachine, case let .enrolled(kind, gridSize, _, failures) = outcome {
+                outcome = .enrolled(kind: kind, gridSize: gridSize, pinLength: 0, failures: failures)
+            }
             if case let .storeError(message) = outcome { SystemLog.write(.error, "store error: \(message) (\(context.logFields))") }
             // The notice the owner is to see before typing; a status never spends it.
             return finished(HelperAnswer(outcome), request: request, verifier: verifier, uid: uid, context: context)

@@ -56,6 +56,22 @@ enum ProcessHardening {
         var noCore = rlimit(rlim_cur: 0, rlim_max: 0)
         setrlimit(CInt(RLIMIT_CORE.rawValue), &noCore)
         _ = cpingate_disable_core_dumps()
+        takeMemoryLockLimit()
+    }
+
+    /// The soft RLIMIT_MEMLOCK raised to the hard one: the machine key is
+    /// read only onto a page locked in RAM unless something other than the
+    /// limit refuses the lock (`MachineKeyPage`), so a caller that lowered
+    /// the soft limit alone does not turn the PIN off. One that lowered the
+    /// hard limit (`prlimit --memlock=0`) does: then no key is read, no PIN
+    /// is offered and the password works. (Refused in pingate-verify@'s
+    /// sandbox, whose filter denies @resources: there the limit is the
+    /// service's own, ample.)
+    private static func takeMemoryLockLimit() {
+        var memoryLock = rlimit()
+        guard getrlimit(CInt(__RLIMIT_MEMLOCK.rawValue), &memoryLock) == 0, memoryLock.rlim_cur < memoryLock.rlim_max else { return }
+        memoryLock.rlim_cur = memoryLock.rlim_max
+        setrlimit(CInt(__RLIMIT_MEMLOCK.rawValue), &memoryLock)
     }
 
     /// A new session, so the caller's terminal cannot stop or interrupt a

@@ -193,12 +193,12 @@ test_module_silent_password_question_is_translated() {
     fake_setup; speak zh_TW.UTF-8
     echo "2 locked seconds=300 failures=6" > "$T/status"
     fake_run $'hunter2\n' --silent
-    assert_contains "$out" "PROMPT_ECHO_OFF 連續失敗 6 次，PIN 碼已鎖定 5 分鐘，請改用密碼\\n$(id -un) 的密碼：" "zh_TW, locked"
+    assert_contains "$out" "PROMPT_ECHO_OFF 連續失敗 6 次，PIN 碼已鎖定 5 分鐘，請改用密碼\\n$(id -un) 的密碼（不是 PIN 碼）：" "zh_TW, locked"
     speak zh_CN.UTF-8
     echo "0 enrolled kind=pin failures=0" > "$T/status"
     echo "1 wrong failures=1 left=4" > "$T/verify"
     fake_run $'1111\nhunter2\n' --silent
-    assert_contains "$out" "PROMPT_ECHO_OFF PIN 码错误，还剩 4 次机会\\n$(id -un) 的密码：" "zh_CN, a wrong PIN"
+    assert_contains "$out" "PROMPT_ECHO_OFF PIN 码错误，还剩 4 次机会\\n$(id -un) 的密码（不是 PIN 码）：" "zh_CN, a wrong PIN"
     assert_contains "$out" "INFO NEXT authtok=hunter2" "the answer, left for the next module"
 }
 

@@ -519,7 +519,7 @@ test_locked_message_respects_quiet() {
 
 # silent_question TEXT: the module's password question, TEXT on the line above it
 # (the harness shows the newline as \\n).
-silent_question() { printf 'PROMPT_ECHO_OFF %s\\nPassword for %s: ' "$1" "$me"; }
+silent_question() { printf 'PROMPT_ECHO_OFF %s\\nPassword (not your PIN) for %s: ' "$1" "$me"; }
 
 test_under_pam_silent_a_locked_pin_says_why_in_the_password_question() {
     setup
@@ -589,6 +589,17 @@ test_under_pam_silent_a_wrong_pin_is_told_in_the_password_question() {
     assert_contains "$out" "$(silent_question 'PIN locked for 1 minute after 5 failed attempts — use your password')" "the wrong PIN that locks"
     assert_contains "$out" "INFO NEXT authtok=hunter2" "after the locking PIN: the answer, left for the next module"
     assert_eq 2 "$(requests)" "helper requests after the locking PIN"
+}
+
+# A pattern's owner is told "not your pattern" in the same place.
+test_under_pam_silent_a_wrong_pattern_is_told_in_the_password_question() {
+    setup
+    echo "0 enrolled kind=pattern grid=3 failures=0" > "$T/status"
+    echo "1 wrong failures=1 left=4" > "$T/verify"
+    pam_run $'1-2-3-6\nhunter2\n' --silent
+    assert_eq 2 "$(prompts)" "prompts (transcript: $out)"
+    assert_contains "$out" "PROMPT_ECHO_OFF Wrong pattern — 4 attempts left\\nPassword (not your pattern) for $me: " "the second question"
+    assert_contains "$out" "INFO NEXT authtok=hunter2" "the answer, left for the next module"
 }
 
 # retries=2: the next PIN question carries the line; the password question

@@ -661,7 +661,7 @@ assert_own_status_answered() {
     assert_eq 0 "$rc" "pgalice's own pingate status from $where: $out"
     assert_contains "$out" "pgalice" "her status from $where"
     answer=$(direct_helper "$where" status "")
-    assert_contains "$answer" "enrolled kind=pin" "a plain status request from $where"
+    assert_contains "$answer" "enrolled kind=pin failures=" "a plain status request from $where, without the PIN's length"
     assert_contains "$answer" "exit=0" "the plain status's exit from $where"
     cli_as "$where" status root
     assert_eq 3 "$rc" "pgalice's status of root from $where: $out"
@@ -701,6 +701,7 @@ test_at_the_seat_every_path_works_and_the_user_manager_until_a_remote_session_ap
     session 52 0
     session_run 52 "$TEST_PIN"$'\n'
     assert_eq PAM_SUCCESS "$(result)" "the module at the seat (transcript: $out)"
+    assert_contains "$(direct_helper 52 status "")" "enrolled kind=pin length=4 failures=" "a plain status at the seat, with the PIN's length"
     printf '%s\n' "$TEST_PIN" > "$SANDBOX/pin-input"; chmod 644 "$SANDBOX/pin-input"
     cli_as 52 verify pgalice --stdin < "$SANDBOX/pin-input"
     assert_eq 0 "$rc" "pingate verify at the seat: $out"

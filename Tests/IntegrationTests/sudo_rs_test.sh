@@ -101,10 +101,10 @@ $q
 status=0" "$saw" "sudo-rs with a wrong PIN, then the password"
     else
         saw="$(try_tty "a wrong PIN, then the password" seat "expect:$q " "send:$WRONG_PIN\r" \
-            "expect:Password for alice: " "send:$ALICE_PASSWORD\r" -- sudo-rs -k id -u)"
+            "expect:Password (not your PIN) for alice: " "send:$ALICE_PASSWORD\r" -- sudo-rs -k id -u)"
         assert_eq "[sudo: authenticate] $q
 [sudo: authenticate] Wrong PIN — 4 attempts left
-Password for alice:
+Password (not your PIN) for alice:
 0
 status=0" "$saw" "sudo-rs with a wrong PIN, then the password"
     fi

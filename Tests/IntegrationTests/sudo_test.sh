@@ -66,11 +66,11 @@ test_correct_pin_runs_the_command() {
 test_wrong_pin_is_told_in_the_password_question() {
     need_cli; fresh
     enroll pgalice "$TEST_PIN" --pin
-    sudo_tty pgalice "expect:PIN: " "send:1397\r" "expect:Password for pgalice: " "send:$TEST_PASSWORD\r"
+    sudo_tty pgalice "expect:PIN: " "send:1397\r" "expect:Password (not your PIN) for pgalice: " "send:$TEST_PASSWORD\r"
     assert_eq 0 "$rc" "sudo exit status (saw: $seen)"
     assert_eq "PIN: 
 Wrong PIN — 4 attempts left
-Password for pgalice: " "$seen" "what the person saw"
+Password (not your PIN) for pgalice: " "$seen" "what the person saw"
     assert_eq 1 "$(record_failures pgalice)" "failures (the wrong PIN counts, the password not)"
 }
 
@@ -83,12 +83,12 @@ test_the_fifth_wrong_pin_says_the_lockout_in_the_password_question() {
     for i in 1 2 3 4; do
         helper_request op=verify user=pgalice secret="139$i" > /dev/null
     done
-    sudo_tty pgalice "expect:PIN: " "send:1395\r" "expect:Password for pgalice: " "send:$TEST_PASSWORD\r"
+    sudo_tty pgalice "expect:PIN: " "send:1395\r" "expect:Password (not your PIN) for pgalice: " "send:$TEST_PASSWORD\r"
     assert_eq 0 "$rc" "sudo exit status (saw: $seen)"
     assert_eq "4 failed PIN attempts since your last PIN sign-in, the first at HH:MM
 PIN: 
 PIN locked for 1 minute after 5 failed attempts — use your password
-Password for pgalice: " "$(sed -E 's/the first at [0-9]{2}:[0-9]{2}$/the first at HH:MM/' <<< "$seen")" "what the person saw"
+Password (not your PIN) for pgalice: " "$(sed -E 's/the first at [0-9]{2}:[0-9]{2}$/the first at HH:MM/' <<< "$seen")" "what the person saw"
     assert_eq 5 "$(record_failures pgalice)" "failures"
 }
 
@@ -123,18 +123,18 @@ test_a_locked_pin_says_why_in_the_one_password_question() {
     need_cli; fresh
     enroll pgalice "$TEST_PIN" --pin
     lock_pin pgalice
-    sudo_tty pgalice "expect:Password for pgalice: " "send:$TEST_PASSWORD\r"
+    sudo_tty pgalice "expect:Password (not your PIN) for pgalice: " "send:$TEST_PASSWORD\r"
     assert_eq 0 "$rc" "sudo exit status (saw: $seen)"
     assert_eq "PIN locked for TIME after 5 failed attempts — use your password
-Password for pgalice: " "$(any_time "$seen")" "what the person saw"
-    sudo_tty pgalice "expect:Password for pgalice: " "send:$TEST_PIN\r" \
-        "expect:Sorry, try again." "expect:Password for pgalice: " "send:$TEST_PASSWORD\r"
+Password (not your PIN) for pgalice: " "$(any_time "$seen")" "what the person saw"
+    sudo_tty pgalice "expect:Password (not your PIN) for pgalice: " "send:$TEST_PIN\r" \
+        "expect:Sorry, try again." "expect:Password (not your PIN) for pgalice: " "send:$TEST_PASSWORD\r"
     assert_eq 0 "$rc" "sudo exit status, the PIN then the password (saw: $seen)"
     assert_eq "PIN locked for TIME after 5 failed attempts — use your password
-Password for pgalice: 
+Password (not your PIN) for pgalice: 
 Sorry, try again.
 PIN locked for TIME after 5 failed attempts — use your password
-Password for pgalice: " "$(any_time "$seen")" "what the person saw, the PIN then the password"
+Password (not your PIN) for pgalice: " "$(any_time "$seen")" "what the person saw, the PIN then the password"
     assert_eq 5 "$(record_failures pgalice)" "failures"
 }
 

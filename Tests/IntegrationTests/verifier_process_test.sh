@@ -140,17 +140,69 @@ test_a_verify_after_a_status_finds_its_pages_and_time_zone_ready() {
 }
 
 test_a_status_and_its_verify_under_a_small_memlock_limit() {
-    # The pages filled in while waiting are best effort: under RLIMIT_MEMLOCK
-    # 0 none are filled in, under a few pages some are; the verify still
-    # answers, as a user's run (root's CAP_IPC_LOCK ignores the limit).
+    # The pages filled in while waiting are best effort: under a few pages
+    # of RLIMIT_MEMLOCK some are; the verify still answers, as a user's run
+    # (root's CAP_IPC_LOCK ignores the limit). Two pages are the least that
+    # leaves the machine key's page its lock (below).
     enroll_pin pgalice 0427
     follow_up_requests pgalice 0427
     local limit
-    for limit in 0 4096 12288; do
+    for limit in 8192 12288; do
         as_user pgalice prlimit --memlock="$limit" "$HELPER" < "$SANDBOX/status" 3< "$SANDBOX/verify" > "$SANDBOX/answers" ||
             fail "memlock $limit: exit $?"
         assert_eq "enrolled ok" "$(answer_words "$SANDBOX/answers")" "memlock $limit"
     done
+}
+
+test_the_machine_key_is_never_read_onto_a_page_the_callers_limit_leaves_unlocked() {
+    # Issue 40, item 6: a user sets the helper's RLIMIT_MEMLOCK to 0, stops
+    # it (its real uid is hers) and fills memory, and the machine key's page
+    # goes to swap, on disk beside a sealed key. A limit the caller set
+    # refuses the key (MachineKeyPage): no PIN is offered (an error, the
+    # password works) and nothing is counted.
+    enroll_pin pgalice 0427
+    follow_up_requests pgalice 0427
+    local rc=0
+    as_user pgalice prlimit --memlock=0 "$HELPER" < "$SANDBOX/status" 3< "$SANDBOX/verify" > "$SANDBOX/answers" || rc=$?
+    assert_eq "error" "$(answer_words "$SANDBOX/answers")" "the status under memlock 0"
+    assert_contains "$(cat "$SANDBOX/answers")" "RLIMIT_MEMLOCK leaves no room to lock its page in RAM" "the status's answer"
+    assert_eq 6 "$rc" "the exit status"
+    printf 'pingate-verify/1\nop=verify\nuser=pgalice\nsecret=1397\n' > "$SANDBOX/wrong"
+    local limit
+    for limit in 0 4096; do       # one page: the request's own pages spend it (ENOMEM)
+        rc=0
+        as_user pgalice prlimit --memlock="$limit" "$HELPER" < "$SANDBOX/wrong" > "$SANDBOX/answers" || rc=$?
+        assert_eq "error" "$(answer_words "$SANDBOX/answers")" "a wrong PIN under memlock $limit"
+        assert_eq 6 "$rc" "the exit status under memlock $limit"
+    done
+    assert_eq 0 "$(record_failures pgalice)" "failures counted under a small memlock limit"
+    # Only the hard limit counts: the helper raises the soft one to it.
+    as_user pgalice prlimit --memlock=0:65536 "$HELPER" < "$SANDBOX/status" 3< "$SANDBOX/verify" > "$SANDBOX/answers" ||
+        fail "memlock 0:65536: exit $?"
+    assert_eq "enrolled ok" "$(answer_words "$SANDBOX/answers")" "a soft memlock limit of 0 under a hard one of 64 KiB"
+}
+
+test_the_machine_key_is_read_onto_a_page_locked_in_ram_and_left_out_of_core_dumps() {
+    # Traced: the page the key file is read into (pread64's buffer) was
+    # locked by mlock, not unlocked since, and marked MADV_DONTDUMP, before
+    # the read. Root's run (CAP_IPC_LOCK: no limit applies).
+    enroll_pin pgalice 0427
+    printf 'pingate-verify/1\nop=verify\nuser=pgalice\nsecret=0427\n' > "$SANDBOX/request"
+    # (raw=pread64: its buffer's address, not the key's bytes, in the trace)
+    strace -qq -e trace=openat,pread64,mlock,munlock,madvise -e raw=pread64 -e signal=none -o "$SANDBOX/trace" \
+        "$HELPER" < "$SANDBOX/request" > "$SANDBOX/answers" || true
+    assert_eq ok "$(answer_words "$SANDBOX/answers")" "the verify"
+    local verdict
+    verdict="$(awk '
+        /^openat\(.*machine\.key"/ { key_fd = $NF }
+        /^(mlock|munlock)\(/ { split($0, a, /[(,]/); locked[a[2]] = ($1 ~ /^mlock/ && $NF == "0") }
+        /^madvise\(.*MADV_DONTDUMP/ { split($0, a, /[(,]/); if ($NF == "0") dontdump[a[2]] = 1 }
+        key_fd != "" && $0 ~ ("^pread64\\(" sprintf("0x%x", key_fd) ",") {
+            split($0, a, /[(, ]+/); page = substr(a[3], 1, length(a[3]) - 3) "000"   # its 4 KiB page
+            print "key read at " page ": locked " (locked[page] ? "yes" : "no") ", out of core dumps " (dontdump[page] ? "yes" : "no")
+            exit
+        }' "$SANDBOX/trace")"
+    assert_contains "$verdict" "locked yes, out of core dumps yes" "the machine key's page (trace: $SANDBOX/trace)"
 }
 
 test_kept_pages_give_up_their_lock_to_a_secret() {

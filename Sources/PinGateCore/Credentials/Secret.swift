@@ -24,13 +24,16 @@ public struct Secret: ~Copyable {
     public let capacity: Int
     public private(set) var count = 0
     /// Whether mlock(2) took; false when RLIMIT_MEMLOCK did not allow it.
-    public let isLockedInRAM: Bool
+    public var isLockedInRAM: Bool { lockRefusal == nil }
+    /// Why mlock(2) refused the pages (ENOMEM: over RLIMIT_MEMLOCK; EPERM:
+    /// a limit of 0, or a seccomp filter); nil when they are locked.
+    public let lockRefusal: Errno?
 
     /// An empty secret with room for `capacity` bytes.
     public init(capacity: Int) {
         let pages = SecretPagePool.shared.take(byteCount: max(1, (capacity + memoryPageSize - 1) / memoryPageSize) * memoryPageSize)
         memory = pages.memory
-        isLockedInRAM = pages.isLockedInRAM
+        lockRefusal = pages.lockRefusal
         self.capacity = capacity
     }
 
@@ -58,7 +61,7 @@ public struct Secret: ~Copyable {
         #if DEBUG
         Secret.releaseObserver.withLock { $0 }?(UnsafeRawBufferPointer(start: memory.address, count: memory.byteCount))
         #endif
-        SecretPagePool.shared.give(SecretPagePool.Pages(memory: memory, isLockedInRAM: isLockedInRAM))
+        SecretPagePool.shared.give(SecretPagePool.Pages(memory: memory, isLockedInRAM: lockRefusal == nil))
     }
 
     /// Maps and locks pages for the next secrets of up to a page each, as
@@ -183,6 +186,8 @@ final class SecretPagePool: Sendable {
     struct Pages: @unchecked Sendable {
         let memory: MappedMemory
         let isLockedInRAM: Bool
+        /// Why the lock was refused when these pages were taken.
+        var lockRefusal: Errno? = nil
     }
 
     /// The kept sets, in `keeping` slots allocated once. Not an Array: an
@@ -245,14 +250,20 @@ final class SecretPagePool: Sendable {
         }
         // A kept set left unlocked is locked again: the limit may allow it
         // now that other secrets are gone.
-        return Pages(memory: memory, isLockedInRAM: lockMakingRoom(memory))
+        let refusal = lockMakingRoom(memory)
+        return Pages(memory: memory, isLockedInRAM: refusal == nil, lockRefusal: refusal)
     }
 
-    /// Locks a secret's own pages. When RLIMIT_MEMLOCK refuses, the kept
-    /// sets give up their locks (they stay kept, unlocked) and it is tried
-    /// again: an idle set never leaves a secret's pages unlocked.
-    private func lockMakingRoom(_ memory: MappedMemory) -> Bool {
-        if (try? memory.lockInRAM()) != nil { return true }
+    /// Locks a secret's own pages; nil when locked, else why mlock refused.
+    /// When RLIMIT_MEMLOCK refuses, the kept sets give up their locks (they
+    /// stay kept, unlocked) and it is tried again: an idle set never leaves
+    /// a secret's pages unlocked.
+    private func lockMakingRoom(_ memory: MappedMemory) -> Errno? {
+        func refusal() -> Errno? {
+            do { try memory.lockInRAM() } catch { return error }
+            return nil
+        }
+        guard let first = refusal() else { return nil }
         let unlockedAny = free.withLock { kept -> Bool in
             var any = false
             var index = 0
@@ -267,7 +278,7 @@ final class SecretPagePool: Sendable {
             }
             return any
         }
-        return unlockedAny && (try? memory.lockInRAM()) != nil
+        return unlockedAny ? refusal() : first
     }
 
     /// Pages freshly mapped and out of core dumps, not yet locked; nil if

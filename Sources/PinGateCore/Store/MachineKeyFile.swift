@@ -67,6 +67,11 @@ extension Store {
         do {
             if let problem = location.problems(of: object, status: try file.status()).first { throw StoreError.unsafe(problem) }
             var bytes = Secret(capacity: MachineKey.byteCount)
+            switch MachineKeyPage.judge(lockRefusal: bytes.lockRefusal, limitBytes: memoryLockLimitBytes(), pageBytes: memoryPageSize) {
+            case .locked: break
+            case let .unlocked(refusal): MachineKeyPage.logUnlockedOnce(path: path, refusal: refusal)
+            case .refused: throw StoreError.keyNotLockedInRAM(path: path)
+            }
             let count = try bytes.appendWritten { try file.read(fromAbsoluteOffset: 0, into: $0) }
             guard count == MachineKey.byteCount else { throw StoreError.unsafe(problem(.size(found: count))) }
             return try MachineKey(bytes: bytes)

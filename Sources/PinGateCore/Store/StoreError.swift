@@ -25,6 +25,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     /// load`): `reason` is what the last load recorded, nil if none ran.
     case keyNotLoaded(sealedPath: String, reason: String?)
     case sealedKeyDamaged(path: String)
+    /// RLIMIT_MEMLOCK (a user running the setgid helper sets it) refused the
+    /// page the machine key would be read onto (`MachineKeyPage`).
+    case keyNotLockedInRAM(path: String)
 
     public var description: String {
         switch self {
@@ -60,6 +63,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
             return "group '\(name)' does not exist; create it with 'groupadd --system \(name)'"
         case let .sealedKeyDamaged(path):
             return "sealed machine key \(path) is damaged; restore it from a backup, or move it away and re-enrol every user"
+        case let .keyNotLockedInRAM(path):
+            return "the machine key \(path) is not read: RLIMIT_MEMLOCK leaves no room to lock its page in RAM, and it must never reach swap; no PIN here, the password works (raise the limit: ulimit -l)"
         case let .keyNotLoaded(sealedPath, reason):
             let why = reason.map { "the last load failed (\($0))" } ?? "no load has run since boot"
             return "the machine key is sealed by the TPM (\(sealedPath)) and not loaded: \(why); run 'pingate key load' ('pingate doctor' names the cause)"

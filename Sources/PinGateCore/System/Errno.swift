@@ -10,6 +10,7 @@ public struct Errno: Error, Equatable, CustomStringConvertible, Sendable {
     static var current: Errno { Errno(rawValue: errno) }
 
     public static let interrupted = Errno(rawValue: EINTR)
+    public static let notPermitted = Errno(rawValue: EPERM)
     public static let wouldBlock = Errno(rawValue: EWOULDBLOCK)
     public static let noSuchFile = Errno(rawValue: ENOENT)
     public static let fileExists = Errno(rawValue: EEXIST)

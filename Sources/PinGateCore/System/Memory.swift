@@ -17,9 +17,16 @@ public struct MappedMemory {
     public func unmap() { _ = munmap(address, byteCount) }
 
     /// mlock(2): keeps the pages in RAM, out of swap. Throws when the
-    /// caller's RLIMIT_MEMLOCK is spent (a user may set it to 0), which
-    /// callers treat as "not locked", never as a reason to stop.
-    public func lockInRAM() throws { _ = try retryingOnInterrupt { mlock(address, byteCount) } }
+    /// caller's RLIMIT_MEMLOCK is spent (a user may set it to 0: ENOMEM, or
+    /// EPERM under a limit of 0) or a seccomp filter forbids it (EPERM),
+    /// which callers treat as "not locked"; only the machine key's page
+    /// asks why (`MachineKeyPage`).
+    public func lockInRAM() throws(Errno) {
+        while mlock(address, byteCount) != 0 {
+            let error = Errno.current
+            if error != .interrupted { throw error }
+        }
+    }
 
     /// munlock(2)
     public func unlockFromRAM() { _ = munlock(address, byteCount) }
@@ -39,4 +46,13 @@ public func physicalMemoryBytes() -> Int? {
     let pages = sysconf(Int32(_SC_PHYS_PAGES))
     let pageSize = sysconf(Int32(_SC_PAGESIZE))
     return pages > 0 && pageSize > 0 ? pages * pageSize : nil
+}
+
+/// getrlimit(RLIMIT_MEMLOCK)'s soft limit: the bytes this process may lock
+/// (UInt64.max: no limit); nil if it cannot be read. The setgid helper has
+/// raised it to the hard limit already (`ProcessHardening`).
+public func memoryLockLimitBytes() -> UInt64? {
+    var limit = rlimit()
+    guard getrlimit(CInt(__RLIMIT_MEMLOCK.rawValue), &limit) == 0 else { return nil }
+    return UInt64(limit.rlim_cur)  // RLIM_INFINITY is UInt64.max already
 }
