@@ -1566,8 +1566,15 @@ else
 fi
 echo "key status: $(pingate key status --json | tr -d '\n ' | sed -nE 's/.*"state":"([^"]*)".*/\1/p')"
 # What `pingate key load` itself said (systemd's lines about the unit left out).
-echo "journal: $(journalctl -b -u pingate-key.service -o cat --no-pager |
-    grep -v '^pingate-key.service: \|^Starting \|^Started \|^Finished \|^Failed to start ' | tr '\n' ' ')"
+# A failed load always says why, but under load journald may not have
+# written it yet when the unit's state is already failed: wait for it (10 s).
+for i in $(seq 100); do
+    said="$(journalctl -b -u pingate-key.service -o cat --no-pager |
+        grep -v '^pingate-key.service: \|^Starting \|^Started \|^Finished \|^Failed to start ' | tr '\n' ' ')"
+    { [ -n "$said" ] || [ "$(systemctl is-active pingate-key.service)" = active ]; } && break
+    sleep 0.1
+done
+echo "journal: $said"
 echo "the unit ran $(( ($(systemctl show -p ExecMainExitTimestampMonotonic --value pingate-key.service) - $(systemctl show -p ExecMainStartTimestampMonotonic --value pingate-key.service)) / 1000 )) ms"
 EOF
 }
