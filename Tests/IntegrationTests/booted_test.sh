@@ -439,9 +439,11 @@ write_service_files() {
     printf '%s\n' '@include common-auth' 'auth optional pam_gnome_keyring.so' > "$root/etc/pam.d/mate-screensaver"
     printf '%s\n' '@include common-auth' 'auth optional pam_gnome_keyring.so' > "$root/etc/pam.d/cinnamon-screensaver"
     # The same Debian files the GNOME test signs in through: gdm3's without
-    # PinGate's line and comments, and lightdm's.
+    # PinGate's line and comments, and lightdm's; and greetd's (Debian 13's
+    # greetd 0.10.3, which the phone's login screen phrog runs under).
     grep -v -e pam_pingate -e '^#' -e '^$' "$REPO_ROOT/pam/pam.d/gdm-password" > "$root/etc/pam.d/gdm-password"
     cp "$REPO_ROOT/Tests/IntegrationTests/debian-pam.d/lightdm" "$root/etc/pam.d/lightdm"
+    cp "$REPO_ROOT/Tests/IntegrationTests/debian-pam.d/greetd" "$root/etc/pam.d/greetd"
     if [ "$release" = trixie ]; then
         cat > "$root/usr/lib/pam.d/kde" <<'EOF'
 #%PAM-1.0
@@ -641,7 +643,8 @@ test_debian_13_enable_and_disable_through_real_libpam() {
 # --- 4b. the first sign-in of a boot, after a PIN at a text console -----------------
 
 # A text console's login with the PIN opens a seat session; that session is
-# no sign-in with the password, so gdm-password and lightdm still take the
+# no sign-in with the password, so gdm-password, lightdm and greetd (the
+# phone's login screen phrog runs under it: issue 38) still take the
 # password (issue 32, item 7). The console's login is the harness run as
 # login is, as root outside any session (getty's child), signing alice in
 # through the `login` stack (the Debian profile on) and opening the session,
@@ -692,29 +695,31 @@ first_signin_after_console_pin() {
     while IFS=$'\t' read -r service line; do
         echo "      $service with the PIN beside the console's PIN session -> $line" >&2
         verdicts+=("$service $(verdict "$line")")
-    done < <(signins one system:gdm-password system:lightdm)
+    done < <(signins one system:gdm-password system:lightdm system:greetd)
     console="$(console_login "$ALICE_PASSWORD" password-console)"
     echo "      console login with the password -> $console" >&2
     assert_contains "$console" "SESSION PAM_SUCCESS" "the console login with the password on $release"
     while IFS=$'\t' read -r service line; do
         echo "      $service with the PIN beside the console's password session -> $line" >&2
         verdicts+=("$service $(verdict "$line")")
-    done < <(signins one system:gdm-password system:lightdm)
+    done < <(signins one system:gdm-password system:lightdm system:greetd)
     # Where the password came first, the PIN was typed at pam_unix's
     # question: a wrong password, and no PIN counted.
     assert_eq "gdm-password no PAM_AUTH_ERR
 lightdm no PAM_AUTH_ERR
+greetd no PAM_AUTH_ERR
 gdm-password yes PAM_SUCCESS
-lightdm yes PAM_SUCCESS" "$(printf '%s\n' "${verdicts[@]}")" \
-        "gdm-password and lightdm after a console login with the PIN, then after one with the password, on $release"
+lightdm yes PAM_SUCCESS
+greetd yes PAM_SUCCESS" "$(printf '%s\n' "${verdicts[@]}")" \
+        "gdm-password, lightdm and greetd after a console login with the PIN, then after one with the password, on $release"
     assert_eq 0 "$(ct /usr/bin/pingate status alice --json | sed -nE 's/.*"failures": ?([0-9]+).*/\1/p')" \
         "alice's failures on $release"
 }
 
-test_debian_12_a_console_login_with_the_pin_is_no_first_sign_in_at_gdm_and_lightdm() {
+test_debian_12_a_console_login_with_the_pin_is_no_first_sign_in_at_gdm_lightdm_or_greetd() {
     first_signin_after_console_pin bookworm
 }
-test_debian_13_a_console_login_with_the_pin_is_no_first_sign_in_at_gdm_and_lightdm() {
+test_debian_13_a_console_login_with_the_pin_is_no_first_sign_in_at_gdm_lightdm_or_greetd() {
     first_signin_after_console_pin trixie
 }
 
