@@ -5,8 +5,8 @@
 #   packaging/build-deb.sh [--no-build] [--output DIR] [--lintian] [--arch ARCH]
 #
 # --arch ARCH builds for another architecture (arm64 on amd64) with Debian 13's
-# own tools: swiftlang's compiler, the target's Swift runtime unpacked from
-# swiftlang:ARCH and libswiftlang:ARCH into /opt/swiftlang-ARCH (or
+# own tools: swiftlang's compiler, the target's static Swift runtime unpacked
+# from swiftlang:ARCH into /opt/swiftlang-ARCH (or
 # $PINGATE_TARGET_SWIFT), the target's libraries (LIBRARY:ARCH, multiarch) and
 # the cross C compiler; packaging/cross.sh says how, and names what is missing.
 #

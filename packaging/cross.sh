@@ -12,14 +12,18 @@
 #       libpam0g-dev:arm64 libsodium-dev:arm64 libsystemd-dev:arm64 libtss2-dev:arm64 \
 #       libx11-dev:arm64 libxrandr-dev:arm64 libcairo2-dev:arm64 libpango1.0-dev:arm64 \
 #       make pkgconf gettext chrpath
-#   apt-get download swiftlang:arm64 libswiftlang:arm64
-#   for deb in swiftlang_*_arm64.deb libswiftlang_*_arm64.deb; do dpkg-deb -x "$deb" /opt/swiftlang-arm64; done
+#   apt-get download swiftlang:arm64
+#   mkdir -p /opt/swiftlang-arm64
+#   dpkg-deb --fsys-tarfile swiftlang_*_arm64.deb | tar -x -C /opt/swiftlang-arm64 \
+#       ./usr/libexec/swift/lib/swift_static ./usr/libexec/swift/lib/clang/17/include
 #
 # The compiler is Debian's swiftlang (6.0.3 in Debian 13): the target's Swift
 # modules and static runtime (swift_static/linux/*.a, the -static-stdlib link's
 # static-stdlib-args.lnk) come from the same version's swiftlang:ARCH, which
-# cannot be installed beside the amd64 one, so it is unpacked; its directory
-# is /opt/swiftlang-ARCH or $PINGATE_TARGET_SWIFT. Swift links with lld for
+# cannot be installed beside the amd64 one, so they are unpacked from it with
+# the clang headers swift_static/clang points to (nothing else of it is read:
+# not the target's compiler nor its shared runtime, libswiftlang); their
+# directory is /opt/swiftlang-ARCH or $PINGATE_TARGET_SWIFT. Swift links with lld for
 # the target (clang --target), C with the cross gcc; pkg-config reads the
 # target's .pc files; dpkg-shlibdeps the target's libraries (DEB_HOST_ARCH).
 
@@ -47,7 +51,7 @@ GCC_MAJOR="$("$PINGATE_CC" -dumpversion 2> /dev/null | cut -d. -f1)"
 CROSS_LIBRARIES=(libc6-dev "libgcc-${GCC_MAJOR:-14}-dev" "libstdc++-${GCC_MAJOR:-14}-dev")
 CROSS_SUFFIX=":$ARCH"
 [ -f "$TARGET_SWIFT_LIB/swift_static/linux/static-stdlib-args.lnk" ] ||
-    CROSS_MISSING="the $ARCH Swift runtime in $TARGET_SWIFT (apt-get download swiftlang:$ARCH libswiftlang:$ARCH; dpkg-deb -x each there)"
+    CROSS_MISSING="the $ARCH Swift runtime in $TARGET_SWIFT (apt-get download swiftlang:$ARCH; unpack its usr/libexec/swift/lib/swift_static and usr/libexec/swift/lib/clang/17/include there, as packaging/cross.sh shows)"
 
 SWIFT_BUILD+=(--triple "$SWIFT_TRIPLE"
               -Xswiftc -resource-dir -Xswiftc "$TARGET_SWIFT_LIB/swift_static"

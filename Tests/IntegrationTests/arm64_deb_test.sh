@@ -7,9 +7,10 @@
 #
 # How (container_lib.sh, cross_lib.sh): the cross layer over the cached Debian
 # 13 tree (Debian's swiftlang 6.0.3, the arm64 Swift runtime unpacked, arm64
-# libraries through multiarch, gcc-aarch64-linux-gnu); the tree copied in
-# (without build outputs) and built there by build-deb.sh --arch arm64, not
-# booted. The checks run here on the .debs: readelf instead of ldd, which
+# libraries through multiarch, gcc-aarch64-linux-gnu); the tree's sources
+# copied in and built there by build-deb.sh --arch arm64, not booted
+# (cross_debs: built once per state of the source, shared with
+# arm64_booted_test.sh). The checks run here on the .debs: readelf instead of ldd, which
 # cannot read arm64 binaries. Nothing is run on arm64 here (that is a booted
 # arm64 tree's job).
 #
@@ -38,19 +39,15 @@ elif [ "$(id -u)" != 0 ]; then
     SKIP_ALL="needs root (debootstrap, overlay mounts, systemd-nspawn)"
 elif ! command -v systemd-nspawn > /dev/null; then
     SKIP_ALL="systemd-nspawn is not installed"
-elif ! LAYER="$(cross_layer "$ARCH" 2> "$WORK/layer.out")"; then
-    SKIP_ALL="could not make the trixie cross-$ARCH layer: $(tail -5 "$WORK/layer.out")"
+elif ! DIST="$(cross_debs "$ARCH" 2> "$WORK/layer.out")"; then
+    if grep -q '^(build-deb.sh' "$WORK/layer.out"; then
+        cp "$WORK/layer.out" "$WORK/build.out"      # the build failed: need_debs says so
+    else
+        SKIP_ALL="could not make the trixie cross-$ARCH layer: $(tail -5 "$WORK/layer.out")"
+    fi
 else
-    grep -h '^(built the' "$WORK/layer.out" || true
-    start=$SECONDS
-    container_run trixie --layer "$LAYER" --bind-ro "$REPO_ROOT:/repo" --bind "$WORK/dist:/out" -- bash -c '
-        set -e
-        mkdir /src
-        tar -C /repo --exclude=./.build --exclude=./pam/build --exclude=./po/build --exclude=./dist -c . | tar -C /src -x
-        cd /src
-        timeout 1800 packaging/build-deb.sh --arch "$1" --output /out' _ "$ARCH" > "$WORK/build.out" 2>&1
-    BUILD_STATUS=$?
-    echo "(build-deb.sh --arch $ARCH in the cross layer: $((SECONDS - start)) s)"
+    grep -h '^(built the\|^(build-deb.sh' "$WORK/layer.out" || true
+    cp "$DIST"/*_"$ARCH".deb "$WORK/dist/" && cp "$DIST/build.log" "$WORK/build.out" && BUILD_STATUS=0
 fi
 DEB="$(ls "$WORK"/dist/pingate_*_$ARCH.deb 2>/dev/null | head -1)"
 LOCK_DEB="$(ls "$WORK"/dist/pingate-lock_*_$ARCH.deb 2>/dev/null | head -1)"

@@ -19,6 +19,10 @@
 #
 #   PINGATE_BOOTED_DEB=PATH   test this pingate_*.deb instead of building one
 #                             from the tree with build-deb.sh --no-build
+#
+# BOOTED_ARCH=ARCH set before sourcing (another architecture than this
+# machine's, arm64): the package is ARCH's, cross-built (cross_lib.sh's
+# cross_debs; the caller sources cross_lib.sh), and boot takes --arch ARCH.
 
 : "${1:?usage: . booted_lib.sh NAME [REPORT]}"
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -55,6 +59,11 @@ fi
 BUILD_STATUS=1
 if [ -n "${PINGATE_BOOTED_DEB:-}" ]; then     # a package built elsewhere (debugging)
     mkdir -p "$WORK/dist" && cp "$PINGATE_BOOTED_DEB" "$WORK/dist/" && BUILD_STATUS=0
+elif [ -z "$SKIP_ALL" ] && [ -n "${BOOTED_ARCH:-}" ]; then
+    if booted_dist="$(cross_debs "$BOOTED_ARCH" 2> "$WORK/build.out")"; then
+        grep -h '^(built the\|^(build-deb.sh' "$WORK/build.out" || true
+        mkdir -p "$WORK/dist" && cp "$booted_dist"/pingate_*_"$BOOTED_ARCH".deb "$WORK/dist/" && BUILD_STATUS=0
+    fi
 elif [ -z "$SKIP_ALL" ]; then
     "$REPO_ROOT/packaging/build-deb.sh" --no-build --output "$WORK/dist" > "$WORK/build.out" 2>&1
     BUILD_STATUS=$?
@@ -80,16 +89,17 @@ archive_or_fail() {
 # boot RELEASE [OPTION...]: boots the release's tree for this test (the
 # test's subshell stops it on exit); skips when the tree cannot be made (no
 # archive). The options are container_boot's (--upper DIR, --layer DIR,
-# --host-network).
+# --host-network); with BOOTED_ARCH set, --arch BOOTED_ARCH comes first.
 boot() {
     local release="$1"
     shift
     # The container goes with the test's subshell, however it ends.
     trap container_stop EXIT
     trap 'exit 143' TERM INT HUP
-    container_tree "$release" > "$WORK/tree-$release.out" 2>&1 || archive_or_fail "the $release tree" "$WORK/tree-$release.out"
+    container_tree "$release" ${BOOTED_ARCH:-} > "$WORK/tree-$release.out" 2>&1 ||
+        archive_or_fail "the $release${BOOTED_ARCH:+ $BOOTED_ARCH} tree" "$WORK/tree-$release.out"
     grep -h '^(built the' "$WORK/tree-$release.out" || true
-    container_boot "$release" "$@" || fail "the $release container did not boot (above)"
+    container_boot "$release" ${BOOTED_ARCH:+--arch "$BOOTED_ARCH"} "$@" || fail "the $release container did not boot (above)"
 }
 
 # layer RELEASE NAME PACKAGES...: sets LAYER to container_layer's path for
@@ -207,6 +217,17 @@ EOF
 )" || fail "setting up alice, bob and sshd on $release failed: $out"
     assert_contains "$out" "setup done" "setup on $release"
 }
+# run_case CONTEXT WHAT ANSWER: one try (pingate-case inside); prints
+# pingate-try's line. The ssh-veth context runs in the test's network
+# namespace (booted_test.sh's veth_setup, VETH_NETNS).
+run_case() {
+    local net=""
+    [ "$1" != ssh-veth ] || net="${VETH_NETNS:-}"
+    CT_NET="$net" CT_TIMEOUT="${CASE_TIMEOUT:-90}" ct_sh "$@" 2>&1 <<'EOF'
+sh /usr/local/bin/pingate-case "$@"
+EOF
+}
+
 # count USER: USER's failure count (pingate status --json inside).
 count() {
     ct_sh "$1" <<'EOF'

@@ -124,7 +124,7 @@ test_debian_13_apt_installs_the_package_unforced_with_its_modes_and_purge_leaves
 }
 
 # --- 2. who may spend a PIN, through real logind -------------------------------------
-# (pingate-try and pingate-case, setup_users and count are in booted_lib.sh.)
+# (pingate-try and pingate-case, setup_users, run_case and count are in booted_lib.sh.)
 
 # setup_locality: pingate installed, alice (a sudoer) and bob with passwords
 # and PINs, the Debian profile enabled (one "PIN or password" prompt), and
@@ -135,15 +135,6 @@ setup_locality() {
     setup_users "$release"
 }
 
-# run_case CONTEXT WHAT ANSWER: one try; prints pingate-try's line. The
-# ssh-veth context runs in the test's network namespace (veth_setup).
-run_case() {
-    local net=""
-    [ "$1" != ssh-veth ] || net="$VETH_NETNS"
-    CT_NET="$net" CT_TIMEOUT=90 ct_sh "$@" 2>&1 <<'EOF'
-sh /usr/local/bin/pingate-case "$@"
-EOF
-}
 # sessions: logind's sessions inside: Id, Name, Seat, Remote, Class of each.
 sessions() {
     ct_sh <<'EOF' | tr '\n' ';'
@@ -480,7 +471,8 @@ write_service_files() {
     printf '%s\n' '@include common-auth' 'auth optional pam_gnome_keyring.so' > "$root/etc/pam.d/mate-screensaver"
     printf '%s\n' '@include common-auth' 'auth optional pam_gnome_keyring.so' > "$root/etc/pam.d/cinnamon-screensaver"
     # The same Debian files the GNOME test signs in through: gdm3's without
-    # PinGate's line and comments, and lightdm's.
+    # PinGate's line and comments, and lightdm's; and greetd's (Debian 13's
+    # greetd 0.10.3, which the phone's login screen phrog runs under).
     grep -v -e pam_pingate -e '^#' -e '^$' "$REPO_ROOT/pam/pam.d/gdm-password" > "$root/etc/pam.d/gdm-password"
     cp "$REPO_ROOT/Tests/IntegrationTests/debian-pam.d/lightdm" "$root/etc/pam.d/lightdm"
     # greetd's (0.9.0's and 0.10.3's are the same): the login screen of a

@@ -3,11 +3,13 @@
 # with real systemd and logind by systemd-nspawn on a throwaway overlay, and
 # driven from outside with nsenter. booted_test.sh says how it is used.
 #
-#   container_tree RELEASE        path of the cached tree (made if missing)
+#   container_tree RELEASE [ARCH] path of the cached tree (made if missing);
+#                                 ARCH (another than this machine's, arm64)
+#                                 runs under qemu-user-static (ct_binfmt)
 #   container_layer RELEASE NAME PACKAGES...
 #                                 path of a cached layer: PACKAGES installed
 #                                 over the tree, kept as an overlay upper dir
-#   container_boot RELEASE [--upper DIR] [--layer DIR] [--host-network]
+#   container_boot RELEASE [--upper DIR] [--layer DIR] [--host-network] [--arch ARCH]
 #                                 boots it; sets CT_PID (the container's PID 1)
 #   container_run RELEASE [--layer DIR] [--bind[-ro] SRC[:DST]]... -- CMD...
 #                                 runs CMD in the tree, not booted (a build)
@@ -71,13 +73,62 @@ ct_configure_tree() {
         > "$dir/etc/ssh/sshd_config.d/pingate-test.conf"
 }
 
-# The cache key: the release, the package list and the code that builds it.
+# The cache key: the release, the package list and the code that builds it,
+# and the architecture when it is not this machine's (so the keys of this
+# machine's trees stay what they were).
 ct_tree_key() {
-    local release="$1"
+    local release="$1" arch="${2:-}"
     local script="CT_SCRIPT_$release"
     { echo "$release"; ct_packages "$release"; declare -f ct_configure_tree ct_build_tree
-      [ -z "${!script:-}" ] || echo "script ${!script}"; } |
+      [ -z "${!script:-}" ] || echo "script ${!script}"
+      ! ct_is_foreign "$arch" || { echo "arch $arch"; declare -f ct_build_foreign_tree; }; } |
         sha256sum | cut -c1-12
+}
+
+# ct_is_foreign ARCH: ARCH is given and is not this machine's architecture.
+ct_is_foreign() {
+    [ -n "$1" ] && [ "$1" != "$(dpkg --print-architecture)" ]
+}
+
+# ct_tree_dir ARCH: where trees of ARCH are cached: this machine's in trees/,
+# another architecture's in trees/ARCH/ (so the removal of a release's old
+# trees, by name, never takes another architecture's).
+ct_tree_dir() {
+    if ct_is_foreign "$1"; then echo "$CT_CACHE/trees/$1"; else echo "$CT_CACHE/trees"; fi
+}
+
+# ct_binfmt ARCH: the kernel runs ARCH's executables through qemu (binfmt_misc,
+# mounted if it is not). The emulator is the one under CT_EMULATOR_ROOT
+# (usr/bin/qemu-CPU and its binfmt.d line; cross_lib.sh's cross_emulator),
+# registered as pingate-qemu-CPU when it is not yet, or without
+# CT_EMULATOR_ROOT the one qemu-user-static registers. The F flag opens it at
+# once, so it works inside chroots and containers that do not have it; the C
+# flag (added) gives a setuid or setgid program its owner's credentials, not
+# the emulator's (without it sudo says "effective uid is not 0" and
+# pingate-verify could not read the store). An
+# entry registered later for the same executables would be used instead (the
+# newest comes first).
+CT_EMULATOR_ROOT="${CT_EMULATOR_ROOT:-}"
+ct_binfmt() {
+    local cpu conf name qemu
+    cpu="$(dpkg-architecture -a"$1" -qDEB_HOST_GNU_CPU 2>/dev/null)" || { echo "unknown architecture $1" >&2; return 1; }
+    [ -e /proc/sys/fs/binfmt_misc/register ] ||
+        mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc || return 1
+    if [ -n "$CT_EMULATOR_ROOT" ]; then
+        conf="$CT_EMULATOR_ROOT/usr/share/qemu/binfmt.d/qemu-$cpu.conf"
+        qemu="$CT_EMULATOR_ROOT/usr/bin/qemu-$cpu"
+        name="pingate-qemu-$cpu"
+        [ -f "$conf" ] && [ -x "$qemu" ] || { echo "no qemu-$cpu under $CT_EMULATOR_ROOT" >&2; return 1; }
+        [ -e "/proc/sys/fs/binfmt_misc/$name" ] ||
+            awk -F: -v OFS=: -v name="$name" -v qemu="$qemu" '{ $2 = name; $(NF - 1) = qemu; if ($NF !~ /C/) $NF = $NF "C"; print }' \
+                "$conf" > /proc/sys/fs/binfmt_misc/register 2>/dev/null
+    else
+        conf="/usr/lib/binfmt.d/qemu-$cpu.conf"
+        [ -f "$conf" ] || { echo "$conf is missing: install qemu-user-static" >&2; return 1; }
+        name="$(cut -d: -f2 "$conf")"
+        [ -e "/proc/sys/fs/binfmt_misc/$name" ] || cat "$conf" > /proc/sys/fs/binfmt_misc/register 2>/dev/null
+    fi
+    [ -e "/proc/sys/fs/binfmt_misc/$name" ] || { echo "could not register $conf with binfmt_misc" >&2; return 1; }
 }
 
 ct_build_tree() {
@@ -97,30 +148,55 @@ ct_build_tree() {
     mv -T "$tmp" "$final"
 }
 
-# container_tree RELEASE: prints the cached tree's path, building it first if
-# needed. Builds of one release are serialized by a lock; a half tree left by
-# an interrupted build keeps its .building-* name and is removed here.
+# ct_build_foreign_tree RELEASE FINAL LOG ARCH: ct_build_tree for another
+# architecture (a function of its own, so that this machine's tree keys,
+# which hash ct_build_tree, stay what they were): debootstrap --arch runs
+# the tree's maintainer scripts under qemu-user-static (ct_binfmt). About
+# 10 minutes here, against 2 for this machine's own.
+ct_build_foreign_tree() {
+    local release="$1" final="$2" log="$3" arch="$4" tmp
+    tmp="$(mktemp -d "$(dirname "$final")/.building-$release.XXXXXX")"
+    if ! timeout 1800 debootstrap --arch="$arch" --variant=minbase --include="$(ct_packages "$release" | tr ' ' ',')" \
+            "$release" "$tmp" "$CT_MIRROR" > "$log" 2>&1; then
+        echo "debootstrap --arch=$arch $release failed; its log: $log" >&2
+        tail -20 "$log" >&2
+        rm -rf --one-file-system "$tmp"
+        return 1
+    fi
+    ct_configure_tree "$tmp" >> "$log" 2>&1 || { rm -rf --one-file-system "$tmp"; return 1; }
+    mv -T "$tmp" "$final"
+}
+
+# container_tree RELEASE [ARCH]: prints the cached tree's path, building it
+# first if needed. Builds of one release are serialized by a lock; a half tree
+# left by an interrupted build keeps its .building-* name and is removed here.
 container_tree() {
-    local release="$1" key final log
-    key="$(ct_tree_key "$release")"
-    final="$CT_CACHE/trees/$release-$key"
-    mkdir -p "$CT_CACHE/trees"
+    local release="$1" arch="${2:-}" key final log dir
+    if ct_is_foreign "$arch"; then ct_binfmt "$arch" || return 1; else arch=""; fi
+    key="$(ct_tree_key "$release" "$arch")"
+    dir="$(ct_tree_dir "$arch")"
+    final="$dir/$release-$key"
+    mkdir -p "$dir"
     (
         flock -w 1800 9 || { echo "could not lock the tree cache" >&2; exit 1; }
         if [ ! -d "$final" ]; then
-            rm -rf --one-file-system "$CT_CACHE/trees/.building-$release".* 2>/dev/null
-            log="$CT_CACHE/trees/$release-$key.log"
+            rm -rf --one-file-system "$dir/.building-$release".* 2>/dev/null
+            log="$dir/$release-$key.log"
             local start=$(date +%s)
-            ct_build_tree "$release" "$final" "$log" || exit 1
-            echo "(built the $release tree in $(( $(date +%s) - start )) s: $final)" >&2
+            if [ -n "$arch" ]; then
+                ct_build_foreign_tree "$release" "$final" "$log" "$arch" || exit 1
+            else
+                ct_build_tree "$release" "$final" "$log" || exit 1
+            fi
+            echo "(built the $release${arch:+ $arch} tree in $(( $(date +%s) - start )) s, $(du -sh "$final" | cut -f1): $final)" >&2
             # Trees of this release made by older package lists or code are
             # never used again.
             local old
-            for old in "$CT_CACHE/trees/$release"-*; do
+            for old in "$dir/$release"-*; do
                 [ "$old" = "$final" ] || [ "$old" = "$log" ] || rm -rf --one-file-system "$old"
             done
         fi
-    ) 9> "$CT_CACHE/trees/.lock-$release" || return 1
+    ) 9> "$dir/.lock-$release" || return 1
     echo "$final"
 }
 
@@ -270,6 +346,7 @@ CT_NSPAWN=""     # systemd-nspawn's pid
 CT_RUN=""        # this boot's scratch directory: the overlay's upper dir, the console log
 CT_CGROUPS=()    # the host cgroups the container was started from, one per hierarchy
 CT_RELEASE=""
+CT_EMULATED=""   # set when the container's programs run under qemu (container_boot --arch)
 
 # ct_alive PID: the process runs (a zombie does not count).
 ct_alive() {
@@ -318,6 +395,48 @@ ct_host_cgroup_roots() {
     return "$found"
 }
 
+# ct_emulated_services ROOT: what no service can have under qemu-user, off for
+# every service of the tree at ROOT (a drop-in in the boot's overlay, never
+# in the cached tree nor a package): a mount namespace (qemu refuses clone()
+# with CLONE_NEWNS: systemd 257 then fails the unit "at step NAMESPACE",
+# logind and journald among them) and credentials (mounted in one). seccomp
+# needs nothing: qemu refuses it, and systemd, finding no seccomp, starts the
+# units without their SystemCallFilter and the other filters (logging
+# "SECCOMP features not detected in the kernel, skipping").
+ct_emulated_services() {
+    mkdir -p "$1/etc/systemd/system/service.d"
+    cat > "$1/etc/systemd/system/service.d/pingate-qemu-user.conf" <<'EOF'
+# The tests' own (container_lib.sh, ct_emulated_services): under qemu-user no
+# service may have a mount namespace or credentials.
+[Service]
+PrivateTmp=no
+PrivateDevices=no
+PrivateMounts=no
+ProtectSystem=no
+ProtectHome=no
+ProtectKernelTunables=no
+ProtectKernelModules=no
+ProtectKernelLogs=no
+ProtectControlGroups=no
+ProtectProc=default
+ProcSubset=all
+MountAPIVFS=no
+ReadWritePaths=
+ReadOnlyPaths=
+InaccessiblePaths=
+ExecPaths=
+NoExecPaths=
+TemporaryFileSystem=
+BindPaths=
+BindReadOnlyPaths=
+LoadCredential=
+LoadCredentialEncrypted=
+ImportCredential=
+SetCredential=
+SetCredentialEncrypted=
+EOF
+}
+
 # container_boot RELEASE [--upper DIR] [--layer DIR] [--host-network]: boots
 # the cached tree on a fresh overlay; returns 1 (with the reason on stderr)
 # when it does not reach a running system within its deadline.
@@ -333,25 +452,34 @@ ct_host_cgroup_roots() {
 #                   network namespace, so its 127.0.0.1 is the host's (a
 #                   swtpm the test started on the host, say). Nothing inside
 #                   may then listen on a port the host uses (sshd on 2222).
+#   --arch ARCH     the tree of ARCH (container_tree RELEASE ARCH): another
+#                   architecture's boots under qemu-user-static, slowly (its
+#                   deadlines below are longer).
 container_boot() {
-    local release="$1" tree root upper="" layer="" network=--private-network
+    local release="$1" tree root upper="" layer="" network=--private-network arch=""
     shift
     while [ $# -gt 0 ]; do
         case "$1" in
             --upper) upper="${2:?container_boot: --upper needs a directory}"; shift 2 ;;
             --layer) layer="${2:?container_boot: --layer needs a directory}"; shift 2 ;;
             --host-network) network=""; shift ;;
+            --arch) arch="${2:?container_boot: --arch needs an architecture}"; shift 2 ;;
             *) echo "container_boot: unknown option $1" >&2; return 1 ;;
         esac
     done
     CT_RELEASE="$release"
-    tree="$(container_tree "$release")" || return 1
+    tree="$(container_tree "$release" "$arch")" || return 1
+    # Under emulation each step of a boot takes several times as long.
+    local slow=1
+    CT_EMULATED=""
+    ! ct_is_foreign "$arch" || { slow=5; CT_EMULATED="$arch"; }
     CT_RUN="$(mktemp -d /tmp/pingate-ct-"$release".XXXXXX)"
     [ -n "$upper" ] || upper="$CT_RUN"
     mkdir -p "$upper/upper" "$upper/work" "$CT_RUN/root"
     root="$CT_RUN/root"
     mount -t overlay overlay -o "lowerdir=${layer:+$layer:}$tree,upperdir=$upper/upper,workdir=$upper/work" "$root" ||
         { echo "could not mount an overlay over $tree (upper dir $upper/upper)" >&2; return 1; }
+    ! ct_is_foreign "$arch" || ct_emulated_services "$root"
     local cgroot name="pingate-test-$release-$$-$RANDOM" roots
     roots="$(ct_host_cgroup_roots)" || { echo "no writable cgroup hierarchy on the host" >&2; return 1; }
     CT_CGROUPS=()
@@ -389,13 +517,13 @@ container_boot() {
     # shown) and logind has seat0.
     # systemd's own socket first (its /run is a tmpfs of the container's mount
     # namespace: seen from here through /proc/PID/root).
-    for i in $(seq 300); do
+    for i in $(seq $((300 * slow))); do
         [ -S "/proc/$CT_PID/root/run/systemd/private" ] && break
         ct_alive "$CT_PID" || break
         sleep 0.1
     done
     local state
-    state="$(CT_TIMEOUT=90 ct_sh 2>"$CT_RUN/ready.err" <<'EOF'
+    state="$(CT_TIMEOUT=$((90 * slow)) ct_sh 2>"$CT_RUN/ready.err" <<'EOF'
 systemctl is-system-running --wait
 EOF
 )"
@@ -405,11 +533,11 @@ EOF
 systemctl --failed --no-legend --plain | awk '{print $1}'
 EOF
 ))" >&2 ;;
-        *) echo "the $release container did not finish booting within 90 s (state: ${state:-none}; $(head -c 300 "$CT_RUN/ready.err")); its console:" >&2
+        *) echo "the $release container did not finish booting within $((90 * slow)) s (state: ${state:-none}; $(head -c 300 "$CT_RUN/ready.err")); its console:" >&2
            tail -30 "$CT_RUN/console.log" >&2
            return 1 ;;
     esac
-    for i in $(seq 100); do
+    for i in $(seq $((100 * slow))); do
         [ -e "/proc/$CT_PID/root/run/systemd/seats/seat0" ] && { ct_enter_cgroup; return 0; }
         sleep 0.1
     done
@@ -458,7 +586,16 @@ ct_root() { echo "/proc/$CT_PID/root"; }
 # directory given by --upper is kept).
 container_stop() {
     if ct_alive "$CT_PID"; then
-        kill -RTMIN+4 "$CT_PID" 2>/dev/null    # systemd: poweroff
+        # systemd: poweroff. Under qemu a signal from here reaches the
+        # emulated systemd as another one (qemu keeps real-time signals for
+        # itself and renumbers the rest), so it is asked from inside.
+        if [ -n "$CT_EMULATED" ]; then
+            CT_TIMEOUT=10 ct_sh > /dev/null 2>&1 <<'EOF'
+systemctl --no-block poweroff
+EOF
+        else
+            kill -RTMIN+4 "$CT_PID" 2>/dev/null
+        fi
         local i
         for i in $(seq 200); do
             ct_alive "$CT_NSPAWN" || break
