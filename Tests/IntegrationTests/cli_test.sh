@@ -809,6 +809,35 @@ test_doctor_names_sudoers_passprompt_override() {
     assert_not_contains "$out" "passprompt_override" "doctor when sudo does not reach PinGate"
 }
 
+# The Debian profile (pam-auth-update --enable pingate) puts its line in
+# common-auth, which sudo and sudo -i include: the recommended way to turn
+# PinGate on, so doctor takes it for sudo (which asks PAM's questions as they
+# come) as it takes the line `pingate enable sudo` writes. Before, doctor
+# called it "not the one this screen needs" and exited 5. (The one-field lock
+# screens installed here do need lines of their own: `pingate enable`.)
+test_doctor_takes_the_debian_profiles_line_for_sudo_and_sudo_i() {
+    [ -x /usr/bin/sudo ] || skip "no sudo here"
+    store_reset
+    enroll_pin pgalice "$PIN"
+    install_fake_module
+    local name
+    for name in common-auth sudo sudo-i; do
+        [ ! -e "/etc/pam.d/$name" ] || cp "/etc/pam.d/$name" "$SANDBOX/pam-$name.saved"
+    done
+    trap 'for name in common-auth sudo sudo-i; do
+              if [ -e "$SANDBOX/pam-$name.saved" ]; then cat "$SANDBOX/pam-$name.saved" > "/etc/pam.d/$name"; else rm -f "/etc/pam.d/$name"; fi
+          done' EXIT
+    # What pam-auth-update writes from pam/pam-configs/pingate.
+    printf 'auth\t[success=2 default=ignore]\tpam_pingate.so forward_pass\nauth\t[success=1 default=ignore]\tpam_unix.so nullok\nauth\trequisite\tpam_deny.so\nauth\trequired\tpam_permit.so\n' \
+        > /etc/pam.d/common-auth
+    printf '#%%PAM-1.0\n@include common-auth\n' | tee /etc/pam.d/sudo > /etc/pam.d/sudo-i
+    run "$PINGATE" doctor
+    grep -E '^(ok|PROBLEM) +sudo' <<< "$out" | sed 's/^/      /' >&2
+    assert_contains "$out" "ok      sudo: a PIN is offered (service sudo)" "doctor on the profile's line"
+    assert_contains "$out" "ok      sudo -i: a PIN is offered (service sudo-i)" "doctor on the profile's line"
+    assert_not_contains "$(grep '^PROBLEM sudo' <<< "$out")" "not the one this screen needs" "doctor on the profile's line"
+}
+
 # A member of the pingate group reads the key and every record and may
 # rewrite them: as good as root. Listed in /etc/group, or by primary group.
 test_doctor_and_init_refuse_a_pingate_group_with_members() {

@@ -27,9 +27,10 @@ extension Doctor {
         }
         // The options that fit how this screen asks, and its control (a
         // one-field screen's ends the try on a wrong PIN): a line written by
-        // hand, or by an older release (`sufficient`), may lack them.
+        // hand, or by an older release (`sufficient`), may lack them. A
+        // client that needs no line of its own takes any (the profile's).
         let missing = client.moduleOptions.filter { !rule.arguments.contains($0) }
-        guard missing.isEmpty, rule.writtenControl == client.control else {
+        guard !client.needsItsOwnLine || (missing.isEmpty && rule.writtenControl == client.control) else {
             add(.problem, L("%s: the pam_pingate.so line at %s is not the one this screen needs (it shows PAM's questions its own way): %s",
                             client.name, rule.origin.description, client.enableLine.split(separator: " ").joined(separator: " ")),
                 fix: "pingate disable \(client.service) && \(enable)")

@@ -30,7 +30,11 @@ public struct PAMClient: Equatable, Sendable {
     /// `sudo -i` never offered would read as broken.
     public let companions: [String]
 
-    public init(service: String, name: String, programs: [String], control: String = "sufficient",
+    /// The control of a client that asks PAM's questions as they come
+    /// (sudo, sudo -i): it needs no line of its own.
+    public static let plainControl = "sufficient"
+
+    public init(service: String, name: String, programs: [String], control: String = plainControl,
                 moduleOptions: [String] = [], createdFromOther: Bool = false, isLoginScreen: Bool = false,
                 companions: [String] = []) {
         self.service = service
@@ -42,6 +46,12 @@ public struct PAMClient: Equatable, Sendable {
         self.isLoginScreen = isLoginScreen
         self.companions = companions
     }
+
+    /// Whether its way of asking needs a line of its own — a control or
+    /// options beyond the plain line (the one-field lock screens). One that
+    /// does not (sudo) works with any PinGate line: the Debian profile's
+    /// `forward_pass` in common-auth, a line written by hand or by 0.2.0.
+    public var needsItsOwnLine: Bool { control != PAMClient.plainControl || !moduleOptions.isEmpty }
 
     /// The companions of `services` that are not named among them, in order.
     public static func companions(of services: [String]) -> [String] {
