@@ -115,7 +115,7 @@ final class WaylandLocker {
     // MARK: geometry, the image and the child
 
     /// The lock surfaces' sizes as configured, in the compositor's order.
-    private var geometry: OutputGeometry {
+    private var configuredGeometry: OutputGeometry {
         OutputGeometry(sizes: outputs.map { ($0.width, $0.height) })
     }
 
@@ -123,7 +123,7 @@ final class WaylandLocker {
     /// image, and a new child to draw it (what was typed is dropped).
     func geometryChanged() {
         guard lock != nil, !outputs.isEmpty, outputs.allSatisfy({ $0.width > 0 }) else { return }
-        let wanted = geometry
+        let wanted = configuredGeometry
         guard image?.geometry != wanted else { return }
         guard let shm, let made = SharedImage(geometry: wanted, shm: shm) else {
             Diagnostics.error("cannot make the lock screen's image; the screen stays locked")
@@ -175,6 +175,9 @@ final class WaylandLocker {
         guard let image, let index = outputIndex(of: surface) else { return nil }
         return image.geometry.imagePoint(output: index, x: x, y: y)
     }
+
+    /// The geometry the child draws now, nil before the first image.
+    var geometry: OutputGeometry? { image?.geometry }
 
     // MARK: the loop
 

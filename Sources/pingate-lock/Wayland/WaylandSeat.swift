@@ -6,8 +6,7 @@ import PinGateLock
 /// A seat's keyboard, pointer and touch, turned into the InputEvent lines the
 /// UI child reads (the X11 locker sends the same). Positions on an output's
 /// lock surface become positions in the image (OutputGeometry.imagePoint);
-/// a touch is the left button: the first finger down presses, moves and
-/// lifts, so a finger draws the pattern and taps the pad as the mouse does.
+/// a touch is the left button (TouchPointer).
 final class WaylandSeat {
     private let seat: OpaquePointer
     private unowned let locker: WaylandLocker
@@ -16,10 +15,7 @@ final class WaylandSeat {
     /// The surface the pointer is over, and where on it.
     private var pointerSurface: OpaquePointer?
     private var pointerAt = (x: 0.0, y: 0.0)
-    /// The finger that acts as the button, and its surface (a touch stays on
-    /// the surface it went down on).
-    private var finger: Int32?
-    private var fingerSurface: OpaquePointer?
+    private var touchPointer = TouchPointer()
 
     init(seat: OpaquePointer, locker: WaylandLocker) {
         (self.seat, self.locker) = (seat, locker)
@@ -99,34 +95,21 @@ final class WaylandSeat {
         locker.forward(pressed ? .press(button: number, x: point.x, y: point.y) : .release(button: number, x: point.x, y: point.y))
     }
 
-    // MARK: touch
+    // MARK: touch (TouchPointer: the first finger is the left button)
 
     func touchDown(surface: OpaquePointer?, id: Int32, x: Double, y: Double) {
-        guard finger == nil, let point = locker.imagePoint(surface: surface, x: x, y: y) else { return }
-        (finger, fingerSurface) = (id, surface)
-        locker.forward(.motion(x: point.x, y: point.y))
-        locker.forward(.press(button: 1, x: point.x, y: point.y))
-        fingerAt = point
+        guard let geometry = locker.geometry, let output = locker.outputIndex(of: surface) else { return }
+        touchPointer.down(id: id, output: output, x: x, y: y, in: geometry) { locker.forward($0) }
     }
 
     func touchMoved(id: Int32, x: Double, y: Double) {
-        guard id == finger, let point = locker.imagePoint(surface: fingerSurface, x: x, y: y) else { return }
-        fingerAt = point
-        locker.forward(.motion(x: point.x, y: point.y))
+        guard let geometry = locker.geometry else { return }
+        touchPointer.motion(id: id, x: x, y: y, in: geometry) { locker.forward($0) }
     }
 
-    func touchUp(id: Int32) {
-        guard id == finger else { return }
-        locker.forward(.release(button: 1, x: fingerAt.x, y: fingerAt.y))
-        finger = nil
-    }
+    func touchUp(id: Int32) { touchPointer.up(id: id) { locker.forward($0) } }
 
-    /// The compositor took the touches back (a gesture): the finger lifts.
-    func touchCancelled() {
-        if let finger { touchUp(id: finger) }
-    }
-
-    private var fingerAt = (x: 0, y: 0)
+    func touchCancelled() { touchPointer.cancel { locker.forward($0) } }
 }
 
 private func seatOf(_ data: UnsafeMutableRawPointer?) -> WaylandSeat {
