@@ -32,17 +32,23 @@ case "--ui-child"?:
     }
     exit(UIProcess(canvas: XCanvas(coverWindow: window)).run())
 case "-h"?, "--help"?:
-    printLine(L("usage: pingate-lock [--help] [--version]"))
+    printLine(L("usage: pingate-lock [--daemonize] [--help] [--version]"))
     printLine(L("Locks the X11 session until you enter your PinGate PIN or pattern, or your password."))
     printLine(L("Use it with xss-lock to lock on idle and before suspend: xss-lock --transfer-sleep-lock -- pingate-lock"))
+    printLine(L("On Wayland (sway, labwc, …) --daemonize returns once the screen is locked, for swayidle's before-sleep."))
     exit(0)
 case "--version"?:
     printLine("pingate-lock 0.3.0")
     exit(0)
+case "--daemonize"? where arguments.count == 1:
+    guard let display = getenv("WAYLAND_DISPLAY"), display.pointee != 0 else {
+        Diagnostics.fail(L("--daemonize is for Wayland sessions; on X11 use xss-lock --transfer-sleep-lock"), status: 2)
+    }
+    exit(waylandLock(daemonize: true))
 case nil:
     // A Wayland session: the compositor locks (ext-session-lock-v1); an X11
     // locker there would cover Xwayland's windows only.
-    if let display = getenv("WAYLAND_DISPLAY"), display.pointee != 0 { exit(waylandLock()) }
+    if let display = getenv("WAYLAND_DISPLAY"), display.pointee != 0 { exit(waylandLock(daemonize: false)) }
     exit(Locker().run())
 default:
     Diagnostics.fail(L("unknown argument %s (try pingate-lock --help)", arguments.first!), status: 2)

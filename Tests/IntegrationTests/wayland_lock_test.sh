@@ -19,8 +19,11 @@
 # Return) unlocks; the locker killed (SIGKILL) while locked leaves the output
 # locked — grim reads sway's colour for a lock whose client died, not the
 # desktop — and nothing unlocks; then a second pingate-lock takes over the
-# lock and the PIN unlocks (sway lets a new client lock a session whose
-# locker died).
+# lock and the PIN unlocks (sway and labwc let a new client lock a session
+# whose locker died).
+#
+# The same cases under labwc 0.8 (its rc.xml binds Super+P; its autostart
+# runs swaybg for the same desktop colour).
 #
 # Run as root: bash Tests/IntegrationTests/wayland_lock_test.sh
 
@@ -30,7 +33,11 @@
 . "$(dirname "${BASH_SOURCE[0]}")/booted_screen_lib.sh"
 
 LOCK_DEB="$(ls "$WORK"/dist/pingate-lock_*.deb 2>/dev/null | head -1)"
-DESKTOP=1d4f73
+# The README's (PINGATE_UPDATE_DOCS=1 copies them to docs/screenshots/).
+DOC_SCREENSHOTS=(sway-pin-pad sway-wrong-pin)
+# The desktop's colour in the corner (swaybg, under both compositors), as
+# start_session reads it.
+DESKTOP=""
 
 # write_programs: sway's settings, the script its binding runs, and
 # pingate-wlock, the steps the test takes inside as root (each prints one
@@ -38,16 +45,26 @@ DESKTOP=1d4f73
 write_programs() {
     local root
     root="$(ct_root)"
-    mkdir -p "$root/etc/pingate-test"
+    mkdir -p "$root/etc/pingate-test/labwc"
     cat > "$root/etc/pingate-test/sway.conf" <<'EOF'
 output HEADLESS-1 resolution 800x600 bg #1d4f73 solid_color
 bindsym Mod4+p exec sh /usr/local/bin/pingate-wayland-lock
 EOF
+    cat > "$root/etc/pingate-test/labwc/rc.xml" <<'EOF'
+<?xml version="1.0"?>
+<labwc_config>
+  <keyboard>
+    <keybind key="W-p"><action name="Execute" command="sh /usr/local/bin/pingate-wayland-lock"/></keybind>
+  </keyboard>
+</labwc_config>
+EOF
+    # labwc draws no background of its own: the desktop's colour, as sway's.
+    echo 'swaybg -c "#1d4f73" >/dev/null 2>&1 &' > "$root/etc/pingate-test/labwc/autostart"
     # Run by sway, as alice, in her session (WAYLAND_DISPLAY is sway's).
     cat > "$root/usr/local/bin/pingate-wayland-lock" <<'EOF'
 d="$XDG_RUNTIME_DIR/pingate-lock"
 mkdir -p "$d"
-PINGATE_LOCK_DEBUG=1 pingate-lock 2> "$d/log" &
+PINGATE_LOCK_DEBUG=1 pingate-lock "$@" 2> "$d/log" &
 echo $! > "$d/pid"
 wait $!
 echo "$? $(date +%s%N)" > "$d/done.tmp" && mv "$d/done.tmp" "$d/done"
@@ -62,18 +79,23 @@ pixel() { as_alice grim -g "$1,$2 1x1" -t ppm - | tail -c 3 | od -An -tx1 | tr -
 corner() { pixel 10 10; }
 said() { for i in $(seq 200); do grep -qF -- "$1" "$d/log" 2>/dev/null && return 0; sleep 0.05; done; return 1; }
 case "$1" in
-    start)  # alice's seat session running sway
+    start)  # start sway|labwc: alice's seat session running the compositor
         env="Environment=XDG_SEAT=seat0 XDG_SESSION_TYPE=wayland XDG_SESSION_CLASS=user"
         env="$env WLR_BACKENDS=headless WLR_RENDERER=pixman WLR_LIBINPUT_NO_DEVICES=1"
-        systemd-run --quiet --unit=pingate-wayland -p PAMName=login -p User=alice -p "$env" \
-            sway -c /etc/pingate-test/sway.conf < /dev/null
+        compositor="$2"
+        case "$compositor" in
+            sway)  set -- sway -c /etc/pingate-test/sway.conf ;;
+            labwc) set -- labwc -C /etc/pingate-test/labwc ;;
+        esac
+        systemd-run --quiet --unit=pingate-wayland -p PAMName=login -p User=alice -p "$env" "$@" < /dev/null
         for i in $(seq 100); do [ -n "$(display)" ] && break; sleep 0.1; done
         [ -n "$(display)" ] || { echo "no Wayland socket: $(systemctl status pingate-wayland --no-pager -n 20 | tr '\n' ' ')"; exit 1; }
-        for i in $(seq 50); do [ "$(corner)" = 1d4f73 ] && break; sleep 0.1; done
+        # The desktop drawn (swaybg): the corner not black, and steady.
+        for i in $(seq 50); do c="$(corner)"; sleep 0.2; [ "$c" != 000000 ] && [ "$c" = "$(corner)" ] && break; done
         session="$(loginctl show-user alice -p Display --value)"
         echo "$(display), session $session: seat $(loginctl show-session "$session" -p Seat --value)," \
              "type $(loginctl show-session "$session" -p Type --value), active $(loginctl show-session "$session" -p Active --value)," \
-             "corner $(corner), $(dpkg-query -W -f='${Package} ${Version}\n' sway pingate-lock | tr '\n' ' ')" ;;
+             "corner $(corner), $(dpkg-query -W -f='${Package} ${Version}\n' "$compositor" pingate-lock | tr '\n' ' ')" ;;
     lock)   # Super+P; waits for the compositor's "locked" and the UI's first frame
         rm -rf "$d"
         as_alice wtype -M logo p -m logo
@@ -100,13 +122,31 @@ case "$1" in
         for i in $(seq 100); do [ -e "$d/done" ] && break; sleep 0.05; done
         first=$(corner); sleep 2
         echo "killed ($(cat "$d/done" 2>/dev/null | cut -d' ' -f1)), corner $first, then $(corner) 2 s later" ;;
-    relock) # the binding's script, started by sway (swaymsg exec: sway runs only
-            # --locked bindings while locked), so in alice's session as before
+    relock) # the binding's script again; neither compositor runs a person's
+            # binding while locked: sway starts it (swaymsg exec), in alice's
+            # session as before; under labwc her user manager does, as it
+            # would run swayidle (a caller in her own manager is at the machine)
         rm -rf "$d"
-        as_alice env SWAYSOCK="$(ls "$run"/sway-ipc.*.sock | head -1)" swaymsg -q exec sh /usr/local/bin/pingate-wayland-lock
+        if ls "$run"/sway-ipc.*.sock > /dev/null 2>&1; then
+            as_alice env SWAYSOCK="$(ls "$run"/sway-ipc.*.sock | head -1)" swaymsg -q exec sh /usr/local/bin/pingate-wayland-lock
+        else
+            as_alice systemd-run --user --quiet -E WAYLAND_DISPLAY="$(display)" sh /usr/local/bin/pingate-wayland-lock
+        fi
         said "ready:" && said "locked:" || { echo "not locked: $(tr '\n' ' ' < "$d/log" 2>/dev/null)"; exit 1; }
         sleep 0.3
         echo "$(grep -oE 'ready: mode=[a-z]+' "$d/log" | tail -1), locked, corner $(corner)" ;;
+    daemonize) # the binding's script with --daemonize, by swaymsg exec: waits
+            # (10 s) for the command to return: "returned STATUS, locked: N, corner RGB"
+        rm -rf "$d"
+        as_alice env SWAYSOCK="$(ls "$run"/sway-ipc.*.sock | head -1)" swaymsg -q exec "sh /usr/local/bin/pingate-wayland-lock --daemonize"
+        for i in $(seq 200); do [ -e "$d/done" ] && break; sleep 0.05; done
+        [ -e "$d/done" ] || { echo "did not return in 10 s: $(tr '\n' ' ' < "$d/log")"; exit 0; }
+        sleep 0.3
+        echo "returned $(cut -d' ' -f1 "$d/done"), locked: $(grep -c 'locked: the compositor' "$d/log"), corner $(corner)" ;;
+    opened) # waits (10 s) for the daemon's unlock: "unlocked: N, corner RGB"
+        for i in $(seq 200); do grep -q 'unlocked by the UI' "$d/log" && break; sleep 0.05; done
+        sleep 0.2
+        echo "unlocked: $(grep -c 'unlocked by the UI' "$d/log"), corner $(corner)" ;;
     corner) corner ;;
     shot)   as_alice grim -t png "$run/shot.png" && mv "$run/shot.png" "$2" ;;
     stop)
@@ -168,52 +208,79 @@ start_session() {
     layer trixie sway "${SWAY_LAYER_PACKAGES[@]}"
     boot trixie --layer "$LAYER"
     setup
-    out="$(wl start)" || fail "sway did not start in alice's seat session: $out"
-    echo "    sway: $out"
-    assert_contains "$out" "seat seat0, type wayland, active yes, corner $DESKTOP" "alice's session running sway"
+    out="$(wl start "$1")" || fail "$1 did not start in alice's seat session: $out"
+    echo "    $1: $out"
+    assert_contains "$out" "seat seat0, type wayland, active yes, corner " "alice's session running $1"
+    # swaybg's colour as the compositor shows it (sway: 1d4f73; labwc's
+    # pixman output, darker): what the corner is when unlocked.
+    DESKTOP="$(sed -nE 's/.*, corner ([0-9a-f]{6}),.*/\1/p' <<< "$out")"
+    [ -n "$DESKTOP" ] && [ "$DESKTOP" != 000000 ] || fail "no desktop colour in the corner: $out"
     end_with 'wl stop > /dev/null'
 }
 
-test_pin_wrong_pin_and_password_unlock_sway() {
-    start_session
+# pin_wrong_pin_and_password COMPOSITOR: the PIN typed unlocks on its last
+# digit; a wrong PIN is told and counted, then the PIN unlocks; Tab, then
+# the password unlocks.
+pin_wrong_pin_and_password() {
+    start_session "$1"
     lock pin
-    shot wayland-pin-pad
+    shot "$1-pin-pad"
     wl keys "$PIN" > /dev/null
-    unlocked "the PIN typed" pin
+    unlocked "the PIN typed ($1)" pin
     lock pin
     wl keys "${WRONG_PINS[0]}" > /dev/null
     said "Wrong PIN"
     assert_eq 1 "$(count alice)" "alice's failures after a wrong PIN"
-    shot wayland-wrong-pin
+    shot "$1-wrong-pin"
     wl keys "$PIN" > /dev/null
     # (Not timed: the screen shows the module's notice of the failed try for
     # 3 s before it opens, as on X11.)
-    unlocked "a wrong PIN, then the PIN"
+    unlocked "a wrong PIN, then the PIN ($1)"
     assert_eq 0 "$(count alice)" "alice's failures after the PIN unlocked"
     lock pin
     wl keys -k Tab "$ALICE_PASSWORD" -k Return > /dev/null
-    unlocked "Tab, then the password" password
+    unlocked "Tab, then the password ($1)" password
 }
 
-test_killed_locker_leaves_the_output_locked_sway() {
+# killed_locker COMPOSITOR: SIGKILL while locked leaves the output locked in
+# the compositor's own colour, and a PIN typed then unlocks nothing; then a
+# second pingate-lock takes the lock over and the PIN unlocks.
+killed_locker() {
     local out abandoned
-    start_session
+    start_session "$1"
     lock pin
     out="$(wl kill)"
-    echo "      SIGKILL while locked -> $out" >&2
-    assert_not_contains "$out" "$DESKTOP" "the screen after the locker was killed"
+    echo "      $1: SIGKILL while locked -> $out" >&2
+    assert_not_contains "$out" "corner $DESKTOP" "the screen after the locker was killed"
     abandoned="$(sed -nE 's/.*corner ([0-9a-f]{6}), then.*/\1/p' <<< "$out")"
     assert_contains "$out" "then $abandoned 2 s later" "the screen stays the same"
     wl keys "$PIN" -k Return > /dev/null
     sleep 1
     assert_eq "$abandoned" "$(wl corner)" "the screen after the PIN typed with no locker"
-    # A new locker (the binding's script: sway runs only --locked bindings
-    # while locked) takes the lock over.
-    out="$(wl relock)"
-    echo "      a second pingate-lock -> $out" >&2
-    assert_contains "$out" "ready: mode=pin, locked" "a new pingate-lock on sway after the first was killed"
+    out="$(wl relock)" || true
+    echo "      $1: a second pingate-lock -> $out" >&2
+    assert_contains "$out" "ready: mode=pin, locked" "a new pingate-lock on $1 after the first was killed"
     wl keys "$PIN" > /dev/null
-    unlocked "the PIN, at the second locker" pin
+    unlocked "the PIN, at the second locker ($1)" pin
 }
+
+# --daemonize (swayidle's before-sleep): the command returns 0 once the
+# compositor has locked, the screen stays locked, and the PIN then unlocks.
+test_daemonize_returns_once_locked_sway() {
+    local out
+    start_session sway
+    out="$(wl daemonize)"
+    echo "      pingate-lock --daemonize -> $out" >&2
+    assert_contains "$out" "returned 0, locked: 1, corner " "pingate-lock --daemonize"
+    assert_not_contains "$out" "corner $DESKTOP" "the screen once --daemonize returned"
+    wl keys "$PIN" > /dev/null
+    out="$(wl opened)"
+    assert_eq "unlocked: 1, corner $DESKTOP" "$out" "the PIN after --daemonize"
+}
+
+test_pin_wrong_pin_and_password_unlock_sway() { pin_wrong_pin_and_password sway; }
+test_killed_locker_leaves_the_output_locked_sway() { killed_locker sway; }
+test_pin_wrong_pin_and_password_unlock_labwc() { pin_wrong_pin_and_password labwc; }
+test_killed_locker_leaves_the_output_locked_labwc() { killed_locker labwc; }
 
 run_screen_tests "last digit to the unlock request" pin password

@@ -105,6 +105,7 @@ final class WaylandLocker {
     func lockedEvent() {
         locked = true
         Diagnostics.trace("locked: the compositor locked the session \(traceTime())")
+        Daemon.locked()
     }
 
     func finishedEvent() {
