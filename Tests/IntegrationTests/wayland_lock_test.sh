@@ -147,6 +147,15 @@ case "$1" in
         for i in $(seq 200); do grep -q 'unlocked by the UI' "$d/log" && break; sleep 0.05; done
         sleep 0.2
         echo "unlocked: $(grep -c 'unlocked by the UI' "$d/log"), corner $(corner)" ;;
+    addoutput) # sway makes a second headless output while locked: waits for the
+            # locker's new geometry and UI: "geometry G, ready, second corner RGB"
+        sock="$(ls "$run"/sway-ipc.*.sock | head -1)"
+        as_alice env SWAYSOCK="$sock" swaymsg -q create_output
+        for i in $(seq 200); do [ "$(grep -c 'ready:' "$d/log")" -ge 2 ] && break; sleep 0.05; done
+        sleep 0.5
+        at="$(as_alice env SWAYSOCK="$sock" swaymsg -t get_outputs | sed -n '/^Output HEADLESS-2/,/^$/s/.*Position: \([0-9]*\),\([0-9]*\).*/\1 \2/p')"
+        echo "$(grep -oE 'geometry: [0-9,;]+' "$d/log" | tail -1), $(grep -c 'ready:' "$d/log") ready," \
+             "second corner $(pixel $((${at% *} + 10)) $((${at#* } + 10)))" ;;
     corner) corner ;;
     shot)   as_alice grim -t png "$run/shot.png" && mv "$run/shot.png" "$2" ;;
     stop)
@@ -276,6 +285,23 @@ test_daemonize_returns_once_locked_sway() {
     wl keys "$PIN" > /dev/null
     out="$(wl opened)"
     assert_eq "unlocked: 1, corner $DESKTOP" "$out" "the PIN after --daemonize"
+}
+
+# An output added while locked (sway's create_output) gets a lock surface:
+# the UI is started again for both outputs, the new one shows the lock
+# screen's background, and the PIN unlocks.
+test_an_output_added_while_locked_is_covered_sway() {
+    local out
+    start_session sway
+    lock pin
+    out="$(wl addoutput)"
+    echo "      a second output while locked -> $out" >&2
+    assert_contains "$out" "geometry: 800,600;" "the locker's image after create_output"
+    assert_contains "$out" "2 ready" "the UI, started again for two outputs"
+    assert_not_contains "$out" "second corner $DESKTOP" "the new output while locked"
+    assert_contains "$out" "second corner 191e2b" "the new output: the lock screen's background"
+    wl keys "$PIN" > /dev/null
+    unlocked "the PIN, with two outputs" pin
 }
 
 test_pin_wrong_pin_and_password_unlock_sway() { pin_wrong_pin_and_password sway; }
