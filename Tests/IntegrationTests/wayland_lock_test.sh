@@ -155,7 +155,8 @@ case "$1" in
         sleep 0.5
         at="$(as_alice env SWAYSOCK="$sock" swaymsg -t get_outputs | sed -n '/^Output HEADLESS-2/,/^$/s/.*Position: \([0-9]*\),\([0-9]*\).*/\1 \2/p')"
         echo "$(grep -oE 'geometry: [0-9,;]+' "$d/log" | tail -1), $(grep -c 'ready:' "$d/log") ready," \
-             "second corner $(pixel $((${at% *} + 10)) $((${at#* } + 10)))" ;;
+             "second corner $(pixel $((${at% *} + 10)) $((${at#* } + 10)))"
+        [ "$(grep -c 'ready:' "$d/log")" -ge 2 ] || echo "its trace ends: $(grep -v offer "$d/log" | tail -8 | tr '\n' '|')" ;;
     corner) corner ;;
     shot)   as_alice grim -t png "$run/shot.png" && mv "$run/shot.png" "$2" ;;
     stop)

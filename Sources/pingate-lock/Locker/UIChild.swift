@@ -54,7 +54,13 @@ final class UIChild {
         posix_spawn_file_actions_init(&actions)
         posix_spawn_file_actions_adddup2(&actions, input[0], 0)
         posix_spawn_file_actions_adddup2(&actions, status[1], 3)
-        for (own, childs) in descriptors { posix_spawn_file_actions_adddup2(&actions, own, childs) }
+        // Each given descriptor is first copied above every number the child
+        // is given (0, 3 and theirs), so no dup2 overwrites one still to be
+        // copied: a memfd that happens to be 5 would otherwise become the
+        // frame pipe. The copies are close-on-exec, and closed below.
+        let lifted = descriptors.map { (own, childs) in (fcntl(own, F_DUPFD_CLOEXEC, 16), childs) }
+        defer { for (copy, _) in lifted where copy >= 0 { close(copy) } }
+        for (copy, childs) in lifted { posix_spawn_file_actions_adddup2(&actions, copy, childs) }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         // Default SIGCHLD too (an ignored one is inherited across exec, and
