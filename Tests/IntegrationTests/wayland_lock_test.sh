@@ -34,7 +34,9 @@
 
 LOCK_DEB="$(ls "$WORK"/dist/pingate-lock_*.deb 2>/dev/null | head -1)"
 # The README's (PINGATE_UPDATE_DOCS=1 copies them to docs/screenshots/).
-DOC_SCREENSHOTS=(sway-pin-pad sway-wrong-pin)
+DOC_SCREENSHOTS=(sway-pin-pad sway-wrong-pin sway-pattern-mid-drag)
+# alice's pattern for the pointer's case, on the 3×3 grid, dots 1-9 by rows.
+PATTERN=1-5-9-6-3
 # The desktop's colour in the corner (swaybg, under both compositors), as
 # start_session reads it.
 DESKTOP=""
@@ -78,6 +80,10 @@ as_alice() { runuser -u alice -- env XDG_RUNTIME_DIR="$run" WAYLAND_DISPLAY="$(d
 pixel() { as_alice grim -g "$1,$2 1x1" -t ppm - | tail -c 3 | od -An -tx1 | tr -d ' \n'; }
 corner() { pixel 10 10; }
 said() { for i in $(seq 200); do grep -qF -- "$1" "$d/log" 2>/dev/null && return 0; sleep 0.05; done; return 1; }
+# where NAME: "X Y" of a pad key or pattern dot, from the UI's last geometry trace
+# (one output at the layout's origin: the image's positions are the layout's).
+where() { grep -oE "(ready|mode|relayout):.*" "$d/log" | tail -n 1 | grep -oE "\b$1=[0-9]+,[0-9]+" | cut -d= -f2 | tr , ' '; }
+size() { as_alice grim -t ppm - | sed -n 2p; }
 case "$1" in
     start)  # start sway|labwc: alice's seat session running the compositor
         env="Environment=XDG_SEAT=seat0 XDG_SESSION_TYPE=wayland XDG_SESSION_CLASS=user"
@@ -111,7 +117,7 @@ case "$1" in
         for i in $(seq 200); do [ -e "$d/done" ] && break; sleep 0.05; done
         [ -e "$d/done" ] || { echo "still locked 10 s later, corner $(corner)"; exit 0; }
         read -r status at < "$d/done"
-        key=$(grep -oE 'key press t=[0-9.]+' "$d/log" | tail -1 | grep -oE '[0-9.]+$')
+        key=$(grep -oE '(key press|button release) t=[0-9.]+' "$d/log" | tail -1 | grep -oE '[0-9.]+$')
         unlock=$(grep -oE 'unlocked by the UI t=[0-9.]+' "$d/log" | tail -1 | grep -oE '[0-9.]+$')
         ms=$(awk -v a="$key" -v b="$unlock" 'BEGIN { if (a == "" || b == "") print "-"; else printf "%.0f", b - a }')
         sleep 0.2
@@ -157,6 +163,25 @@ case "$1" in
         echo "$(grep -oE 'geometry: [0-9,;]+' "$d/log" | tail -1), $(grep -c 'ready:' "$d/log") ready," \
              "second corner $(pixel $((${at% *} + 10)) $((${at#* } + 10)))"
         [ "$(grep -c 'ready:' "$d/log")" -ge 2 ] || echo "its trace ends: $(grep -v offer "$d/log" | tail -8 | tr '\n' '|')" ;;
+    click)  # click DIGIT...: each pad key clicked with the virtual pointer
+        shift
+        steps=""
+        for digit in "$@"; do steps="$steps move $(where "key$digit") press release"; done
+        as_alice virtual_pointer $(size) $steps ;;
+    drag)   # drag SHOT DOT...: pressed on the first dot, moved through the others
+            # in small steps, held while grim takes SHOT, then released
+        shot="$2"; shift 2
+        xy="$(where "cell$1")"; x="${xy% *}"; y="${xy#* }"; shift
+        steps="move $x $y press"
+        for cell in "$@"; do
+            xy="$(where "cell$cell")"; tx="${xy% *}"; ty="${xy#* }"
+            for s in 1 2 3 4; do steps="$steps move $((x + (tx - x) * s / 4)) $((y + (ty - y) * s / 4))"; done
+            x=$tx; y=$ty
+        done
+        as_alice virtual_pointer $(size) $steps wait 1500 release &
+        sleep 1.2
+        as_alice grim -t png "$run/shot.png" && mv "$run/shot.png" "$shot"
+        wait ;;
     corner) corner ;;
     shot)   as_alice grim -t png "$run/shot.png" && mv "$run/shot.png" "$2" ;;
     stop)
@@ -305,9 +330,32 @@ test_an_output_added_while_locked_is_covered_sway() {
     unlocked "the PIN, with two outputs" pin
 }
 
+# The pointer (a virtual one: pam/tests/virtual_pointer.c): the PIN clicked
+# on the pad unlocks on its last click; alice re-enrolled with a pattern,
+# the pattern dragged through the dots unlocks on release.
+test_pointer_clicks_the_pad_and_drags_the_pattern_sway() {
+    local pointer="$REPO_ROOT/pam/build/virtual_pointer" out
+    [ -f "$pointer" ] || make -s -C "$REPO_ROOT/pam" harness > "$WORK/harness.out" 2>&1 ||
+        fail "make -C pam harness failed: $(cat "$WORK/harness.out")"
+    start_session sway
+    install -m 0755 "$pointer" "$(ct_root)/usr/local/bin/virtual_pointer"
+    lock pin
+    wl click $(sed 's/./& /g' <<< "$PIN") > /dev/null
+    unlocked "the PIN clicked on the pad" pin-click
+    out="$(CT_TIMEOUT=60 ct_sh "$PATTERN" 2>&1 <<'EOF'
+printf '%s\n%s\n' "$1" "$1" | pingate enroll alice --pattern --stdin --force --allow-weak > /dev/null && echo enrolled
+EOF
+)"
+    assert_eq enrolled "$out" "alice re-enrolled with a pattern"
+    lock pattern
+    wl drag /tmp/sway-pattern-mid-drag.png $(tr '-' ' ' <<< "$PATTERN") > /dev/null
+    cp "$(ct_root)/tmp/sway-pattern-mid-drag.png" "$REPORT_DIR/" 2>/dev/null || true
+    unlocked "the pattern dragged" pattern
+}
+
 test_pin_wrong_pin_and_password_unlock_sway() { pin_wrong_pin_and_password sway; }
 test_killed_locker_leaves_the_output_locked_sway() { killed_locker sway; }
 test_pin_wrong_pin_and_password_unlock_labwc() { pin_wrong_pin_and_password labwc; }
 test_killed_locker_leaves_the_output_locked_labwc() { killed_locker labwc; }
 
-run_screen_tests "last digit to the unlock request" pin password
+run_screen_tests "last digit or release to the unlock request" pin password pin-click pattern

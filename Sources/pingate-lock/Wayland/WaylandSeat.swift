@@ -92,6 +92,8 @@ final class WaylandSeat {
         default: return
         }
         guard let point = locker.imagePoint(surface: pointerSurface, x: pointerAt.x, y: pointerAt.y) else { return }
+        // When, never where: the start of "release → unlocked" for the tests.
+        Diagnostics.trace("button \(pressed ? "press" : "release") \(traceTime())")
         locker.forward(pressed ? .press(button: number, x: point.x, y: point.y) : .release(button: number, x: point.x, y: point.y))
     }
 
