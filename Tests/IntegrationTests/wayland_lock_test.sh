@@ -51,6 +51,7 @@ write_programs() {
     cat > "$root/etc/pingate-test/sway.conf" <<'EOF'
 output HEADLESS-1 resolution 800x600 bg #1d4f73 solid_color
 bindsym Mod4+p exec sh /usr/local/bin/pingate-wayland-lock
+bindsym Mod4+l exec sh /usr/local/bin/pingate-swaylock
 EOF
     cat > "$root/etc/pingate-test/labwc/rc.xml" <<'EOF'
 <?xml version="1.0"?>
@@ -69,6 +70,13 @@ mkdir -p "$d"
 PINGATE_LOCK_DEBUG=1 pingate-lock "$@" 2> "$d/log" &
 echo $! > "$d/pid"
 wait $!
+echo "$? $(date +%s%N)" > "$d/done.tmp" && mv "$d/done.tmp" "$d/done"
+EOF
+    # swaylock, for its times next to ours (sway_test.sh's way: -R says locked).
+    cat > "$root/usr/local/bin/pingate-swaylock" <<'EOF'
+d="$XDG_RUNTIME_DIR/pingate-lock"
+mkdir -p "$d"
+swaylock --color 7a1f5c -R 3 3> "$d/ready" 2> "$d/log"
 echo "$? $(date +%s%N)" > "$d/done.tmp" && mv "$d/done.tmp" "$d/done"
 EOF
     cat > "$root/usr/local/bin/pingate-wlock" <<'EOF'
@@ -111,7 +119,13 @@ case "$1" in
     keys)   # keys WTYPE-ARGS...: one wtype, after Escape and a pause (a new
             # virtual keyboard's keymap must reach the client first)
         shift
-        as_alice wtype -k Escape -s 300 "$@" ;;
+        as_alice wtype -k Escape -s 300 "$@"
+        date +%s%N > "$d/typed" ;;
+    swaylock) # Super+L: swaylock, which says when it has locked (-R)
+        rm -rf "$d"
+        as_alice wtype -M logo l -m logo
+        for i in $(seq 100); do [ -s "$d/ready" ] && break; sleep 0.05; done
+        [ -s "$d/ready" ] && echo "swaylock locked" || echo "swaylock did not lock: $(tr '\n' ' ' < "$d/log" 2>/dev/null)" ;;
     said)   said "$2" && echo yes ;;
     exited) # waits (10 s) for the locker's end: "status N, last key to unlock MS ms, corner RGB"
         for i in $(seq 200); do [ -e "$d/done" ] && break; sleep 0.05; done
@@ -121,7 +135,7 @@ case "$1" in
         unlock=$(grep -oE 'unlocked by the UI t=[0-9.]+' "$d/log" | tail -1 | grep -oE '[0-9.]+$')
         ms=$(awk -v a="$key" -v b="$unlock" 'BEGIN { if (a == "" || b == "") print "-"; else printf "%.0f", b - a }')
         sleep 0.2
-        echo "status $status, last key to unlock $ms ms, corner $(corner)" ;;
+        echo "status $status, last key to unlock $ms ms, wtype's end to exit $(( (at - $(cat "$d/typed")) / 1000000 )) ms, corner $(corner)" ;;
     kill)   # SIGKILL to the locker (and its UI): "killed, corner RGB, then RGB 2 s later"
         pid=$(cat "$d/pid")
         pkill -KILL -P "$pid"; kill -KILL "$pid"
@@ -167,7 +181,8 @@ case "$1" in
         shift
         steps=""
         for digit in "$@"; do steps="$steps move $(where "key$digit") press release"; done
-        as_alice virtual_pointer $(size) $steps ;;
+        as_alice virtual_pointer $(size) $steps
+        date +%s%N > "$d/typed" ;;
     drag)   # drag SHOT DOT...: pressed on the first dot, moved through the others
             # in small steps, held while grim takes SHOT, then released
         shot="$2"; shift 2
@@ -181,7 +196,8 @@ case "$1" in
         as_alice virtual_pointer $(size) $steps wait 1500 release &
         sleep 1.2
         as_alice grim -t png "$run/shot.png" && mv "$run/shot.png" "$shot"
-        wait ;;
+        wait
+        date +%s%N > "$d/typed" ;;
     corner) corner ;;
     shot)   as_alice grim -t png "$run/shot.png" && mv "$run/shot.png" "$2" ;;
     stop)
@@ -353,9 +369,42 @@ EOF
     unlocked "the pattern dragged" pattern
 }
 
+# The PIN at pingate-lock and at swaylock, alternately in one session, timed
+# the same way: from wtype's exit (the last key sent) to the locker's exit.
+# (pingate-lock checks on the last digit; swaylock needs Return, which wtype
+# sends last.) swaylock's stack gets PinGate's line (pingate enable swaylock).
+test_pin_unlock_times_next_to_swaylock_sway() {
+    local out i ms
+    start_session sway
+    out="$(ct_sh <<'EOF'
+pingate enable swaylock > /dev/null && grep -c pam_pingate /etc/pam.d/swaylock
+EOF
+)"
+    assert_eq 1 "$out" "PinGate's line in /etc/pam.d/swaylock"
+    for i in 1 2 3; do
+        lock pin
+        wl keys "$PIN" > /dev/null
+        out="$(wl exited)"
+        assert_contains "$out" "status 0," "pingate-lock, round $i"
+        ms="$(sed -nE "s/.*wtype's end to exit ([0-9]+) ms.*/\1/p" <<< "$out")"
+        record pingate-lock-exit "$ms"
+        out="$(wl swaylock)"
+        assert_eq "swaylock locked" "$out" "swaylock, round $i"
+        wl keys "$PIN" -k Return > /dev/null
+        out="$(wl exited)"
+        assert_contains "$out" "status 0," "swaylock, round $i"
+        assert_contains "$out" "corner $DESKTOP" "the screen after swaylock, round $i"
+        ms="$(sed -nE "s/.*wtype's end to exit ([0-9]+) ms.*/\1/p" <<< "$out")"
+        record swaylock-exit "$ms"
+    done
+    echo "      wtype's end to exit: pingate-lock $(awk '$1 == "pingate-lock-exit" {printf "%s ", $2}' "$UNLOCK_TIMES")ms," \
+         "swaylock $(awk '$1 == "swaylock-exit" {printf "%s ", $2}' "$UNLOCK_TIMES")ms" >&2
+}
+
 test_pin_wrong_pin_and_password_unlock_sway() { pin_wrong_pin_and_password sway; }
 test_killed_locker_leaves_the_output_locked_sway() { killed_locker sway; }
 test_pin_wrong_pin_and_password_unlock_labwc() { pin_wrong_pin_and_password labwc; }
 test_killed_locker_leaves_the_output_locked_labwc() { killed_locker labwc; }
 
-run_screen_tests "last digit or release to the unlock request" pin password pin-click pattern
+run_screen_tests "last digit or release to the unlock request; wtype's end to exit (-exit)" pin password pin-click pattern \
+    pingate-lock-exit swaylock-exit
