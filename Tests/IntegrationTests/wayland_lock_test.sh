@@ -22,6 +22,11 @@
 # lock and the PIN unlocks (sway and labwc let a new client lock a session
 # whose locker died).
 #
+# Also: the pad clicked and the pattern dragged with a virtual pointer
+# (pam/tests/virtual_pointer.c); an output added while locked (sway's
+# create_output); --daemonize; and the PIN at pingate-lock and at swaylock
+# alternately in one session, timed alike (wtype's exit to the locker's).
+#
 # The same cases under labwc 0.8 (its rc.xml binds Super+P; its autostart
 # runs swaybg for the same desktop colour).
 #
