@@ -140,7 +140,9 @@ case "$1" in
         unlock=$(grep -oE 'unlocked by the UI t=[0-9.]+' "$d/log" | tail -1 | grep -oE '[0-9.]+$')
         ms=$(awk -v a="$key" -v b="$unlock" 'BEGIN { if (a == "" || b == "") print "-"; else printf "%.0f", b - a }')
         sleep 0.2
-        echo "status $status, last key to unlock $ms ms, wtype's end to exit $(( (at - $(cat "$d/typed")) / 1000000 )) ms, corner $(corner)" ;;
+        # (wtype's end: keys only; the virtual pointer lingers after its last event)
+        typed=-; [ -e "$d/typed" ] && typed=$(( (at - $(cat "$d/typed")) / 1000000 ))
+        echo "status $status, last key to unlock $ms ms, wtype's end to exit $typed ms, corner $(corner)" ;;
     kill)   # SIGKILL to the locker (and its UI): "killed, corner RGB, then RGB 2 s later"
         pid=$(cat "$d/pid")
         pkill -KILL -P "$pid"; kill -KILL "$pid"
@@ -186,8 +188,7 @@ case "$1" in
         shift
         steps=""
         for digit in "$@"; do steps="$steps move $(where "key$digit") press release"; done
-        as_alice virtual_pointer $(size) $steps
-        date +%s%N > "$d/typed" ;;
+        as_alice virtual_pointer $(size) $steps ;;
     drag)   # drag SHOT DOT...: pressed on the first dot, moved through the others
             # in small steps, held while grim takes SHOT, then released
         shot="$2"; shift 2
@@ -201,8 +202,7 @@ case "$1" in
         as_alice virtual_pointer $(size) $steps wait 1500 release &
         sleep 1.2
         as_alice grim -t png "$run/shot.png" && mv "$run/shot.png" "$shot"
-        wait
-        date +%s%N > "$d/typed" ;;
+        wait ;;
     corner) corner ;;
     shot)   as_alice grim -t png "$run/shot.png" && mv "$run/shot.png" "$2" ;;
     stop)
