@@ -72,6 +72,8 @@ EOF
     cat > "$root/usr/local/bin/pingate-wayland-lock" <<'EOF'
 d="$XDG_RUNTIME_DIR/pingate-lock"
 mkdir -p "$d"
+# The memory test's allocator, when it asks for it (keep_freed.c).
+[ ! -s /etc/pingate-test/preload ] || export LD_PRELOAD="$(cat /etc/pingate-test/preload)"
 PINGATE_LOCK_DEBUG=1 pingate-lock "$@" 2> "$d/log" &
 echo $! > "$d/pid"
 wait $!
@@ -125,6 +127,10 @@ case "$1" in
             # virtual keyboard's keymap must reach the client first)
         shift
         as_alice wtype -k Escape -s 300 "$@"
+        date +%s%N > "$d/typed" ;;
+    more)   # more WTYPE-ARGS...: one wtype that goes on with what is typed (no Escape)
+        shift
+        as_alice wtype -s 300 "$@"
         date +%s%N > "$d/typed" ;;
     swaylock) # Super+L: swaylock, which says when it has locked (-R)
         rm -rf "$d"
@@ -203,6 +209,8 @@ case "$1" in
         sleep 1.2
         as_alice grim -t png "$run/shot.png" && mv "$run/shot.png" "$shot"
         wait ;;
+    pids)   # the locker's and its UI's process ids (the container's)
+        echo "$(cat "$d/pid") $(pgrep -u alice -f -- '--ui-child' | head -1)" ;;
     corner) corner ;;
     shot)   as_alice grim -t png "$run/shot.png" && mv "$run/shot.png" "$2" ;;
     stop)
@@ -404,6 +412,57 @@ EOF
     done
     echo "      wtype's end to exit: pingate-lock $(awk '$1 == "pingate-lock-exit" {printf "%s ", $2}' "$UNLOCK_TIMES")ms," \
          "swaylock $(awk '$1 == "swaylock-exit" {printf "%s ", $2}' "$UNLOCK_TIMES")ms" >&2
+}
+
+# host_pid PID: the host's number of the container's process PID.
+host_pid() {
+    local status
+    for status in /proc/[0-9]*/status; do
+        [ "$(readlink "${status%/status}/ns/pid" 2>/dev/null)" = "$(readlink "/proc/$CT_PID/ns/pid")" ] || continue
+        if awk -v pid="$1" '$1 == "NSpid:" && $NF == pid { found = 1 } END { exit !found }' "$status" 2>/dev/null; then
+            basename "${status%/status}"
+            return 0
+        fi
+    done
+    return 1
+}
+
+# On Wayland as on X11 (lock_test.sh's memory test, the same memscan.py and
+# keep_freed.so): once a wrong PIN and a wrong password have been answered,
+# no copy of either, nor any 8-byte piece of one, is left in the locker
+# (which turned the keys into text with xkbcommon) or in its UI, which keep
+# running. The controls: the PIN one digit short and the password in its
+# field are found in the UI while held. Read from the host (/proc/PID/mem).
+test_no_copy_of_a_typed_pin_or_password_is_left_in_memory_sway() {
+    local here="$REPO_ROOT/Tests/IntegrationTests" wrong_pin=739146285013 scan pids locker ui out
+    local wrong_password=Xk4Wq9Tz-5f3a9c-7Qm2Zx8Lw4Rt6Yp0Hk3Nb9Vc5Gd1Js7Fa2Ue8Io4Xq
+    cc -O2 -Wall -Werror -fPIC -shared "$here/keep_freed.c" -o "$WORK/keep_freed.so" -ldl || fail "cc keep_freed.c failed"
+    start_session sway
+    install -m 0644 "$WORK/keep_freed.so" "$(ct_root)/usr/local/lib/keep_freed.so"
+    echo /usr/local/lib/keep_freed.so > "$(ct_root)/etc/pingate-test/preload"
+    out="$(CT_TIMEOUT=60 ct_sh 2>&1 <<'EOF'
+printf 'pin_max_length = 12\n' >> /etc/pingate/pingate.conf
+printf '482915736047\n482915736047\n' | pingate enroll alice --pin --stdin --force > /dev/null && echo enrolled
+EOF
+)"
+    assert_eq enrolled "$out" "alice re-enrolled with a 12-digit PIN"
+    lock pin
+    pids="$(wl pids)"
+    locker="$(host_pid "${pids% *}")" && ui="$(host_pid "${pids#* }")" || fail "no host pids for [$pids]"
+    wl keys "${wrong_pin%?}" > /dev/null
+    sleep 0.3
+    scan=$(python3 "$here/memscan.py" --present "${wrong_pin%?}" "$ui") || fail "the scan missed the PIN being typed: $scan"
+    wl more "${wrong_pin: -1}" > /dev/null
+    said "message: Wrong PIN"
+    wl keys -k Tab "$wrong_password" > /dev/null
+    sleep 0.3
+    scan=$(python3 "$here/memscan.py" --present "$wrong_password" "$ui") || fail "the scan missed the password in its field: $scan"
+    wl more -k Return > /dev/null
+    said "message: Wrong password"
+    assert_not_contains "$(wl corner)" "$DESKTOP" "the screen after the wrong password"
+    scan=$(python3 "$here/memscan.py" --secret "$wrong_pin" --secret "$wrong_password" "$locker" "$ui") ||
+        fail "a typed secret is still in memory: $scan"
+    echo "    $scan"
 }
 
 test_pin_wrong_pin_and_password_unlock_sway() { pin_wrong_pin_and_password sway; }
