@@ -258,24 +258,17 @@ final class WaylandLocker {
 
 // MARK: listeners: C function tables, made once and never freed
 
-/// A value at an address that never moves, for libwayland's listener tables.
-private func stable<T>(_ value: T) -> UnsafeMutablePointer<T> {
-    let pointer = UnsafeMutablePointer<T>.allocate(capacity: 1)
-    pointer.initialize(to: value)
-    return pointer
-}
-
 func lockerOf(_ data: UnsafeMutableRawPointer?) -> WaylandLocker {
     Unmanaged<WaylandLocker>.fromOpaque(data!).takeUnretainedValue()
 }
 
-nonisolated(unsafe) private let registryListener = stable(wl_registry_listener(
+nonisolated(unsafe) private let registryListener = listenerTable(wl_registry_listener(
     global: { data, registry, name, interface, version in
         lockerOf(data).global(registry!, name: name, interface: String(cString: interface!), version: version)
     },
     global_remove: { data, _, name in lockerOf(data).globalRemoved(name: name) }))
 
-nonisolated(unsafe) private let lockListener = stable(ext_session_lock_v1_listener(
+nonisolated(unsafe) private let lockListener = listenerTable(ext_session_lock_v1_listener(
     locked: { data, _ in lockerOf(data).lockedEvent() },
     finished: { data, _ in lockerOf(data).finishedEvent() }))
 #endif

@@ -49,13 +49,10 @@ final class WaylandOutput {
     }
 }
 
-nonisolated(unsafe) private let lockSurfaceListener: UnsafeMutablePointer<ext_session_lock_surface_v1_listener> = {
-    let pointer = UnsafeMutablePointer<ext_session_lock_surface_v1_listener>.allocate(capacity: 1)
-    pointer.initialize(to: ext_session_lock_surface_v1_listener(configure: { data, _, serial, width, height in
+nonisolated(unsafe) private let lockSurfaceListener = listenerTable(ext_session_lock_surface_v1_listener(
+    configure: { data, _, serial, width, height in
         Unmanaged<WaylandOutput>.fromOpaque(data!).takeUnretainedValue().configured(serial: serial, width: width, height: height)
     }))
-    return pointer
-}()
 
 /// The image in shared memory (a memfd): the UI child maps it and draws, and
 /// each output's wl_buffer is its rectangle of it (an offset and the image's

@@ -124,7 +124,7 @@ nonisolated(unsafe) private let seatListener: UnsafeMutablePointer<wl_seat_liste
     var listener = wl_seat_listener()
     listener.capabilities = { data, _, capabilities in seatOf(data).capabilities(capabilities) }
     listener.name = { _, _, _ in }
-    return table(listener)
+    return listenerTable(listener)
 }()
 
 nonisolated(unsafe) private let keyboardListener: UnsafeMutablePointer<wl_keyboard_listener> = {
@@ -139,7 +139,7 @@ nonisolated(unsafe) private let keyboardListener: UnsafeMutablePointer<wl_keyboa
         seatOf(data).modifiers(depressed: depressed, latched: latched, locked: locked, group: group)
     }
     listener.repeat_info = { _, _, _, _ in }
-    return table(listener)
+    return listenerTable(listener)
 }()
 
 nonisolated(unsafe) private let pointerListener: UnsafeMutablePointer<wl_pointer_listener> = {
@@ -155,7 +155,7 @@ nonisolated(unsafe) private let pointerListener: UnsafeMutablePointer<wl_pointer
     listener.axis_source = { _, _, _ in }
     listener.axis_stop = { _, _, _, _ in }
     listener.axis_discrete = { _, _, _, _ in }
-    return table(listener)
+    return listenerTable(listener)
 }()
 
 nonisolated(unsafe) private let touchListener: UnsafeMutablePointer<wl_touch_listener> = {
@@ -167,13 +167,6 @@ nonisolated(unsafe) private let touchListener: UnsafeMutablePointer<wl_touch_lis
     listener.motion = { data, _, _, id, x, y in seatOf(data).touchMoved(id: id, x: fixed(x), y: fixed(y)) }
     listener.frame = { _, _ in }
     listener.cancel = { data, _ in seatOf(data).touchCancelled() }
-    return table(listener)
+    return listenerTable(listener)
 }()
-
-/// A listener table at an address that never moves (libwayland keeps it).
-private func table<T>(_ value: T) -> UnsafeMutablePointer<T> {
-    let pointer = UnsafeMutablePointer<T>.allocate(capacity: 1)
-    pointer.initialize(to: value)
-    return pointer
-}
 #endif
