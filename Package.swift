@@ -58,6 +58,19 @@ let swift60Workaround: [SwiftSetting] = [.unsafeFlags(["-Xllvm", "-sil-disable-p
 let swift60Workaround: [SwiftSetting] = []
 #endif
 
+// pingate-lock on Wayland: the ext-session-lock-v1 code that wayland-scanner
+// generates at build time comes from a package of its own (its manifest
+// says why); SwiftPM generates C from a plugin from 6.3 on. Older compilers
+// (Debian 13's 6.0.3, the arm64 build) build pingate-lock for X11 only; it
+// then refuses to lock a Wayland session, saying why.
+#if compiler(>=6.3)
+let waylandPackages: [Package.Dependency] = [.package(path: "Packages/WaylandProtocols")]
+let waylandModules: [Target.Dependency] = [.product(name: "CWaylandProtocols", package: "WaylandProtocols"), "CXKBCommon"]
+#else
+let waylandPackages: [Package.Dependency] = []
+let waylandModules: [Target.Dependency] = []
+#endif
+
 let package = Package(
     name: "PinGate",
     products: [
@@ -66,6 +79,7 @@ let package = Package(
         .executable(name: "pingate-verify", targets: ["pingate-verify"]),
         .executable(name: "pingate-lock", targets: ["pingate-lock"]),
     ],
+    dependencies: waylandPackages,
     targets: [
         // Headers only (sodium.h is on the default path): each product names
         // the library itself (sharedSodium, staticSodium above).
@@ -88,6 +102,8 @@ let package = Package(
             providers: [.apt(["libcairo2-dev", "libpango1.0-dev", "pkg-config"])]
         ),
         .systemLibrary(name: "CPAM", providers: [.apt(["libpam0g-dev"])]),
+        // pingate-lock on Wayland: the compositor's keymap and compose tables.
+        .systemLibrary(name: "CXKBCommon", pkgConfig: "xkbcommon", providers: [.apt(["libxkbcommon-dev"])]),
         .target(
             name: "PinGateCore",
             dependencies: ["CSodium", "CPinGateSystem", "CPinGateContract"]
@@ -142,7 +158,7 @@ let package = Package(
         .executableTarget(
             name: "pingate-lock",
             dependencies: ["PinGateLock", "PinGateText", "CX11", "CCairo", "CPAM", "CLocalization", "CPinGateSystem",
-                           "CPinGateContract"],
+                           "CPinGateContract"] + waylandModules,
             swiftSettings: [.unsafeFlags(pkgConfigIncludes("pangocairo"))],
             linkerSettings: fullRELRO + staticSodium
         ),

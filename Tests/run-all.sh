@@ -25,6 +25,7 @@ APT_PACKAGES=(libpam0g-dev libsodium-dev libsystemd-dev pamtester sudo gettext v
               pkexec polkitd dbus-daemon dbus-bin          # polkit_test.sh: real pkexec, polkitd, a bus
               libx11-dev libxrandr-dev libcairo2-dev libpango1.0-dev fonts-noto-cjk
               pkgconf                                     # Package.swift: pingate-lock's header paths (pkg-config)
+              libwayland-dev wayland-protocols libxkbcommon-dev   # pingate-lock on Wayland: wayland-scanner and ext-session-lock-v1.xml at build time
               xvfb xdotool imagemagick x11-utils x11-xserver-utils x11-apps xss-lock   # pingate-lock and lock_test.sh (xrandr, xrdb, xwd)
               xserver-xephyr libxcomposite-dev            # lock_test.sh: a screen that changes size, a hostile client
               libkscreenlocker5 plasma-workspace plasma-framework   # kde_test.sh: KDE's greeter, Breeze's lock screen and the QML it imports

@@ -99,6 +99,9 @@ needs() {
     for entry in "${PINGATE_BUILD_LIBRARIES[@]}" "${CROSS_LIBRARIES[@]}"; do
         pingate_installed_one_of "$entry${CROSS_SUFFIX:-}" || missing+=("$entry${CROSS_SUFFIX:-}")
     done
+    if [ -z "${CROSS_SUFFIX:-}" ]; then
+        for entry in "${PINGATE_WAYLAND_LIBRARIES[@]}"; do pingate_installed_one_of "$entry" || missing+=("$entry"); done
+    fi
     [ -n "$SWIFT_COMMAND" ] || problems="no swift (on PATH or in /opt/swift/usr/bin: swift.org's toolchain, or Debian 13's swiftlang)"
     [ ${#missing[@]} -eq 0 ] || problems="${problems:+$problems; }missing packages (apt-get install ${missing[*]})"
     [ -z "${CROSS_MISSING:-}" ] || problems="${problems:+$problems; }no $CROSS_MISSING"

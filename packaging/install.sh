@@ -305,7 +305,7 @@ as_repo_owner() {
 }
 
 build() {
-    ensure_packages "${PINGATE_BUILD_PACKAGES[@]}"
+    ensure_packages "${PINGATE_BUILD_PACKAGES[@]}" "${PINGATE_WAYLAND_LIBRARIES[@]}"
     local swift
     swift="$(pingate_swift)" ||
         die "swift is not on PATH nor in /opt/swift/usr/bin: install a Swift toolchain (swift.org's, or Debian 13's swiftlang) or add it to PATH"

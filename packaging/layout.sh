@@ -14,6 +14,11 @@
 PINGATE_BUILD_TOOLS=(gcc make "pkgconf|pkg-config" gettext chrpath)
 PINGATE_BUILD_LIBRARIES=(libpam0g-dev libsodium-dev libsystemd-dev libtss2-dev libx11-dev libxrandr-dev
                          libcairo2-dev libpango1.0-dev)
+# pingate-lock's Wayland front end, built where Swift 6.3 or later builds
+# (Package.swift): libwayland-client, the protocol XML and wayland-scanner
+# that generates code from it, xkbcommon. A cross build (Debian 13's Swift
+# 6.0.3, cross.sh) makes an X11-only pingate-lock and does not need them.
+PINGATE_WAYLAND_LIBRARIES=(libwayland-dev wayland-protocols libxkbcommon-dev)
 PINGATE_BUILD_PACKAGES=("${PINGATE_BUILD_TOOLS[@]}" "${PINGATE_BUILD_LIBRARIES[@]}")
 
 # The C compiler and strip for the machine the binaries are for: the host's

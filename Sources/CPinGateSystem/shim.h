@@ -68,6 +68,12 @@ static inline int cpingate_pidfd_open(pid_t pid) {
     return -1;
 #endif
 }
+/* memfd_create(2) with MFD_CLOEXEC: the image pingate-lock's Wayland locker
+ * shares with its UI child and the compositor; glibc declares it only under
+ * _GNU_SOURCE, which Swift's Glibc module is not built with. */
+static inline int cpingate_memfd_create(const char *name) {
+    return (int)syscall(SYS_memfd_create, name, 1U /* MFD_CLOEXEC */);
+}
 /* SO_PEERPIDFD (Linux 6.5, asm-generic/socket.h): a pidfd of a unix
  * socket's peer; glibc 2.36 does not name it. */
 static const int cpingate_so_peerpidfd = 77;

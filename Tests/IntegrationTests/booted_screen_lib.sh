@@ -7,6 +7,12 @@
 
 UNLOCK_TIMES="$REPORT_DIR/unlock-times.txt"
 
+# The Wayland layer that sway_test.sh and wayland_lock_test.sh share (one
+# cache entry): sway and swaylock and what they draw with; labwc, the second
+# compositor; and the two libraries of pingate-lock's that sway does not
+# bring (its X11 front end's), so its package installs without a network.
+SWAY_LAYER_PACKAGES=(sway swaylock grim wtype swaybg fonts-dejavu-core labwc libx11-6 libxrandr2)
+
 # xwd_png NAME [CROP]: the screen the test's step wrote to the container's
 # /tmp/shot.xwd (xwd -root) as REPORT_DIR/NAME-full.png, and as NAME.png:
 # CROP (WxH+X+Y: the dialog), or the whole screen at half size.

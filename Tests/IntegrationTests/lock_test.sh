@@ -896,6 +896,24 @@ test_refuses_to_lock_without_the_pam_service() {
     assert_contains "$out" "not locking"
 }
 
+# In a Wayland session (WAYLAND_DISPLAY set) whose compositor offers no
+# ext-session-lock-v1 (mutter, KWin), pingate-lock refuses and says why,
+# rather than lock Xwayland's windows only: a stand-in compositor
+# (fake_compositor.py) offers wl_compositor, wl_shm and wl_seat and no more.
+test_refuses_a_wayland_compositor_without_the_session_lock_protocol() {
+    local socket="$SANDBOX/wayland-fake" out rc
+    python3 "$here/fake_compositor.py" "$socket" wl_compositor wl_shm wl_seat > "$SANDBOX/fake.out" 2>&1 &
+    local fake=$!
+    for _ in $(seq 100); do [ -S "$socket" ] && break; sleep 0.02; done
+    out=$(setpriv --reuid=61001 --regid=61001 --clear-groups --reset-env -- \
+        env WAYLAND_DISPLAY="$socket" DISPLAY="$DISPLAY" LANG=C.UTF-8 timeout 10 "$LOCK" 2>&1) && rc=0 || rc=$?
+    kill "$fake" 2>/dev/null || true
+    wait "$fake" 2>/dev/null || true
+    assert_eq 1 "$rc" "exit status"
+    assert_contains "$out" "not locking: this Wayland compositor does not offer ext-session-lock-v1"
+    assert_not_contains "$(ps -o args= -u 61001)" "pingate-lock" "what pgalice runs after the refusal"
+}
+
 # --- xss-lock ------------------------------------------------------------------------------
 
 # xss-lock --transfer-sleep-lock passes a logind delay-inhibitor fd in

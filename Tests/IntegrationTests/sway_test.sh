@@ -56,8 +56,7 @@
 . "$(dirname "${BASH_SOURCE[0]}")/booted_screen_lib.sh"
 
 WRONG_PASSWORD=alice-pw-7Qy
-# sway and swaylock and what they draw with; labwc, the second compositor.
-LAYER_PACKAGES=(sway swaylock grim wtype swaybg fonts-dejavu-core labwc)
+LAYER_PACKAGES=("${SWAY_LAYER_PACKAGES[@]}")
 
 # write_wayland_programs: the compositors' settings, the locker script they
 # run, and pingate-wl, the steps the test takes inside as root (each prints

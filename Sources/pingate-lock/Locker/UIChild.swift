@@ -35,6 +35,12 @@ final class UIChild {
     }
 
     static func start(coverWindow: UInt) -> UIChild? {
+        start(canvasArgument: String(coverWindow), descriptors: [])
+    }
+
+    /// Starts `pingate-lock --ui-child CANVAS` with the pipes on 0 and 3 and
+    /// each of `descriptors` (the locker's, the child's number) given too.
+    static func start(canvasArgument: String, descriptors: [(Int32, Int32)]) -> UIChild? {
         guard let inputPipe = try? FileDescriptor.pipe() else { return nil }
         guard let statusPipe = try? FileDescriptor.pipe() else { inputPipe.read.close(); inputPipe.write.close(); return nil }
         let input = [inputPipe.read.rawValue, inputPipe.write.rawValue]
@@ -48,6 +54,13 @@ final class UIChild {
         posix_spawn_file_actions_init(&actions)
         posix_spawn_file_actions_adddup2(&actions, input[0], 0)
         posix_spawn_file_actions_adddup2(&actions, status[1], 3)
+        // Each given descriptor is first copied above every number the child
+        // is given (0, 3 and theirs), so no dup2 overwrites one still to be
+        // copied: a memfd that happens to be 5 would otherwise become the
+        // frame pipe. The copies are close-on-exec, and closed below.
+        let lifted = descriptors.map { (own, childs) in (fcntl(own, F_DUPFD_CLOEXEC, 16), childs) }
+        defer { for (copy, _) in lifted where copy >= 0 { close(copy) } }
+        for (copy, childs) in lifted { posix_spawn_file_actions_adddup2(&actions, copy, childs) }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         // Default SIGCHLD too (an ignored one is inherited across exec, and
@@ -60,7 +73,7 @@ final class UIChild {
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         posix_spawnattr_setsigmask(&attributes, &unblocked)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-        let argv = ["pingate-lock", "--ui-child", String(coverWindow)]
+        let argv = ["pingate-lock", "--ui-child", canvasArgument]
         var cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
         var cEnvironment: [UnsafeMutablePointer<CChar>?] = uiEnvironment().map { strdup($0) } + [nil]
         defer { (cArguments + cEnvironment).forEach { free($0) } }

@@ -1,5 +1,4 @@
 import CCairo
-import CX11
 import Glibc
 import PinGateCore
 import PinGateLock
@@ -25,8 +24,10 @@ final class Painter {
     private let surface: OpaquePointer
     private var width: Int32, height: Int32
 
-    init(display: OpaquePointer, window: Window, visual: UnsafeMutablePointer<Visual>, width: Int32, height: Int32) {
-        surface = cairo_xlib_surface_create(display, window, visual, width, height)
+    /// Takes `surface` (destroyed with the painter): an Xlib window's or,
+    /// on Wayland, an image in shared memory.
+    init(surface: OpaquePointer, width: Int32, height: Int32) {
+        self.surface = surface
         (self.width, self.height) = (width, height)
     }
 
@@ -34,7 +35,7 @@ final class Painter {
 
     func resize(width: Int32, height: Int32) {
         (self.width, self.height) = (width, height)
-        cairo_xlib_surface_set_size(surface, width, height)
+        if cairo_surface_get_type(surface) == CAIRO_SURFACE_TYPE_XLIB { cairo_xlib_surface_set_size(surface, width, height) }
     }
 
     /// Draws `scene`; `refusedPath` (a cell a byte) is the pattern just

@@ -1,4 +1,3 @@
-import CX11
 import Glibc
 import PinGateCore
 import PinGateLock
@@ -10,10 +9,7 @@ import PinGateLock
 /// a new UI.
 final class UIProcess {
     static let statusFD: Int32 = 3
-    private let coverWindow: Window
-    private var display: OpaquePointer!
-    private var window: Window = 0
-    private var painter: Painter!
+    private let canvas: UICanvas
     private var lock: LockScreen!
     private var offer: CredentialOffer = .notEnrolled
     private let userName = Preflight.userName()
@@ -42,27 +38,19 @@ final class UIProcess {
     private var lockedUntil = 0.0
     private var reader = InputEventReader()
     private var lastClock = ""
-    /// The cover's size: the whole X screen, and the fallback monitor.
-    private var coverWidth: Int32 = 1, coverHeight: Int32 = 1
-    /// RandR's first event code, -1 without the extension.
-    private var randrEventBase: Int32 = -1
     private static let wrongDuration = 0.6
 
-    init(coverWindow: UInt) {
-        self.coverWindow = Window(coverWindow)
+    init(canvas: UICanvas) {
+        self.canvas = canvas
     }
 
     func run() -> Int32 {
         setCloseOnExec(UIProcess.statusFD)  // the helper and PAM's helpers must not hold it
         signal(SIGPIPE, SIG_IGN)
         DescriptorLimit.lower()
-        guard let opened = XOpenDisplay(nil) else { Diagnostics.fail("cannot open the X display") }
-        display = opened
-        setCloseOnExec(XConnectionNumber(display))
-        XErrorLog.install()
         askOffer()
         ModuleKeeper.start(service: Authenticator.service, user: userName)
-        createWindow()
+        canvas.prepare()
         lock = LockScreen(offer: offer, layout: currentLayout())
         explainFallback()
         if message.isEmpty { message = Texts.prompt(for: lock.mode) }
@@ -72,50 +60,7 @@ final class UIProcess {
         return loop()
     }
 
-    private func createWindow() {
-        var rootReturn: Window = 0
-        var x: Int32 = 0, y: Int32 = 0
-        var width: UInt32 = 0, height: UInt32 = 0, border: UInt32 = 0, depth: UInt32 = 0
-        XGetGeometry(display, coverWindow, &rootReturn, &x, &y, &width, &height, &border, &depth)
-        let screen = XDefaultScreen(display)
-        var attributes = XSetWindowAttributes()
-        attributes.background_pixel = XBlackPixel(display, screen)
-        attributes.event_mask = ExposureMask
-        (coverWidth, coverHeight) = (Int32(max(width, 1)), Int32(max(height, 1)))
-        window = XCreateWindow(display, coverWindow, 0, 0, UInt32(coverWidth), UInt32(coverHeight), 0, Int32(CopyFromParent),
-                               UInt32(InputOutput), nil, UInt(CWBackPixel | CWEventMask), &attributes)
-        // The cover changes size when monitors come or go: follow it. Monitors
-        // can also change while the screen keeps its size (one switched off,
-        // another made primary): RandR's notifications say so.
-        XSelectInput(display, coverWindow, StructureNotifyMask)
-        var errorBase: Int32 = 0
-        if XRRQueryExtension(display, &randrEventBase, &errorBase) != 0 {
-            XRRSelectInput(display, XDefaultRootWindow(display),
-                           Int32(RRScreenChangeNotifyMask | RRCrtcChangeNotifyMask | RROutputChangeNotifyMask))
-        } else {
-            randrEventBase = -1
-        }
-        XMapWindow(display, window)
-        painter = Painter(display: display, window: window, visual: XDefaultVisual(display, screen),
-                          width: coverWidth, height: coverHeight)
-        XSync(display, 0)
-    }
-
-    /// The monitor for the dialog (`Monitor.forDialog`) and the scale
-    /// Xft.dpi asks for (96 dpi is 1).
-    private func currentLayout() -> DialogLayout {
-        var monitors: [Monitor] = []
-        var count: Int32 = 0
-        if let list = XRRGetMonitors(display, XDefaultRootWindow(display), 1, &count) {
-            monitors = UnsafeBufferPointer(start: list, count: Int(max(count, 0))).map {
-                Monitor(frame: Rect(x: Double($0.x), y: Double($0.y), width: Double($0.width), height: Double($0.height)),
-                        primary: $0.primary != 0)
-            }
-            XRRFreeMonitors(list)
-        }
-        let monitor = Monitor.forDialog(among: monitors, screen: Rect(x: 0, y: 0, width: Double(coverWidth), height: Double(coverHeight)))
-        return DialogLayout(monitor: monitor, scale: xftScale(), gridSize: gridSize)
-    }
+    private func currentLayout() -> DialogLayout { canvas.layout(gridSize: gridSize) }
 
     /// Lays the dialog out again for the screen and monitors as they are now.
     private func relayout(_ why: String) {
@@ -129,19 +74,10 @@ final class UIProcess {
         return 3
     }
 
-    private func xftScale() -> Double {
-        guard let resources = XResourceManagerString(display) else { return 1 }
-        for line in String(cString: resources).split(separator: "\n") where line.hasPrefix("Xft.dpi:") {
-            let value = line.dropFirst("Xft.dpi:".count).trimmingCharacters(in: " \t")
-            if let dpi = Double(value), dpi >= 48, dpi <= 480 { return dpi / 96 }
-        }
-        return 1
-    }
-
     private func loop() -> Int32 {
-        let connection = XConnectionNumber(display)
+        let connection = canvas.pollDescriptor
         while true {
-            forEachPendingEvent(display) { handleX(&$0) }
+            canvas.handlePendingEvents(redraw: redraw, relayout: relayout)
             var descriptors = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0),
                                pollfd(fd: connection, events: Int16(POLLIN), revents: 0)]
             let animating: Bool = { if case .wrong = feedback { return true } else { return false } }()
@@ -159,26 +95,6 @@ final class UIProcess {
                 buffer.wipe()  // a password's characters pass through, one key at a time
             }
             tick()
-        }
-    }
-
-    private func handleX(_ event: inout XEvent) {
-        switch event.type {
-        case Expose where event.xexpose.count == 0:
-            redraw()
-        case ConfigureNotify where event.xconfigure.window == coverWindow
-                && (max(event.xconfigure.width, 1), max(event.xconfigure.height, 1)) != (coverWidth, coverHeight):
-            // A new size (a restack of the cover changes nothing here).
-            (coverWidth, coverHeight) = (max(event.xconfigure.width, 1), max(event.xconfigure.height, 1))
-            XResizeWindow(display, window, UInt32(coverWidth), UInt32(coverHeight))
-            painter.resize(width: coverWidth, height: coverHeight)
-            relayout("screen \(coverWidth)x\(coverHeight)")
-        case randrEventBase + RRScreenChangeNotify where randrEventBase >= 0,
-             randrEventBase + RRNotify where randrEventBase >= 0:
-            XRRUpdateConfiguration(&event)
-            relayout("monitors changed")
-        default:
-            break
         }
     }
 
@@ -223,7 +139,7 @@ final class UIProcess {
             if !result.messages.isEmpty {
                 show(result.messages.joined(separator: " "), alert: true)
                 redraw()
-                XSync(display, 0)
+                canvas.showNow()
                 sleepSeconds(UIProcess.noticeSeconds)
             }
             unlock()
@@ -348,8 +264,8 @@ final class UIProcess {
                           messageIsAlert: messageIsAlert, feedback: feedback,
                           switchLabel: Texts.switchLabel(mode: lock.mode, credential: lock.credentialMode),
                           passwordPlaceholder: Texts.passwordPlaceholder())
-        painter.draw(scene, refusedPath: refusedPath)
-        XFlush(display)
+        canvas.painter.draw(scene, refusedPath: refusedPath)
+        canvas.present()
     }
 
     /// The helper's answer for the owner, now.
@@ -402,14 +318,5 @@ final class UIProcess {
             break
         }
         return parts.joined(separator: " ")
-    }
-}
-
-private extension Substring {
-    func trimmingCharacters(in set: String) -> Substring {
-        var result = self
-        while let first = result.first, set.contains(first) { result = result.dropFirst() }
-        while let last = result.last, set.contains(last) { result = result.dropLast() }
-        return result
     }
 }

@@ -1,0 +1,274 @@
+#if canImport(CWaylandProtocols)
+import CPinGateSystem
+import CWaylandProtocols
+import Glibc
+import PinGateCore
+import PinGateLock
+
+/// pingate-lock on Wayland (swaylock's shape: one client holds the lock, its
+/// surfaces and its input, since the protocol ties them to one connection).
+/// The session is locked through ext-session-lock-v1 before anything is
+/// drawn; one lock surface per output shows that output's part of the image
+/// the UI child draws (SharedMemoryCanvas). Keys, pointer and touch go to
+/// the child as InputEvent lines, as the X11 locker sends them. The child
+/// runs PAM and holds the secrets; this process has no PAM handle and asks
+/// the compositor to unlock (`unlock_and_destroy`) only when the child wrote
+/// "unlocked" and exited 0. A child that dies any other way is started
+/// again; if this process dies, the compositor keeps every output locked.
+final class WaylandLocker {
+    private var display: OpaquePointer!
+    private var compositor: OpaquePointer?
+    private var shm: OpaquePointer?
+    private var manager: OpaquePointer?
+    private var lock: OpaquePointer?
+    private(set) var outputs: [WaylandOutput] = []
+    private var seats: [WaylandSeat] = []
+    private var locked = false
+    private var finished = false
+    private var child: UIChild?
+    private var restartAt = 0.0
+    private var recentCrashes: [Double] = []
+    /// The image the child draws and the outputs show.
+    private var image: SharedImage?
+    /// The child is being replaced for a new geometry: its end is no crash.
+    private var replacing = false
+    private var frameRead: Int32 = -1
+
+    func run() -> Int32 {
+        if let reason = Preflight.reasonNotToLock() {
+            Diagnostics.error(reason)
+            return Locker.ExitStatus.wouldBeDeadEnd
+        }
+        signal(SIGPIPE, SIG_IGN)
+        signal(SIGHUP, SIG_IGN)
+        signal(SIGCHLD, SIG_DFL)
+        guard let connected = wl_display_connect(nil) else {
+            Diagnostics.error(L("cannot connect to the Wayland compositor %s — is WAYLAND_DISPLAY right?",
+                                String(cString: getenv("WAYLAND_DISPLAY"))))
+            return Locker.ExitStatus.cannotLock
+        }
+        display = connected
+        let registry = wl_display_get_registry(display)
+        wl_registry_add_listener(registry, registryListener, Unmanaged.passUnretained(self).toOpaque())
+        wl_display_roundtrip(display)
+        guard let manager, compositor != nil, shm != nil else {
+            Diagnostics.error(L("not locking: this Wayland compositor does not offer ext-session-lock-v1 (GNOME and KDE lock their sessions themselves: use loginctl lock-session there)"))
+            return Locker.ExitStatus.cannotLock
+        }
+        // The lock first: nothing is drawn before it is asked for.
+        lock = ext_session_lock_manager_v1_lock(manager)
+        ext_session_lock_v1_add_listener(lock, lockListener, Unmanaged.passUnretained(self).toOpaque())
+        Diagnostics.trace("lock requested \(traceTime())")
+        for output in outputs { output.makeLockSurface(lock: lock!, compositor: compositor!) }
+        wl_display_roundtrip(display)
+        if finished {
+            Diagnostics.error(L("not locking: the compositor refused the lock (another locker holds it?)"))
+            return Locker.ExitStatus.cannotLock
+        }
+        return loop()
+    }
+
+    // MARK: the registry and the lock's events
+
+    func global(_ registry: OpaquePointer, name: UInt32, interface: String, version: UInt32) {
+        switch interface {
+        case "wl_compositor" where version >= 4:
+            compositor = OpaquePointer(wl_registry_bind(registry, name, cwayland_compositor_interface(), 4))
+        case "wl_shm":
+            shm = OpaquePointer(wl_registry_bind(registry, name, cwayland_shm_interface(), 1))
+        case "wl_seat":
+            let bound = OpaquePointer(wl_registry_bind(registry, name, cwayland_seat_interface(), min(version, 5)))!
+            seats.append(WaylandSeat(seat: bound, locker: self))
+        case "wl_output":
+            let bound = OpaquePointer(wl_registry_bind(registry, name, cwayland_output_interface(), 1))!
+            let output = WaylandOutput(name: name, output: bound, locker: self)
+            outputs.append(output)
+            // An output that comes while locked gets its lock surface at once.
+            if let lock, let compositor {
+                Diagnostics.trace("output \(name) added")
+                output.makeLockSurface(lock: lock, compositor: compositor)
+            }
+        case "ext_session_lock_manager_v1":
+            manager = OpaquePointer(wl_registry_bind(registry, name, cwayland_session_lock_manager_interface(), 1))
+        default:
+            break
+        }
+    }
+
+    func globalRemoved(name: UInt32) {
+        guard let index = outputs.firstIndex(where: { $0.name == name }) else { return }
+        Diagnostics.trace("output \(name) removed")
+        outputs.remove(at: index).destroy()
+        geometryChanged()
+    }
+
+    func lockedEvent() {
+        locked = true
+        Diagnostics.trace("locked: the compositor locked the session \(traceTime())")
+        Daemon.locked()
+    }
+
+    func finishedEvent() {
+        finished = true
+        if locked { Diagnostics.error(L("the compositor ended the lock")) }
+    }
+
+    // MARK: geometry, the image and the child
+
+    /// The lock surfaces' sizes as configured, in the compositor's order.
+    private var configuredGeometry: OutputGeometry {
+        OutputGeometry(sizes: outputs.map { ($0.width, $0.height) })
+    }
+
+    /// An output was configured with a new size, added or removed: a new
+    /// image, and a new child to draw it (what was typed is dropped).
+    func geometryChanged() {
+        guard lock != nil, !outputs.isEmpty, outputs.allSatisfy({ $0.width > 0 }) else { return }
+        let wanted = configuredGeometry
+        guard image?.geometry != wanted else { return }
+        guard let shm, let made = SharedImage(geometry: wanted, shm: shm) else {
+            Diagnostics.error("cannot make the lock screen's image; the screen stays locked")
+            return
+        }
+        image?.destroy()
+        image = made
+        Diagnostics.trace("geometry: \(wanted.spec)")
+        if let child {
+            replacing = true
+            child.terminate()
+        } else {
+            startChild()
+        }
+    }
+
+    private func startChild() {
+        guard let image else { return }
+        guard let framePipe = try? FileDescriptor.pipe() else { return }
+        let (read, write) = (framePipe.read.rawValue, framePipe.write.rawValue)
+        _ = fcntl(read, F_SETFL, fcntl(read, F_GETFL) | O_NONBLOCK)
+        _ = fcntl(write, F_SETFL, fcntl(write, F_GETFL) | O_NONBLOCK)
+        setCloseOnExec(read)
+        setCloseOnExec(write)
+        child = UIChild.start(canvasArgument: "shm:" + image.geometry.spec,
+                              descriptors: [(image.descriptor, SharedMemoryCanvas.imageFD), (write, SharedMemoryCanvas.frameFD)])
+        close(write)
+        if frameRead >= 0 { close(frameRead) }
+        frameRead = read
+    }
+
+    /// The child finished a frame: every output shows its part of it.
+    private func showFrame() {
+        var bytes = [UInt8](repeating: 0, count: 64)
+        while read(frameRead, &bytes, bytes.count) > 0 {}
+        guard let image else { return }
+        for (index, output) in outputs.enumerated() where index < image.buffers.count {
+            output.show(image.buffers[index], width: Int32(image.geometry.outputs[index].width),
+                        height: Int32(image.geometry.outputs[index].height))
+        }
+    }
+
+    func forward(_ event: InputEvent) { child?.send(event) }
+
+    /// Which output a surface belongs to, for positions on it.
+    func outputIndex(of surface: OpaquePointer?) -> Int? { outputs.firstIndex { $0.surface == surface } }
+
+    func imagePoint(surface: OpaquePointer?, x: Double, y: Double) -> (x: Int, y: Int)? {
+        guard let image, let index = outputIndex(of: surface) else { return nil }
+        return image.geometry.imagePoint(output: index, x: x, y: y)
+    }
+
+    /// The geometry the child draws now, nil before the first image.
+    var geometry: OutputGeometry? { image?.geometry }
+
+    // MARK: the loop
+
+    private func loop() -> Int32 {
+        geometryChanged()
+        let connection = wl_display_get_fd(display)
+        while true {
+            while wl_display_prepare_read(display) != 0 { wl_display_dispatch_pending(display) }
+            wl_display_flush(display)
+            var descriptors = [pollfd(fd: connection, events: Int16(POLLIN), revents: 0),
+                               pollfd(fd: frameRead, events: Int16(POLLIN), revents: 0)]
+            if let child {
+                descriptors.append(pollfd(fd: child.statusFD, events: Int16(POLLIN), revents: 0))
+                if child.exitFD >= 0 { descriptors.append(pollfd(fd: child.exitFD, events: Int16(POLLIN), revents: 0)) }
+            }
+            let timeout: Int32 = child == nil ? 50 : (child!.exitFD < 0 ? 5 : 250)
+            _ = poll(&descriptors, nfds_t(descriptors.count), timeout)
+            if descriptors[0].revents & Int16(POLLIN) != 0 {
+                if wl_display_read_events(display) != 0 { return connectionLost() }
+            } else {
+                wl_display_cancel_read(display)
+                if descriptors[0].revents & Int16(POLLHUP | POLLERR) != 0 { return connectionLost() }
+            }
+            if wl_display_dispatch_pending(display) < 0 { return connectionLost() }
+            if finished && locked { return endWithoutUnlock() }
+            if frameRead >= 0, descriptors[1].revents != 0 { showFrame() }
+            if let current = child {
+                current.readStatus()
+                if let ending = current.ending() {
+                    child = nil
+                    if ending == .unlocked { return unlock() }
+                    if replacing {
+                        replacing = false
+                        restartAt = 0
+                    } else {
+                        Diagnostics.error(L("the lock screen's UI stopped (%s); starting it again — the screen stays locked", ending.description))
+                        let now = monotonicSeconds()
+                        recentCrashes = recentCrashes.filter { now - $0 < 10 } + [now]
+                        restartAt = now + (recentCrashes.count > 3 ? 2.0 : 0.1)
+                    }
+                }
+            }
+            if child == nil, image != nil, monotonicSeconds() >= restartAt { startChild() }
+        }
+    }
+
+    /// The UI said PAM succeeded and exited 0: the one way to unlock. The
+    /// sync makes sure the compositor has the request before this exits.
+    private func unlock() -> Int32 {
+        guard locked, let lock else {
+            // Not locked yet (the compositor never said so): nothing to undo.
+            Diagnostics.error("the UI unlocked before the compositor said the session was locked")
+            return Locker.ExitStatus.cannotLock
+        }
+        ext_session_lock_v1_unlock_and_destroy(lock)
+        wl_display_roundtrip(display)
+        Diagnostics.trace("unlocked by the UI \(traceTime())")
+        return Locker.ExitStatus.unlocked
+    }
+
+    /// The compositor ended the lock itself: say so, and let go of it.
+    private func endWithoutUnlock() -> Int32 {
+        child?.terminate()
+        if let lock { ext_session_lock_v1_unlock_and_destroy(lock) }
+        wl_display_roundtrip(display)
+        return Locker.ExitStatus.cannotLock
+    }
+
+    /// The compositor went away (or closed the connection for a protocol
+    /// error): the session it locked is its own to keep locked.
+    private func connectionLost() -> Int32 {
+        child?.terminate()
+        Diagnostics.error(L("lost the connection to the Wayland compositor"))
+        return Locker.ExitStatus.cannotLock
+    }
+}
+
+// MARK: listeners: C function tables, made once and never freed
+
+func lockerOf(_ data: UnsafeMutableRawPointer?) -> WaylandLocker {
+    Unmanaged<WaylandLocker>.fromOpaque(data!).takeUnretainedValue()
+}
+
+nonisolated(unsafe) private let registryListener = listenerTable(wl_registry_listener(
+    global: { data, registry, name, interface, version in
+        lockerOf(data).global(registry!, name: name, interface: String(cString: interface!), version: version)
+    },
+    global_remove: { data, _, name in lockerOf(data).globalRemoved(name: name) }))
+
+nonisolated(unsafe) private let lockListener = listenerTable(ext_session_lock_v1_listener(
+    locked: { data, _ in lockerOf(data).lockedEvent() },
+    finished: { data, _ in lockerOf(data).finishedEvent() }))
+#endif

@@ -1,0 +1,92 @@
+#if canImport(CWaylandProtocols)
+import CPinGateSystem
+import CWaylandProtocols
+import Glibc
+import PinGateLock
+
+/// One output and its lock surface. Its size is what the compositor's
+/// configure says (a buffer of any other size is a protocol error).
+final class WaylandOutput {
+    let name: UInt32
+    let output: OpaquePointer
+    private unowned let locker: WaylandLocker
+    private(set) var surface: OpaquePointer?
+    private var lockSurface: OpaquePointer?
+    private(set) var width = 0, height = 0
+
+    init(name: UInt32, output: OpaquePointer, locker: WaylandLocker) {
+        (self.name, self.output, self.locker) = (name, output, locker)
+    }
+
+    func makeLockSurface(lock: OpaquePointer, compositor: OpaquePointer) {
+        guard lockSurface == nil else { return }
+        surface = wl_compositor_create_surface(compositor)
+        lockSurface = ext_session_lock_v1_get_lock_surface(lock, surface, output)
+        ext_session_lock_surface_v1_add_listener(lockSurface, lockSurfaceListener, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    func configured(serial: UInt32, width: UInt32, height: UInt32) {
+        ext_session_lock_surface_v1_ack_configure(lockSurface, serial)
+        guard Int(width) != self.width || Int(height) != self.height else { return }
+        (self.width, self.height) = (Int(width), Int(height))
+        Diagnostics.trace("output \(name) configured: \(width)x\(height)")
+        locker.geometryChanged()
+    }
+
+    /// Shows `buffer`, this output's part of the image, if it has the size
+    /// the surface was configured with.
+    func show(_ buffer: OpaquePointer, width: Int32, height: Int32) {
+        guard let surface, Int(width) == self.width, Int(height) == self.height else { return }
+        wl_surface_attach(surface, buffer, 0, 0)
+        wl_surface_damage_buffer(surface, 0, 0, width, height)
+        wl_surface_commit(surface)
+    }
+
+    func destroy() {
+        if let lockSurface { ext_session_lock_surface_v1_destroy(lockSurface) }
+        if let surface { wl_surface_destroy(surface) }
+        wl_output_destroy(output)
+    }
+}
+
+nonisolated(unsafe) private let lockSurfaceListener = listenerTable(ext_session_lock_surface_v1_listener(
+    configure: { data, _, serial, width, height in
+        Unmanaged<WaylandOutput>.fromOpaque(data!).takeUnretainedValue().configured(serial: serial, width: width, height: height)
+    }))
+
+/// The image in shared memory (a memfd): the UI child maps it and draws, and
+/// each output's wl_buffer is its rectangle of it (an offset and the image's
+/// stride), so a frame reaches the compositor without a copy.
+final class SharedImage {
+    let geometry: OutputGeometry
+    let descriptor: Int32
+    private let pool: OpaquePointer
+    private(set) var buffers: [OpaquePointer] = []
+
+    init?(geometry: OutputGeometry, shm: OpaquePointer) {
+        self.geometry = geometry
+        // One row more than the image: the compositor checks that a buffer's
+        // offset plus its stride times its height fits in the pool, and an
+        // output right of the first starts inside the first row.
+        let size = Int(geometry.stride) * (Int(geometry.height) + 1)
+        let fd = cpingate_memfd_create("pingate-lock")
+        guard fd >= 0 else { return nil }
+        guard ftruncate(fd, off_t(size)) == 0, let pool = wl_shm_create_pool(shm, fd, Int32(size)) else {
+            close(fd)
+            return nil
+        }
+        (descriptor, self.pool) = (fd, pool)
+        for index in geometry.outputs.indices {
+            let frame = geometry.outputs[index]
+            buffers.append(wl_shm_pool_create_buffer(pool, geometry.offset(ofOutput: index), Int32(frame.width),
+                                                     Int32(frame.height), geometry.stride, WL_SHM_FORMAT_XRGB8888.rawValue))
+        }
+    }
+
+    func destroy() {
+        buffers.forEach { wl_buffer_destroy($0) }
+        wl_shm_pool_destroy(pool)
+        close(descriptor)
+    }
+}
+#endif
