@@ -209,6 +209,13 @@ case "$1" in
         sleep 1.2
         as_alice grim -t png "$run/shot.png" && mv "$run/shot.png" "$shot"
         wait ;;
+    scale)  # scale N: HEADLESS-1 at 1600x1200 pixels and scale N (800x600 at 2)
+        as_alice env SWAYSOCK="$(ls "$run"/sway-ipc.*.sock | head -1)" swaymsg -q output HEADLESS-1 resolution 1600x1200 scale "$2"
+        sleep 0.3
+        echo "screenshot $(size)" ;;
+    spacing) # the pad's keys 1 and 3: "keys 1 to 3: DX pixels, geometry G"
+        a="$(where key1)"; b="$(where key3)"
+        echo "keys 1 to 3: $((${b% *} - ${a% *})) pixels, $(grep -oE 'geometry: [0-9,;]+' "$d/log" | tail -1)" ;;
     pids)   # the locker's and its UI's process ids (the container's)
         echo "$(cat "$d/pid") $(pgrep -u alice -f -- '--ui-child' | head -1)" ;;
     corner) corner ;;
@@ -351,7 +358,7 @@ test_an_output_added_while_locked_is_covered_sway() {
     lock pin
     out="$(wl addoutput)"
     echo "      a second output while locked -> $out" >&2
-    assert_contains "$out" "geometry: 800,600;" "the locker's image after create_output"
+    assert_contains "$out" "geometry: 800,600,1;" "the locker's image after create_output"
     assert_contains "$out" "2 ready" "the UI, started again for two outputs"
     assert_not_contains "$out" "second corner $DESKTOP" "the new output while locked"
     assert_contains "$out" "second corner 191e2b" "the new output: the lock screen's background"
@@ -380,6 +387,36 @@ EOF
     wl drag /tmp/sway-pattern-mid-drag.png $(tr '-' ' ' <<< "$PATTERN") > /dev/null
     cp "$(ct_root)/tmp/sway-pattern-mid-drag.png" "$REPORT_DIR/" 2>/dev/null || true
     unlocked "the pattern dragged" pattern
+}
+
+# An output with scale 2 (1600x1200 pixels, 800x600 in the layout): the
+# lock surface's buffer is drawn at 1600x1200 with the dialog at twice its
+# size in pixels (the pad's key spacing doubles against the same output at
+# 800x600, scale 1), set_buffer_scale 2; the PIN clicked with the virtual
+# pointer, whose positions go through surface coordinates times 2, unlocks.
+test_an_output_at_scale_2_gets_a_sharp_pad_sway() {
+    local pointer="$REPO_ROOT/pam/build/virtual_pointer" out one two
+    [ -f "$pointer" ] || make -s -C "$REPO_ROOT/pam" harness > "$WORK/harness.out" 2>&1 ||
+        fail "make -C pam harness failed: $(cat "$WORK/harness.out")"
+    start_session sway
+    install -m 0755 "$pointer" "$(ct_root)/usr/local/bin/virtual_pointer"
+    lock pin
+    one="$(wl spacing)"
+    wl keys "$PIN" > /dev/null
+    unlocked "the PIN typed (scale 1)"
+    out="$(wl scale 2)"
+    assert_eq "screenshot 1600 1200" "$out" "grim's screenshot of HEADLESS-1 at scale 2"
+    lock pin
+    two="$(wl spacing)"
+    echo "      scale 1: $one; scale 2: $two" >&2
+    assert_contains "$two" "geometry: 1600,1200,2" "the locker's image at scale 2 (a 800x600 surface)"
+    one="$(sed -nE 's/keys 1 to 3: ([0-9]+) pixels.*/\1/p' <<< "$one")"
+    two="$(sed -nE 's/keys 1 to 3: ([0-9]+) pixels.*/\1/p' <<< "$two")"
+    [ -n "$one" ] && [ -n "$two" ] && [ $((two - 2 * one)) -ge -2 ] && [ $((two - 2 * one)) -le 2 ] ||
+        fail "the pad at scale 2 is not drawn twice as big: keys 1 to 3 $one pixels at scale 1, $two at scale 2"
+    shot sway-scale-2-pin-pad
+    wl click $(sed 's/./& /g' <<< "$PIN") > /dev/null
+    unlocked "the PIN clicked on the pad at scale 2" pin-click-scale-2
 }
 
 # The PIN at pingate-lock and at swaylock, alternately in one session, timed
@@ -470,5 +507,5 @@ test_killed_locker_leaves_the_output_locked_sway() { killed_locker sway; }
 test_pin_wrong_pin_and_password_unlock_labwc() { pin_wrong_pin_and_password labwc; }
 test_killed_locker_leaves_the_output_locked_labwc() { killed_locker labwc; }
 
-run_screen_tests "last digit or release to the unlock request; wtype's end to exit (-exit)" pin password pin-click pattern \
+run_screen_tests "last digit or release to the unlock request; wtype's end to exit (-exit)" pin password pin-click pin-click-scale-2 pattern \
     pingate-lock-exit swaylock-exit

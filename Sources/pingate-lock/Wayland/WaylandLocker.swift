@@ -80,7 +80,8 @@ final class WaylandLocker {
             let bound = OpaquePointer(wl_registry_bind(registry, name, cwayland_seat_interface(), min(version, 5)))!
             seats.append(WaylandSeat(seat: bound, locker: self))
         case "wl_output":
-            let bound = OpaquePointer(wl_registry_bind(registry, name, cwayland_output_interface(), 1))!
+            // Version 2: its `scale` (and `done`), for buffers drawn at the output's scale.
+            let bound = OpaquePointer(wl_registry_bind(registry, name, cwayland_output_interface(), min(version, 2)))!
             let output = WaylandOutput(name: name, output: bound, locker: self)
             outputs.append(output)
             // An output that comes while locked gets its lock surface at once.
@@ -115,9 +116,10 @@ final class WaylandLocker {
 
     // MARK: geometry, the image and the child
 
-    /// The lock surfaces' sizes as configured, in the compositor's order.
+    /// The lock surfaces' sizes as configured and their outputs' scales, in
+    /// the compositor's order.
     private var configuredGeometry: OutputGeometry {
-        OutputGeometry(sizes: outputs.map { ($0.width, $0.height) })
+        OutputGeometry(surfaces: outputs.map { ($0.width, $0.height, $0.scale) })
     }
 
     /// An output was configured with a new size, added or removed: a new
@@ -163,7 +165,7 @@ final class WaylandLocker {
         guard let image else { return }
         for (index, output) in outputs.enumerated() where index < image.buffers.count {
             output.show(image.buffers[index], width: Int32(image.geometry.outputs[index].width),
-                        height: Int32(image.geometry.outputs[index].height))
+                        height: Int32(image.geometry.outputs[index].height), scale: image.geometry.scales[index])
         }
     }
 
