@@ -61,10 +61,7 @@ final class WaylandLocker {
         Diagnostics.trace("lock requested \(traceTime())")
         for output in outputs { output.makeLockSurface(lock: lock!, compositor: compositor!) }
         wl_display_roundtrip(display)
-        if finished {
-            Diagnostics.error(L("not locking: the compositor refused the lock (another locker holds it?)"))
-            return Locker.ExitStatus.cannotLock
-        }
+        if finished { return lockFinished() }
         return loop()
     }
 
@@ -111,7 +108,7 @@ final class WaylandLocker {
 
     func finishedEvent() {
         finished = true
-        if locked { Diagnostics.error(L("the compositor ended the lock")) }
+        Diagnostics.trace("finished: the compositor ended the lock \(traceTime())")
     }
 
     // MARK: geometry, the image and the child
@@ -205,7 +202,7 @@ final class WaylandLocker {
                 if descriptors[0].revents & Int16(POLLHUP | POLLERR) != 0 { return connectionLost() }
             }
             if wl_display_dispatch_pending(display) < 0 { return connectionLost() }
-            if finished && locked { return endWithoutUnlock() }
+            if finished { return lockFinished() }
             if frameRead >= 0, descriptors[1].revents != 0 { showFrame() }
             if let current = child {
                 current.readStatus()
@@ -241,11 +238,18 @@ final class WaylandLocker {
         return Locker.ExitStatus.unlocked
     }
 
-    /// The compositor ended the lock itself: say so, and let go of it.
-    private func endWithoutUnlock() -> Int32 {
+    /// The compositor sent `finished`: it refused the lock (another locker
+    /// holds it) or ended it itself. Whether the session is still locked is
+    /// the compositor's to say; this process sends no request on the lock
+    /// again — above all no unlock_and_destroy, which is for PAM's success
+    /// only — and exits non-zero, its connection closing with it.
+    private func lockFinished() -> Int32 {
         child?.terminate()
-        if let lock { ext_session_lock_v1_unlock_and_destroy(lock) }
-        wl_display_roundtrip(display)
+        if locked {
+            Diagnostics.error(L("the compositor ended the lock (another program may have locked the screen); pingate-lock stops without unlocking"))
+        } else {
+            Diagnostics.error(L("not locking: the compositor refused the lock (another locker holds it?)"))
+        }
         return Locker.ExitStatus.cannotLock
     }
 
