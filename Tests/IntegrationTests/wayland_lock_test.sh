@@ -216,6 +216,17 @@ case "$1" in
     spacing) # the pad's keys 1 and 3: "keys 1 to 3: DX pixels, geometry G"
         a="$(where key1)"; b="$(where key3)"
         echo "keys 1 to 3: $((${b% *} - ${a% *})) pixels, $(grep -oE 'geometry: [0-9,;]+' "$d/log" | tail -1)" ;;
+    uienv)  # the UI child's Wayland variables, and whether grim run as alice with
+            # exactly its environment reaches the compositor: "VARS; grim: connected|refused (…)"
+        ui="$(pgrep -u alice -f -- '--ui-child' | head -1)"
+        cp "/proc/$ui/environ" /tmp/ui.environ && chmod 644 /tmp/ui.environ
+        vars="$(tr '\0' '\n' < /tmp/ui.environ | grep -E '^WAYLAND_' | tr '\n' ' ')"
+        # (xargs puts the variables last: sh puts them before grim.)
+        if err="$(runuser -u alice -- xargs -0 -a /tmp/ui.environ sh -c 'exec env -i "$@" grim -t ppm -' sh 2>&1 > /dev/null)"; then
+            echo "${vars}; grim: connected"
+        else
+            echo "${vars}; grim: refused ($(echo "$err" | head -1))"
+        fi ;;
     pids)   # the locker's and its UI's process ids (the container's)
         echo "$(cat "$d/pid") $(pgrep -u alice -f -- '--ui-child' | head -1)" ;;
     corner) corner ;;
@@ -417,6 +428,21 @@ test_an_output_at_scale_2_gets_a_sharp_pad_sway() {
     shot sway-scale-2-pin-pad
     wl click $(sed 's/./& /g' <<< "$PIN") > /dev/null
     unlocked "the PIN clicked on the pad at scale 2" pin-click-scale-2
+}
+
+# The UI child, which runs PAM and holds the secrets, has no way to the
+# compositor: its environment has no WAYLAND_SOCKET and a WAYLAND_DISPLAY
+# that is no socket, and a Wayland client (grim) run as alice with exactly
+# that environment cannot connect (with the locker's, it does).
+test_the_ui_child_cannot_reach_the_compositor_sway() {
+    local out
+    start_session sway
+    lock pin
+    out="$(wl uienv)"
+    echo "      the UI child's environment -> $out" >&2
+    assert_contains "$out" "WAYLAND_DISPLAY=/dev/null ; grim: refused" "the UI child's Wayland environment"
+    wl keys "$PIN" > /dev/null
+    unlocked "the PIN typed"
 }
 
 # The PIN at pingate-lock and at swaylock, alternately in one session, timed

@@ -148,3 +148,14 @@ struct TouchPointerTests {
         #expect(events.count == 4)
     }
 }
+
+@Suite("The UI child's environment")
+struct UIEnvironmentTests {
+    @Test("no Wayland display or socket of the locker's, and no crash backtraces")
+    func noCompositor() {
+        let parent = ["HOME=/home/alice", "WAYLAND_DISPLAY=wayland-1", "WAYLAND_SOCKET=7", "DISPLAY=:0",
+                      "XDG_RUNTIME_DIR=/run/user/1000", "SWIFT_BACKTRACE=enable=yes"]
+        #expect(UIEnvironment.forChild(of: parent) == ["HOME=/home/alice", "DISPLAY=:0", "XDG_RUNTIME_DIR=/run/user/1000",
+                                                         "SWIFT_BACKTRACE=enable=no", "WAYLAND_DISPLAY=/dev/null"])
+    }
+}
