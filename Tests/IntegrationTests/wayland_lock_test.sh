@@ -79,6 +79,11 @@ echo $! > "$d/pid"
 wait $!
 echo "$? $(date +%s%N)" > "$d/done.tmp" && mv "$d/done.tmp" "$d/done"
 EOF
+    # A second pingate-lock, with a log and an exit status of its own.
+    cat > "$root/usr/local/bin/pingate-second-lock" <<'EOF'
+PINGATE_LOCK_DEBUG=1 pingate-lock 2> "$XDG_RUNTIME_DIR/second.log"
+echo $? > "$XDG_RUNTIME_DIR/second.tmp" && mv "$XDG_RUNTIME_DIR/second.tmp" "$XDG_RUNTIME_DIR/second.done"
+EOF
     # swaylock, for its times next to ours (sway_test.sh's way: -R says locked).
     cat > "$root/usr/local/bin/pingate-swaylock" <<'EOF'
 d="$XDG_RUNTIME_DIR/pingate-lock"
@@ -216,6 +221,14 @@ case "$1" in
     spacing) # the pad's keys 1 and 3: "keys 1 to 3: DX pixels, geometry G"
         a="$(where key1)"; b="$(where key3)"
         echo "keys 1 to 3: $((${b% *} - ${a% *})) pixels, $(grep -oE 'geometry: [0-9,;]+' "$d/log" | tail -1)" ;;
+    second) # a second pingate-lock while the first holds the lock (swaymsg
+            # exec, its own log): waits (10 s) for its end: "second: status N, SAID"
+        rm -f "$run/second.log" "$run/second.done"
+        # (sway splits a command at ";": the steps are a script of their own.)
+        as_alice env SWAYSOCK="$(ls "$run"/sway-ipc.*.sock | head -1)" swaymsg -q exec sh /usr/local/bin/pingate-second-lock
+        for i in $(seq 200); do [ -e "$run/second.done" ] && break; sleep 0.05; done
+        [ -e "$run/second.done" ] || { echo "second: still running 10 s later: $(grep -v offer "$run/second.log" 2>&1 | tail -5 | tr '\n' '|')"; exit 0; }
+        echo "second: status $(cat "$run/second.done"), $(grep -F 'pingate-lock: ' "$run/second.log" | tail -1)" ;;
     uienv)  # the UI child's Wayland variables, and whether grim run as alice with
             # exactly its environment reaches the compositor: "VARS; grim: connected|refused (…)"
         ui="$(pgrep -u alice -f -- '--ui-child' | head -1)"
@@ -430,6 +443,40 @@ test_an_output_at_scale_2_gets_a_sharp_pad_sway() {
     unlocked "the PIN clicked on the pad at scale 2" pin-click-scale-2
 }
 
+# A second pingate-lock while the first holds the lock: sway refuses it
+# (ext_session_lock_v1.finished, no `locked`): it exits 1 saying so, and the
+# first keeps the lock (the screen stays the lock screen) until the PIN.
+test_a_second_locker_is_refused_while_one_holds_the_lock_sway() {
+    local out before
+    start_session sway
+    lock pin
+    before="$(wl corner)"
+    out="$(wl second)"
+    echo "      a second pingate-lock while locked -> $out" >&2
+    assert_contains "$out" "second: status 1, " "the second pingate-lock"
+    assert_contains "$out" "not locking: the compositor refused the lock (another locker holds it?)" "the second's message"
+    assert_eq "$before" "$(wl corner)" "the screen after the second was refused"
+    wl keys "$PIN" > /dev/null
+    unlocked "the PIN, at the first locker"
+}
+
+# Dead keys through xkbcommon's compose table: alice's password has an é,
+# typed as dead_acute then e (wtype sends the keysyms), and it unlocks.
+test_a_password_typed_with_a_dead_key_unlocks_sway() {
+    local out password
+    password="$(printf 'caf\303\2519Wq7z')"
+    start_session sway
+    out="$(CT_TIMEOUT=60 ct_sh "$password" 2>&1 <<'EOF'
+printf 'alice:%s\n' "$1" | chpasswd && echo changed
+EOF
+)"
+    assert_eq changed "$out" "alice's password with an é"
+    lock pin
+    # (One text argument after the dead key: wtype puts a space between two.)
+    wl keys -k Tab caf -k dead_acute e9Wq7z -k Return > /dev/null
+    unlocked "the password typed with a dead key" password-dead-key
+}
+
 # The UI child, which runs PAM and holds the secrets, has no way to the
 # compositor: its environment has no WAYLAND_SOCKET and a WAYLAND_DISPLAY
 # that is no socket, and a Wayland client (grim) run as alice with exactly
@@ -533,5 +580,5 @@ test_killed_locker_leaves_the_output_locked_sway() { killed_locker sway; }
 test_pin_wrong_pin_and_password_unlock_labwc() { pin_wrong_pin_and_password labwc; }
 test_killed_locker_leaves_the_output_locked_labwc() { killed_locker labwc; }
 
-run_screen_tests "last digit or release to the unlock request; wtype's end to exit (-exit)" pin password pin-click pin-click-scale-2 pattern \
+run_screen_tests "last digit or release to the unlock request; wtype's end to exit (-exit)" pin password pin-click pin-click-scale-2 pattern password-dead-key \
     pingate-lock-exit swaylock-exit
