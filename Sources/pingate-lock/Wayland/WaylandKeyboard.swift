@@ -21,6 +21,7 @@ struct WaylandKeyboard {
             compose = xkb_compose_state_new(table, XKB_COMPOSE_STATE_NO_FLAGS)
             xkb_compose_table_unref(table)
         }
+        Diagnostics.trace("compose table for \(locale ?? "C"): \(compose == nil ? "none" : "loaded")")
     }
 
     /// The keymap the compositor sent (a file descriptor to map, text in it).
