@@ -477,6 +477,18 @@ EOF
     unlocked "the password typed with a dead key" password-dead-key
 }
 
+# Key repeat (wl_keyboard.repeat_info; sway's defaults: 25 a second after
+# 600 ms): BackSpace held for 1.5 s in the password field erases 15 wrong
+# characters (one press without repeat), and the password typed then unlocks.
+test_backspace_held_repeats_in_the_password_field_sway() {
+    start_session sway
+    lock pin
+    wl keys -k Tab wrongwrongwrong -P BackSpace -s 1500 -p BackSpace "$ALICE_PASSWORD" -k Return > /dev/null
+    unlocked "BackSpace held, then the password"
+    echo "      repeats of the held BackSpace: $(lock_log | grep -c 'key repeat')" >&2
+    [ "$(lock_log | grep -c 'key repeat')" -ge 14 ] || fail "BackSpace held 1.5 s repeated fewer than 14 times"
+}
+
 # The UI child, which runs PAM and holds the secrets, has no way to the
 # compositor: its environment has no WAYLAND_SOCKET and a WAYLAND_DISPLAY
 # that is no socket, and a Wayland client (grim) run as alice with exactly

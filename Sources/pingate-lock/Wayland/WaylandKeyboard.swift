@@ -46,6 +46,13 @@ struct WaylandKeyboard {
         xkb_state_update_mask(state, depressed, latched, locked, 0, 0, group)
     }
 
+    /// Whether the keymap says the key repeats when held (letters and
+    /// BackSpace do; modifiers and Return do not).
+    func repeats(keycode: UInt32) -> Bool {
+        guard let keymap else { return false }
+        return xkb_keymap_key_repeats(keymap, keycode) != 0
+    }
+
     /// A key pressed (an xkb keycode): its events, each handed to `forward`.
     mutating func press(keycode: UInt32, _ forward: (InputEvent) -> Void) {
         guard let state else { return }

@@ -193,7 +193,11 @@ final class WaylandLocker {
                 descriptors.append(pollfd(fd: child.statusFD, events: Int16(POLLIN), revents: 0))
                 if child.exitFD >= 0 { descriptors.append(pollfd(fd: child.exitFD, events: Int16(POLLIN), revents: 0)) }
             }
-            let timeout: Int32 = child == nil ? 50 : (child!.exitFD < 0 ? 5 : 250)
+            var timeout: Int32 = child == nil ? 50 : (child!.exitFD < 0 ? 5 : 250)
+            // A held key's next repeat (wl_keyboard.repeat_info).
+            if let next = seats.compactMap(\.nextRepeat).min() {
+                timeout = min(timeout, Int32(max(0, ((next - monotonicSeconds()) * 1000).rounded(.up))))
+            }
             _ = poll(&descriptors, nfds_t(descriptors.count), timeout)
             if descriptors[0].revents & Int16(POLLIN) != 0 {
                 if wl_display_read_events(display) != 0 { return connectionLost() }
@@ -204,6 +208,8 @@ final class WaylandLocker {
             if wl_display_dispatch_pending(display) < 0 { return connectionLost() }
             if finished { return lockFinished() }
             if frameRead >= 0, descriptors[1].revents != 0 { showFrame() }
+            let now = monotonicSeconds()
+            for seat in seats { seat.repeatHeldKey(now: now) }
             if let current = child {
                 current.readStatus()
                 if let ending = current.ending() {
