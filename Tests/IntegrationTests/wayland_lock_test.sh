@@ -24,8 +24,12 @@
 #
 # Also: the pad clicked and the pattern dragged with a virtual pointer
 # (pam/tests/virtual_pointer.c); an output added while locked (sway's
-# create_output); --daemonize; and the PIN at pingate-lock and at swaylock
-# alternately in one session, timed alike (wtype's exit to the locker's).
+# create_output); an output at scale 2 (the pad drawn twice as big in
+# pixels, clicked); a password typed with a dead key; BackSpace held (key
+# repeat); a second locker refused while one holds the lock (`finished`);
+# the UI child's environment, with which no Wayland client connects;
+# --daemonize; and the PIN at pingate-lock and at swaylock alternately in
+# one session, timed alike (wtype's exit to the locker's).
 #
 # The same cases under labwc 0.8 (its rc.xml binds Super+P; its autostart
 # runs swaybg for the same desktop colour).
