@@ -902,9 +902,11 @@ test_refuses_to_lock_without_the_pam_service() {
 # (fake_compositor.py) offers wl_compositor, wl_shm and wl_seat and no more.
 test_refuses_a_wayland_compositor_without_the_session_lock_protocol() {
     local socket="$SANDBOX/wayland-fake" out rc
+    : > "$SANDBOX/fake.out"
     python3 "$here/fake_compositor.py" "$socket" wl_compositor wl_shm wl_seat > "$SANDBOX/fake.out" 2>&1 &
     local fake=$!
-    for _ in $(seq 100); do [ -S "$socket" ] && break; sleep 0.02; done
+    # (Its "listening": the socket of an earlier run may still be there.)
+    for _ in $(seq 100); do grep -q listening "$SANDBOX/fake.out" && break; sleep 0.02; done
     out=$(setpriv --reuid=61001 --regid=61001 --clear-groups --reset-env -- \
         env WAYLAND_DISPLAY="$socket" DISPLAY="$DISPLAY" LANG=C.UTF-8 timeout 10 "$LOCK" 2>&1) && rc=0 || rc=$?
     kill "$fake" 2>/dev/null || true
@@ -931,6 +933,7 @@ finished_lock() {
         env WAYLAND_DISPLAY="$socket" LANG=C.UTF-8 timeout 10 "$LOCK" 2>&1) && rc=0 || rc=$?
     kill "$fake" 2>/dev/null || true
     wait "$fake" 2>/dev/null || true
+    rm -f "$socket"
     echo "    $1: exit $rc, [$out]; the compositor saw: $(tr '\n' '|' < "$SANDBOX/fake.out")"
     assert_eq 1 "$rc" "exit status after finished"
     assert_contains "$(cat "$SANDBOX/fake.out")" "sent finished" "the stand-in's finished"
