@@ -5,8 +5,15 @@
 /// the first rectangle. Pointer and touch positions on an output's surface
 /// become positions in the image (`imagePoint`), which is where the dialog's
 /// layout lives.
+///
+/// Sizes are in buffer pixels: an output with scale factor 2 (wl_output's
+/// `scale`) gets a buffer twice its surface's size each way, drawn with the
+/// dialog at twice its size, so the compositor shows it sharp instead of
+/// enlarging a scale-1 image. Surface positions are multiplied by the scale.
 public struct OutputGeometry: Equatable, Sendable {
     public private(set) var outputs: [Rect]
+    /// Each output's integer scale factor (1 or more), as the compositor said.
+    public private(set) var scales: [Int]
     public var width: Int32 { Int32(outputs.map { $0.x + $0.width }.max() ?? 1) }
     public var height: Int32 { Int32(outputs.map(\.height).max() ?? 1) }
     /// Bytes per row: four per pixel (XRGB8888).
@@ -14,31 +21,42 @@ public struct OutputGeometry: Equatable, Sendable {
     /// Where output `index`'s buffer starts in the shared memory.
     public func offset(ofOutput index: Int) -> Int32 { Int32(outputs[index].x) * 4 }
 
-    /// Sizes in surface pixels, in the compositor's order; one pixel for a
-    /// size not yet known, so the image is never empty.
-    public init(sizes: [(width: Int, height: Int)]) {
+    /// Sizes in buffer pixels, in the compositor's order, and each output's
+    /// scale (1 where `scales` has none); one pixel for a size not yet
+    /// known, so the image is never empty.
+    public init(sizes: [(width: Int, height: Int)], scales: [Int] = []) {
         var x = 0.0
         outputs = sizes.map { size in
             defer { x += Double(max(size.width, 1)) }
             return Rect(x: x, y: 0, width: Double(max(size.width, 1)), height: Double(max(size.height, 1)))
         }
-        if outputs.isEmpty { outputs = [Rect(x: 0, y: 0, width: 1, height: 1)] }
+        self.scales = sizes.indices.map { $0 < scales.count ? max(scales[$0], 1) : 1 }
+        if outputs.isEmpty { (outputs, self.scales) = ([Rect(x: 0, y: 0, width: 1, height: 1)], [1]) }
     }
 
-    /// "W,H;W,H" — the form on the UI child's command line.
+    /// Surface sizes (as the lock surfaces' configure gives them) and scale
+    /// factors: the buffers are the surfaces' sizes times their scales.
+    public init(surfaces: [(width: Int, height: Int, scale: Int)]) {
+        self.init(sizes: surfaces.map { ($0.width * max($0.scale, 1), $0.height * max($0.scale, 1)) },
+                  scales: surfaces.map(\.scale))
+    }
+
+    /// "W,H,S;W,H,S" (buffer size, scale) — the form on the UI child's command line.
     public var spec: String {
-        outputs.map { "\(Int($0.width)),\(Int($0.height))" }.joined(separator: ";")
+        outputs.indices.map { "\(Int(outputs[$0].width)),\(Int(outputs[$0].height)),\(scales[$0])" }.joined(separator: ";")
     }
 
     public init?(spec: String) {
-        var sizes: [(width: Int, height: Int)] = []
+        var sizes: [(width: Int, height: Int)] = [], scales: [Int] = []
         for part in spec.split(separator: ";") {
             let numbers = part.split(separator: ",").compactMap { Int($0) }
-            guard numbers.count == 2, (1...32768).contains(numbers[0]), (1...32768).contains(numbers[1]) else { return nil }
+            guard numbers.count == 3, (1...32768).contains(numbers[0]), (1...32768).contains(numbers[1]),
+                  (1...8).contains(numbers[2]) else { return nil }
             sizes.append((numbers[0], numbers[1]))
+            scales.append(numbers[2])
         }
         guard !sizes.isEmpty, sizes.count <= 64 else { return nil }
-        self.init(sizes: sizes)
+        self.init(sizes: sizes, scales: scales)
     }
 
     /// A point on output `index`'s surface (surface coordinates, as wl_pointer
@@ -46,8 +64,8 @@ public struct OutputGeometry: Equatable, Sendable {
     /// nil for an output the geometry does not have.
     public func imagePoint(output index: Int, x: Double, y: Double) -> (x: Int, y: Int)? {
         guard outputs.indices.contains(index) else { return nil }
-        let frame = outputs[index]
-        let clampedX = min(max(x, 0), frame.width - 1), clampedY = min(max(y, 0), frame.height - 1)
+        let frame = outputs[index], scale = Double(scales[index])
+        let clampedX = min(max(x * scale, 0), frame.width - 1), clampedY = min(max(y * scale, 0), frame.height - 1)
         return (Int((frame.x + clampedX).rounded(.down)), Int((frame.y + clampedY).rounded(.down)))
     }
 }

@@ -902,9 +902,11 @@ test_refuses_to_lock_without_the_pam_service() {
 # (fake_compositor.py) offers wl_compositor, wl_shm and wl_seat and no more.
 test_refuses_a_wayland_compositor_without_the_session_lock_protocol() {
     local socket="$SANDBOX/wayland-fake" out rc
+    : > "$SANDBOX/fake.out"
     python3 "$here/fake_compositor.py" "$socket" wl_compositor wl_shm wl_seat > "$SANDBOX/fake.out" 2>&1 &
     local fake=$!
-    for _ in $(seq 100); do [ -S "$socket" ] && break; sleep 0.02; done
+    # (Its "listening": the socket of an earlier run may still be there.)
+    for _ in $(seq 100); do grep -q listening "$SANDBOX/fake.out" && break; sleep 0.02; done
     out=$(setpriv --reuid=61001 --regid=61001 --clear-groups --reset-env -- \
         env WAYLAND_DISPLAY="$socket" DISPLAY="$DISPLAY" LANG=C.UTF-8 timeout 10 "$LOCK" 2>&1) && rc=0 || rc=$?
     kill "$fake" 2>/dev/null || true
@@ -912,6 +914,37 @@ test_refuses_a_wayland_compositor_without_the_session_lock_protocol() {
     assert_eq 1 "$rc" "exit status"
     assert_contains "$out" "not locking: this Wayland compositor does not offer ext-session-lock-v1"
     assert_not_contains "$(ps -o args= -u 61001)" "pingate-lock" "what pgalice runs after the refusal"
+}
+
+# ext_session_lock_v1's `finished` (the compositor refused the lock, or took
+# it away): pingate-lock exits 1 saying so and sends nothing on the lock —
+# never unlock_and_destroy, which is for PAM's success only. A stand-in
+# compositor (fake_compositor.py --finish=...) sends `finished` 0.5 s after the
+# lock was asked for: once after `locked`, once with no `locked` at all.
+finished_lock() {
+    local socket="$SANDBOX/wayland-fake" out rc fake
+    : > "$SANDBOX/fake.out"
+    python3 "$here/fake_compositor.py" "$socket" "--finish=$1" wl_compositor wl_shm ext_session_lock_manager_v1 \
+        > "$SANDBOX/fake.out" 2>&1 &
+    fake=$!
+    # (Its "listening": the socket of an earlier run may still be there.)
+    for _ in $(seq 100); do grep -q listening "$SANDBOX/fake.out" && break; sleep 0.02; done
+    out=$(setpriv --reuid=61001 --regid=61001 --clear-groups --reset-env -- \
+        env WAYLAND_DISPLAY="$socket" LANG=C.UTF-8 timeout 10 "$LOCK" 2>&1) && rc=0 || rc=$?
+    kill "$fake" 2>/dev/null || true
+    wait "$fake" 2>/dev/null || true
+    rm -f "$socket"
+    echo "    $1: exit $rc, [$out]; the compositor saw: $(tr '\n' '|' < "$SANDBOX/fake.out")"
+    assert_eq 1 "$rc" "exit status after finished"
+    assert_contains "$(cat "$SANDBOX/fake.out")" "sent finished" "the stand-in's finished"
+    assert_not_contains "$(cat "$SANDBOX/fake.out")" "lock request: unlock_and_destroy" "pingate-lock's requests after finished"
+    assert_contains "$out" "$2"
+}
+test_finished_after_locked_exits_without_unlocking() {
+    finished_lock locked "the compositor ended the lock (another program may have locked the screen); pingate-lock stops without unlocking"
+}
+test_finished_without_locked_is_a_refusal() {
+    finished_lock later "not locking: the compositor refused the lock (another locker holds it?)"
 }
 
 # --- xss-lock ------------------------------------------------------------------------------

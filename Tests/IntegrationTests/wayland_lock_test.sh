@@ -24,8 +24,12 @@
 #
 # Also: the pad clicked and the pattern dragged with a virtual pointer
 # (pam/tests/virtual_pointer.c); an output added while locked (sway's
-# create_output); --daemonize; and the PIN at pingate-lock and at swaylock
-# alternately in one session, timed alike (wtype's exit to the locker's).
+# create_output); an output at scale 2 (the pad drawn twice as big in
+# pixels, clicked); a password typed with a dead key; BackSpace held (key
+# repeat); a second locker refused while one holds the lock (`finished`);
+# the UI child's environment, with which no Wayland client connects;
+# --daemonize; and the PIN at pingate-lock and at swaylock alternately in
+# one session, timed alike (wtype's exit to the locker's).
 #
 # The same cases under labwc 0.8 (its rc.xml binds Super+P; its autostart
 # runs swaybg for the same desktop colour).
@@ -78,6 +82,11 @@ PINGATE_LOCK_DEBUG=1 pingate-lock "$@" 2> "$d/log" &
 echo $! > "$d/pid"
 wait $!
 echo "$? $(date +%s%N)" > "$d/done.tmp" && mv "$d/done.tmp" "$d/done"
+EOF
+    # A second pingate-lock, with a log and an exit status of its own.
+    cat > "$root/usr/local/bin/pingate-second-lock" <<'EOF'
+PINGATE_LOCK_DEBUG=1 pingate-lock 2> "$XDG_RUNTIME_DIR/second.log"
+echo $? > "$XDG_RUNTIME_DIR/second.tmp" && mv "$XDG_RUNTIME_DIR/second.tmp" "$XDG_RUNTIME_DIR/second.done"
 EOF
     # swaylock, for its times next to ours (sway_test.sh's way: -R says locked).
     cat > "$root/usr/local/bin/pingate-swaylock" <<'EOF'
@@ -209,6 +218,32 @@ case "$1" in
         sleep 1.2
         as_alice grim -t png "$run/shot.png" && mv "$run/shot.png" "$shot"
         wait ;;
+    scale)  # scale N: HEADLESS-1 at 1600x1200 pixels and scale N (800x600 at 2)
+        as_alice env SWAYSOCK="$(ls "$run"/sway-ipc.*.sock | head -1)" swaymsg -q output HEADLESS-1 resolution 1600x1200 scale "$2"
+        sleep 0.3
+        echo "screenshot $(size)" ;;
+    spacing) # the pad's keys 1 and 3: "keys 1 to 3: DX pixels, geometry G"
+        a="$(where key1)"; b="$(where key3)"
+        echo "keys 1 to 3: $((${b% *} - ${a% *})) pixels, $(grep -oE 'geometry: [0-9,;]+' "$d/log" | tail -1)" ;;
+    second) # a second pingate-lock while the first holds the lock (swaymsg
+            # exec, its own log): waits (10 s) for its end: "second: status N, SAID"
+        rm -f "$run/second.log" "$run/second.done"
+        # (sway splits a command at ";": the steps are a script of their own.)
+        as_alice env SWAYSOCK="$(ls "$run"/sway-ipc.*.sock | head -1)" swaymsg -q exec sh /usr/local/bin/pingate-second-lock
+        for i in $(seq 200); do [ -e "$run/second.done" ] && break; sleep 0.05; done
+        [ -e "$run/second.done" ] || { echo "second: still running 10 s later: $(grep -v offer "$run/second.log" 2>&1 | tail -5 | tr '\n' '|')"; exit 0; }
+        echo "second: status $(cat "$run/second.done"), $(grep -F 'pingate-lock: ' "$run/second.log" | tail -1)" ;;
+    uienv)  # the UI child's Wayland variables, and whether grim run as alice with
+            # exactly its environment reaches the compositor: "VARS; grim: connected|refused (…)"
+        ui="$(pgrep -u alice -f -- '--ui-child' | head -1)"
+        cp "/proc/$ui/environ" /tmp/ui.environ && chmod 644 /tmp/ui.environ
+        vars="$(tr '\0' '\n' < /tmp/ui.environ | grep -E '^WAYLAND_' | tr '\n' ' ')"
+        # (xargs puts the variables last: sh puts them before grim.)
+        if err="$(runuser -u alice -- xargs -0 -a /tmp/ui.environ sh -c 'exec env -i "$@" grim -t ppm -' sh 2>&1 > /dev/null)"; then
+            echo "${vars}; grim: connected"
+        else
+            echo "${vars}; grim: refused ($(echo "$err" | head -1))"
+        fi ;;
     pids)   # the locker's and its UI's process ids (the container's)
         echo "$(cat "$d/pid") $(pgrep -u alice -f -- '--ui-child' | head -1)" ;;
     corner) corner ;;
@@ -351,7 +386,7 @@ test_an_output_added_while_locked_is_covered_sway() {
     lock pin
     out="$(wl addoutput)"
     echo "      a second output while locked -> $out" >&2
-    assert_contains "$out" "geometry: 800,600;" "the locker's image after create_output"
+    assert_contains "$out" "geometry: 800,600,1;" "the locker's image after create_output"
     assert_contains "$out" "2 ready" "the UI, started again for two outputs"
     assert_not_contains "$out" "second corner $DESKTOP" "the new output while locked"
     assert_contains "$out" "second corner 191e2b" "the new output: the lock screen's background"
@@ -380,6 +415,97 @@ EOF
     wl drag /tmp/sway-pattern-mid-drag.png $(tr '-' ' ' <<< "$PATTERN") > /dev/null
     cp "$(ct_root)/tmp/sway-pattern-mid-drag.png" "$REPORT_DIR/" 2>/dev/null || true
     unlocked "the pattern dragged" pattern
+}
+
+# An output with scale 2 (1600x1200 pixels, 800x600 in the layout): the
+# lock surface's buffer is drawn at 1600x1200 with the dialog at twice its
+# size in pixels (the pad's key spacing doubles against the same output at
+# 800x600, scale 1), set_buffer_scale 2; the PIN clicked with the virtual
+# pointer, whose positions go through surface coordinates times 2, unlocks.
+test_an_output_at_scale_2_gets_a_sharp_pad_sway() {
+    local pointer="$REPO_ROOT/pam/build/virtual_pointer" out one two
+    [ -f "$pointer" ] || make -s -C "$REPO_ROOT/pam" harness > "$WORK/harness.out" 2>&1 ||
+        fail "make -C pam harness failed: $(cat "$WORK/harness.out")"
+    start_session sway
+    install -m 0755 "$pointer" "$(ct_root)/usr/local/bin/virtual_pointer"
+    lock pin
+    one="$(wl spacing)"
+    wl keys "$PIN" > /dev/null
+    unlocked "the PIN typed (scale 1)"
+    out="$(wl scale 2)"
+    assert_eq "screenshot 1600 1200" "$out" "grim's screenshot of HEADLESS-1 at scale 2"
+    lock pin
+    two="$(wl spacing)"
+    echo "      scale 1: $one; scale 2: $two" >&2
+    assert_contains "$two" "geometry: 1600,1200,2" "the locker's image at scale 2 (a 800x600 surface)"
+    one="$(sed -nE 's/keys 1 to 3: ([0-9]+) pixels.*/\1/p' <<< "$one")"
+    two="$(sed -nE 's/keys 1 to 3: ([0-9]+) pixels.*/\1/p' <<< "$two")"
+    [ -n "$one" ] && [ -n "$two" ] && [ $((two - 2 * one)) -ge -2 ] && [ $((two - 2 * one)) -le 2 ] ||
+        fail "the pad at scale 2 is not drawn twice as big: keys 1 to 3 $one pixels at scale 1, $two at scale 2"
+    shot sway-scale-2-pin-pad
+    wl click $(sed 's/./& /g' <<< "$PIN") > /dev/null
+    unlocked "the PIN clicked on the pad at scale 2" pin-click-scale-2
+}
+
+# A second pingate-lock while the first holds the lock: sway refuses it
+# (ext_session_lock_v1.finished, no `locked`): it exits 1 saying so, and the
+# first keeps the lock (the screen stays the lock screen) until the PIN.
+test_a_second_locker_is_refused_while_one_holds_the_lock_sway() {
+    local out before
+    start_session sway
+    lock pin
+    before="$(wl corner)"
+    out="$(wl second)"
+    echo "      a second pingate-lock while locked -> $out" >&2
+    assert_contains "$out" "second: status 1, " "the second pingate-lock"
+    assert_contains "$out" "not locking: the compositor refused the lock (another locker holds it?)" "the second's message"
+    assert_eq "$before" "$(wl corner)" "the screen after the second was refused"
+    wl keys "$PIN" > /dev/null
+    unlocked "the PIN, at the first locker"
+}
+
+# Dead keys through xkbcommon's compose table: alice's password has an é,
+# typed as dead_acute then e (wtype sends the keysyms), and it unlocks.
+test_a_password_typed_with_a_dead_key_unlocks_sway() {
+    local out password
+    password="$(printf 'caf\303\2519Wq7z')"
+    start_session sway
+    out="$(CT_TIMEOUT=60 ct_sh "$password" 2>&1 <<'EOF'
+printf 'alice:%s\n' "$1" | chpasswd && echo changed
+EOF
+)"
+    assert_eq changed "$out" "alice's password with an é"
+    lock pin
+    # (One text argument after the dead key: wtype puts a space between two.)
+    wl keys -k Tab caf -k dead_acute e9Wq7z -k Return > /dev/null
+    unlocked "the password typed with a dead key" password-dead-key
+}
+
+# Key repeat (wl_keyboard.repeat_info; sway's defaults: 25 a second after
+# 600 ms): BackSpace held for 1.5 s in the password field erases 15 wrong
+# characters (one press without repeat), and the password typed then unlocks.
+test_backspace_held_repeats_in_the_password_field_sway() {
+    start_session sway
+    lock pin
+    wl keys -k Tab wrongwrongwrong -P BackSpace -s 1500 -p BackSpace "$ALICE_PASSWORD" -k Return > /dev/null
+    unlocked "BackSpace held, then the password"
+    echo "      repeats of the held BackSpace: $(lock_log | grep -c 'key repeat')" >&2
+    [ "$(lock_log | grep -c 'key repeat')" -ge 14 ] || fail "BackSpace held 1.5 s repeated fewer than 14 times"
+}
+
+# The UI child, which runs PAM and holds the secrets, has no way to the
+# compositor: its environment has no WAYLAND_SOCKET and a WAYLAND_DISPLAY
+# that is no socket, and a Wayland client (grim) run as alice with exactly
+# that environment cannot connect (with the locker's, it does).
+test_the_ui_child_cannot_reach_the_compositor_sway() {
+    local out
+    start_session sway
+    lock pin
+    out="$(wl uienv)"
+    echo "      the UI child's environment -> $out" >&2
+    assert_contains "$out" "WAYLAND_DISPLAY=/dev/null ; grim: refused" "the UI child's Wayland environment"
+    wl keys "$PIN" > /dev/null
+    unlocked "the PIN typed"
 }
 
 # The PIN at pingate-lock and at swaylock, alternately in one session, timed
@@ -470,5 +596,5 @@ test_killed_locker_leaves_the_output_locked_sway() { killed_locker sway; }
 test_pin_wrong_pin_and_password_unlock_labwc() { pin_wrong_pin_and_password labwc; }
 test_killed_locker_leaves_the_output_locked_labwc() { killed_locker labwc; }
 
-run_screen_tests "last digit or release to the unlock request; wtype's end to exit (-exit)" pin password pin-click pattern \
+run_screen_tests "last digit or release to the unlock request; wtype's end to exit (-exit)" pin password pin-click pin-click-scale-2 pattern password-dead-key \
     pingate-lock-exit swaylock-exit

@@ -24,11 +24,55 @@ struct OutputGeometryTests {
 
     @Test("the child's argument round-trips, and nonsense is refused")
     func spec() {
-        #expect(twoOutputs.spec == "800,600;1920,1080")
+        #expect(twoOutputs.spec == "800,600,1;1920,1080,1")
         #expect(OutputGeometry(spec: twoOutputs.spec) == twoOutputs)
-        for bad in ["", "800", "800,0", "-1,600", "800,600;x,1", "99999,10"] {
+        let scaled = OutputGeometry(surfaces: [(800, 600, 2), (1280, 800, 1)])
+        #expect(OutputGeometry(spec: scaled.spec) == scaled)
+        for bad in ["", "800", "800,600", "800,0,1", "-1,600,1", "800,600,1;x,1,1", "99999,10,1", "800,600,0", "800,600,9"] {
             #expect(OutputGeometry(spec: bad) == nil, "\(bad)")
         }
+    }
+}
+
+@Suite("Outputs with a scale factor")
+struct OutputScaleTests {
+    /// sway's `output HEADLESS-1 scale 2` on an 800x600 mode: the lock
+    /// surface is configured 400x300, its buffer is 800x600.
+    let scaled = OutputGeometry(surfaces: [(400, 300, 2), (640, 480, 1)])
+
+    @Test("a buffer is its surface's size times its output's scale")
+    func bufferSizes() {
+        #expect(scaled.outputs == [Rect(x: 0, y: 0, width: 800, height: 600), Rect(x: 800, y: 0, width: 640, height: 480)])
+        #expect(scaled.scales == [2, 1])
+        #expect(scaled.spec == "800,600,2;640,480,1")
+    }
+
+    @Test("surface positions are multiplied by their output's scale")
+    func positions() {
+        #expect(scaled.imagePoint(output: 0, x: 100.25, y: 50.5)! == (200, 101))
+        #expect(scaled.imagePoint(output: 0, x: 399.9, y: 299.9)! == (799, 599))
+        #expect(scaled.imagePoint(output: 1, x: 100, y: 50)! == (900, 50))
+    }
+
+    @Test("the pad drawn at scale 2 is twice as big, and a tap in surface coordinates hits its key")
+    func padAtScaleTwo() {
+        let geometry = OutputGeometry(surfaces: [(1280, 800, 2)])
+        let layout = DialogLayout(monitor: geometry.outputs[0], scale: Double(geometry.scales[0]), gridSize: 3)
+        let key = { (layout: DialogLayout, digit: Int) in layout.padKeys.first { $0.key == .digit(digit) }!.frame }
+        let big = OutputGeometry(surfaces: [(1280, 800, 1)])
+        let plain = DialogLayout(monitor: big.outputs[0], scale: 1, gridSize: 3)
+        #expect(key(layout, 5).width == 2 * key(plain, 5).width)
+        var lock = LockScreen(offer: .pin(length: 4, failures: 0), layout: layout)
+        var touch = TouchPointer()
+        var submitted: String?
+        for digit in [4, 8, 2, 1] {
+            let frame = key(layout, digit)
+            let forward = { (event: InputEvent) in if let secret = text(lock.handle(event)) { submitted = secret } }
+            // Where the finger is on the surface: half the buffer position.
+            touch.down(id: 1, output: 0, x: frame.midX / 2, y: frame.midY / 2, in: geometry, forward)
+            touch.up(id: 1, forward)
+        }
+        #expect(submitted == "4821")
     }
 }
 
@@ -102,5 +146,16 @@ struct TouchPointerTests {
         #expect(events.last == .release(button: 1, x: 50, y: 60))
         touch.up(id: 1) { events.append($0) }
         #expect(events.count == 4)
+    }
+}
+
+@Suite("The UI child's environment")
+struct UIEnvironmentTests {
+    @Test("no Wayland display or socket of the locker's, and no crash backtraces")
+    func noCompositor() {
+        let parent = ["HOME=/home/alice", "WAYLAND_DISPLAY=wayland-1", "WAYLAND_SOCKET=7", "DISPLAY=:0",
+                      "XDG_RUNTIME_DIR=/run/user/1000", "SWIFT_BACKTRACE=enable=yes"]
+        #expect(UIEnvironment.forChild(of: parent) == ["HOME=/home/alice", "DISPLAY=:0", "XDG_RUNTIME_DIR=/run/user/1000",
+                                                         "SWIFT_BACKTRACE=enable=no", "WAYLAND_DISPLAY=/dev/null"])
     }
 }

@@ -92,18 +92,16 @@ final class UIChild {
         return UIChild(pid: pid, inputFD: input[1], statusFD: status[0])
     }
 
-    /// The locker's environment for the UI, with Swift's crash backtraces
-    /// off: a backtrace prints registers and the memory around them to
-    /// stderr (the session's log), and the UI holds what is being typed.
+    /// The locker's environment for the UI (UIEnvironment: no crash
+    /// backtraces, no way to the Wayland compositor).
     private static func uiEnvironment() -> [String] {
         var entries: [String] = []
         var cursor = environ
         while let entry = cursor.pointee {
-            let text = String(cString: entry)
-            if !text.hasPrefix("SWIFT_BACKTRACE=") { entries.append(text) }
+            entries.append(String(cString: entry))
             cursor += 1
         }
-        return entries + ["SWIFT_BACKTRACE=enable=no"]
+        return UIEnvironment.forChild(of: entries)
     }
 
     /// This binary's path, so the UI shows as pingate-lock in ps; /proc/self/exe

@@ -37,11 +37,13 @@ final class SharedMemoryCanvas: UICanvas {
     var pollDescriptor: Int32 { -1 }
 
     /// The dialog goes on the first output; on Wayland the compositor gives
-    /// no "primary", and the first is the one it listed first.
+    /// no "primary", and the first is the one it listed first. It is drawn
+    /// at that output's scale (its buffer has that many pixels per surface pixel).
     func layout(gridSize: Int) -> DialogLayout {
         let monitors = geometry.outputs.enumerated().map { Monitor(frame: $1, primary: $0 == 0) }
         let screen = Rect(x: 0, y: 0, width: Double(geometry.width), height: Double(geometry.height))
-        return DialogLayout(monitor: Monitor.forDialog(among: monitors, screen: screen), scale: 1, gridSize: gridSize)
+        return DialogLayout(monitor: Monitor.forDialog(among: monitors, screen: screen),
+                            scale: Double(geometry.scales[0]), gridSize: gridSize)
     }
 
     func handlePendingEvents(redraw: () -> Void, relayout: (String) -> Void) {}

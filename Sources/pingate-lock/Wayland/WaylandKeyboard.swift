@@ -21,6 +21,7 @@ struct WaylandKeyboard {
             compose = xkb_compose_state_new(table, XKB_COMPOSE_STATE_NO_FLAGS)
             xkb_compose_table_unref(table)
         }
+        Diagnostics.trace("compose table for \(locale ?? "C"): \(compose == nil ? "none" : "loaded")")
     }
 
     /// The keymap the compositor sent (a file descriptor to map, text in it).
@@ -43,6 +44,13 @@ struct WaylandKeyboard {
     mutating func modifiers(depressed: UInt32, latched: UInt32, locked: UInt32, group: UInt32) {
         guard let state else { return }
         xkb_state_update_mask(state, depressed, latched, locked, 0, 0, group)
+    }
+
+    /// Whether the keymap says the key repeats when held (letters and
+    /// BackSpace do; modifiers and Return do not).
+    func repeats(keycode: UInt32) -> Bool {
+        guard let keymap else { return false }
+        return xkb_keymap_key_repeats(keymap, keycode) != 0
     }
 
     /// A key pressed (an xkb keycode): its events, each handed to `forward`.

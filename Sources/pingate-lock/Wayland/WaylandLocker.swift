@@ -61,10 +61,7 @@ final class WaylandLocker {
         Diagnostics.trace("lock requested \(traceTime())")
         for output in outputs { output.makeLockSurface(lock: lock!, compositor: compositor!) }
         wl_display_roundtrip(display)
-        if finished {
-            Diagnostics.error(L("not locking: the compositor refused the lock (another locker holds it?)"))
-            return Locker.ExitStatus.cannotLock
-        }
+        if finished { return lockFinished() }
         return loop()
     }
 
@@ -80,7 +77,8 @@ final class WaylandLocker {
             let bound = OpaquePointer(wl_registry_bind(registry, name, cwayland_seat_interface(), min(version, 5)))!
             seats.append(WaylandSeat(seat: bound, locker: self))
         case "wl_output":
-            let bound = OpaquePointer(wl_registry_bind(registry, name, cwayland_output_interface(), 1))!
+            // Version 2: its `scale` (and `done`), for buffers drawn at the output's scale.
+            let bound = OpaquePointer(wl_registry_bind(registry, name, cwayland_output_interface(), min(version, 2)))!
             let output = WaylandOutput(name: name, output: bound, locker: self)
             outputs.append(output)
             // An output that comes while locked gets its lock surface at once.
@@ -110,14 +108,15 @@ final class WaylandLocker {
 
     func finishedEvent() {
         finished = true
-        if locked { Diagnostics.error(L("the compositor ended the lock")) }
+        Diagnostics.trace("finished: the compositor ended the lock \(traceTime())")
     }
 
     // MARK: geometry, the image and the child
 
-    /// The lock surfaces' sizes as configured, in the compositor's order.
+    /// The lock surfaces' sizes as configured and their outputs' scales, in
+    /// the compositor's order.
     private var configuredGeometry: OutputGeometry {
-        OutputGeometry(sizes: outputs.map { ($0.width, $0.height) })
+        OutputGeometry(surfaces: outputs.map { ($0.width, $0.height, $0.scale) })
     }
 
     /// An output was configured with a new size, added or removed: a new
@@ -163,7 +162,7 @@ final class WaylandLocker {
         guard let image else { return }
         for (index, output) in outputs.enumerated() where index < image.buffers.count {
             output.show(image.buffers[index], width: Int32(image.geometry.outputs[index].width),
-                        height: Int32(image.geometry.outputs[index].height))
+                        height: Int32(image.geometry.outputs[index].height), scale: image.geometry.scales[index])
         }
     }
 
@@ -194,7 +193,11 @@ final class WaylandLocker {
                 descriptors.append(pollfd(fd: child.statusFD, events: Int16(POLLIN), revents: 0))
                 if child.exitFD >= 0 { descriptors.append(pollfd(fd: child.exitFD, events: Int16(POLLIN), revents: 0)) }
             }
-            let timeout: Int32 = child == nil ? 50 : (child!.exitFD < 0 ? 5 : 250)
+            var timeout: Int32 = child == nil ? 50 : (child!.exitFD < 0 ? 5 : 250)
+            // A held key's next repeat (wl_keyboard.repeat_info).
+            if let next = seats.compactMap(\.nextRepeat).min() {
+                timeout = min(timeout, Int32(max(0, ((next - monotonicSeconds()) * 1000).rounded(.up))))
+            }
             _ = poll(&descriptors, nfds_t(descriptors.count), timeout)
             if descriptors[0].revents & Int16(POLLIN) != 0 {
                 if wl_display_read_events(display) != 0 { return connectionLost() }
@@ -203,8 +206,10 @@ final class WaylandLocker {
                 if descriptors[0].revents & Int16(POLLHUP | POLLERR) != 0 { return connectionLost() }
             }
             if wl_display_dispatch_pending(display) < 0 { return connectionLost() }
-            if finished && locked { return endWithoutUnlock() }
+            if finished { return lockFinished() }
             if frameRead >= 0, descriptors[1].revents != 0 { showFrame() }
+            let now = monotonicSeconds()
+            for seat in seats { seat.repeatHeldKey(now: now) }
             if let current = child {
                 current.readStatus()
                 if let ending = current.ending() {
@@ -239,11 +244,18 @@ final class WaylandLocker {
         return Locker.ExitStatus.unlocked
     }
 
-    /// The compositor ended the lock itself: say so, and let go of it.
-    private func endWithoutUnlock() -> Int32 {
+    /// The compositor sent `finished`: it refused the lock (another locker
+    /// holds it) or ended it itself. Whether the session is still locked is
+    /// the compositor's to say; this process sends no request on the lock
+    /// again — above all no unlock_and_destroy, which is for PAM's success
+    /// only — and exits non-zero, its connection closing with it.
+    private func lockFinished() -> Int32 {
         child?.terminate()
-        if let lock { ext_session_lock_v1_unlock_and_destroy(lock) }
-        wl_display_roundtrip(display)
+        if locked {
+            Diagnostics.error(L("the compositor ended the lock (another program may have locked the screen); pingate-lock stops without unlocking"))
+        } else {
+            Diagnostics.error(L("not locking: the compositor refused the lock (another locker holds it?)"))
+        }
         return Locker.ExitStatus.cannotLock
     }
 

@@ -5,7 +5,9 @@ import Glibc
 import PinGateLock
 
 /// One output and its lock surface. Its size is what the compositor's
-/// configure says (a buffer of any other size is a protocol error).
+/// configure says (a buffer of any other size is a protocol error), in
+/// surface pixels; its buffer is that times the output's scale factor
+/// (wl_output's `scale`, applied at its `done`), set with set_buffer_scale.
 final class WaylandOutput {
     let name: UInt32
     let output: OpaquePointer
@@ -13,9 +15,22 @@ final class WaylandOutput {
     private(set) var surface: OpaquePointer?
     private var lockSurface: OpaquePointer?
     private(set) var width = 0, height = 0
+    private(set) var scale = 1
+    private var pendingScale = 1
 
     init(name: UInt32, output: OpaquePointer, locker: WaylandLocker) {
         (self.name, self.output, self.locker) = (name, output, locker)
+        wl_output_add_listener(output, outputListener, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// wl_output's properties come as a group ended by `done`.
+    func scaleEvent(_ factor: Int32) { pendingScale = Int(min(max(factor, 1), 8)) }
+
+    func doneEvent() {
+        guard pendingScale != scale else { return }
+        scale = pendingScale
+        Diagnostics.trace("output \(name) scale: \(scale)")
+        locker.geometryChanged()
     }
 
     func makeLockSurface(lock: OpaquePointer, compositor: OpaquePointer) {
@@ -33,10 +48,11 @@ final class WaylandOutput {
         locker.geometryChanged()
     }
 
-    /// Shows `buffer`, this output's part of the image, if it has the size
-    /// the surface was configured with.
-    func show(_ buffer: OpaquePointer, width: Int32, height: Int32) {
-        guard let surface, Int(width) == self.width, Int(height) == self.height else { return }
+    /// Shows `buffer`, this output's part of the image, if it was drawn for
+    /// the size the surface was configured with at the output's scale.
+    func show(_ buffer: OpaquePointer, width: Int32, height: Int32, scale: Int) {
+        guard let surface, scale == self.scale, Int(width) == self.width * scale, Int(height) == self.height * scale else { return }
+        wl_surface_set_buffer_scale(surface, Int32(scale))
         wl_surface_attach(surface, buffer, 0, 0)
         wl_surface_damage_buffer(surface, 0, 0, width, height)
         wl_surface_commit(surface)
@@ -48,6 +64,17 @@ final class WaylandOutput {
         wl_output_destroy(output)
     }
 }
+
+nonisolated(unsafe) private let outputListener: UnsafeMutablePointer<wl_output_listener> = {
+    var listener = wl_output_listener()
+    listener.geometry = { _, _, _, _, _, _, _, _, _, _ in }
+    listener.mode = { _, _, _, _, _, _ in }
+    listener.done = { data, _ in Unmanaged<WaylandOutput>.fromOpaque(data!).takeUnretainedValue().doneEvent() }
+    listener.scale = { data, _, factor in Unmanaged<WaylandOutput>.fromOpaque(data!).takeUnretainedValue().scaleEvent(factor) }
+    listener.name = { _, _, _ in }
+    listener.description = { _, _, _ in }
+    return listenerTable(listener)
+}()
 
 nonisolated(unsafe) private let lockSurfaceListener = listenerTable(ext_session_lock_surface_v1_listener(
     configure: { data, _, serial, width, height in

@@ -16,6 +16,11 @@ final class WaylandSeat {
     private var pointerSurface: OpaquePointer?
     private var pointerAt = (x: 0.0, y: 0.0)
     private var touchPointer = TouchPointer()
+    /// wl_keyboard.repeat_info: keys per second (0: no repeat) and the
+    /// delay before the first repeat. The held key is kept by its keycode
+    /// only: each repeat is turned into text again, as a press is.
+    private var repeatRate: Int32 = 0, repeatDelay: Int32 = 0
+    private var held: (keycode: UInt32, next: Double)?
 
     init(seat: OpaquePointer, locker: WaylandLocker) {
         (self.seat, self.locker) = (seat, locker)
@@ -35,6 +40,7 @@ final class WaylandSeat {
         } else if !has(WL_SEAT_CAPABILITY_KEYBOARD), let keyboard {
             wl_keyboard_release(keyboard)
             self.keyboard = nil
+            held = nil
         }
         if has(WL_SEAT_CAPABILITY_POINTER), pointer == nil {
             pointer = wl_seat_get_pointer(seat)
@@ -63,10 +69,41 @@ final class WaylandSeat {
     }
 
     func key(_ key: UInt32, pressed: Bool) {
-        guard pressed else { return }
+        let keycode = key + 8
+        guard pressed else {
+            if held?.keycode == keycode { held = nil }
+            return
+        }
         // When, never which: the start of "key → unlocked" (lock_latency.sh).
         Diagnostics.trace("key press \(traceTime())")
-        keys.press(keycode: key + 8) { locker.forward($0) }
+        keys.press(keycode: keycode) { locker.forward($0) }
+        held = repeatRate > 0 && keys.repeats(keycode: keycode)
+            ? (keycode, monotonicSeconds() + Double(repeatDelay) / 1000) : nil
+    }
+
+    func repeatInfo(rate: Int32, delay: Int32) {
+        (repeatRate, repeatDelay) = (max(rate, 0), max(delay, 0))
+        if repeatRate == 0 { held = nil }
+    }
+
+    /// The keyboard's focus left the lock surface: nothing is held any more.
+    func keyboardLeft() { held = nil }
+
+    /// When the held key repeats next (the locker's poll wakes then), or nil.
+    var nextRepeat: Double? { held?.next }
+
+    /// The held key's repeats that are due, each as a press.
+    func repeatHeldKey(now: Double) {
+        guard let current = held, repeatRate > 0 else { return }
+        var next = current.next
+        // At most a few at once: a locker that was not scheduled for a
+        // while does not type a burst.
+        for _ in 0..<4 where next <= now {
+            Diagnostics.trace("key repeat \(traceTime())")
+            keys.press(keycode: current.keycode) { locker.forward($0) }
+            next += 1 / Double(repeatRate)
+        }
+        held = (current.keycode, max(next, now))
     }
 
     func modifiers(depressed: UInt32, latched: UInt32, locked: UInt32, group: UInt32) {
@@ -131,14 +168,14 @@ nonisolated(unsafe) private let keyboardListener: UnsafeMutablePointer<wl_keyboa
     var listener = wl_keyboard_listener()
     listener.keymap = { data, _, format, fd, size in seatOf(data).keymap(format: format, fd: fd, size: size) }
     listener.enter = { _, _, _, _, _ in }
-    listener.leave = { _, _, _, _ in }
+    listener.leave = { data, _, _, _ in seatOf(data).keyboardLeft() }
     listener.key = { data, _, _, _, key, state in
         seatOf(data).key(key, pressed: state == WL_KEYBOARD_KEY_STATE_PRESSED.rawValue)
     }
     listener.modifiers = { data, _, _, depressed, latched, locked, group in
         seatOf(data).modifiers(depressed: depressed, latched: latched, locked: locked, group: group)
     }
-    listener.repeat_info = { _, _, _, _ in }
+    listener.repeat_info = { data, _, rate, delay in seatOf(data).repeatInfo(rate: rate, delay: delay) }
     return listenerTable(listener)
 }()
 
