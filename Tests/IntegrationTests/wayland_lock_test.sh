@@ -74,6 +74,8 @@ d="$XDG_RUNTIME_DIR/pingate-lock"
 mkdir -p "$d"
 # The memory test's allocator, when it asks for it (keep_freed.c).
 [ ! -s /etc/pingate-test/preload ] || export LD_PRELOAD="$(cat /etc/pingate-test/preload)"
+# More environment, when a test asks for it (one VAR=VALUE a line).
+[ ! -s /etc/pingate-test/env ] || export $(cat /etc/pingate-test/env)
 PINGATE_LOCK_DEBUG=1 pingate-lock "$@" 2> "$d/log" &
 echo $! > "$d/pid"
 wait $!
@@ -463,6 +465,19 @@ EOF
     scan=$(python3 "$here/memscan.py" --secret "$wrong_pin" --secret "$wrong_password" "$locker" "$ui") ||
         fail "a typed secret is still in memory: $scan"
     echo "    $scan"
+}
+
+# WAYLAND_DEBUG=1 in the session's environment makes libwayland-client log
+# every event it gets to stderr (the journal): each wl_keyboard.key, so each
+# digit typed. pingate-lock drops it before it connects: its log (stderr,
+# the locker's and the UI's) has no Wayland event after the PIN unlocked.
+test_wayland_debug_logs_no_key_of_the_pin_sway() {
+    start_session sway
+    echo WAYLAND_DEBUG=1 > "$(ct_root)/etc/pingate-test/env"
+    lock pin
+    wl keys "$PIN" > /dev/null
+    unlocked "the PIN, with WAYLAND_DEBUG=1"
+    assert_eq 0 "$(lock_log | grep -c 'wl_keyboard')" "wl_keyboard lines in pingate-lock's stderr with WAYLAND_DEBUG=1 ($(lock_log | grep -m1 '\.key('))"
 }
 
 test_pin_wrong_pin_and_password_unlock_sway() { pin_wrong_pin_and_password sway; }

@@ -42,6 +42,10 @@ final class WaylandLocker {
         signal(SIGPIPE, SIG_IGN)
         signal(SIGHUP, SIG_IGN)
         signal(SIGCHLD, SIG_DFL)
+        // libwayland-client reads WAYLAND_DEBUG when it connects and then logs
+        // every event to stderr (the journal): each wl_keyboard.key, so each
+        // digit typed. Gone before the connection, and from the UI's environ.
+        unsetenv("WAYLAND_DEBUG")
         guard let connected = wl_display_connect(nil) else {
             Diagnostics.error(L("cannot connect to the Wayland compositor %s — is WAYLAND_DISPLAY right?",
                                 String(cString: getenv("WAYLAND_DISPLAY"))))
