@@ -26,12 +26,14 @@ final class WaylandLocker {
     private var locked = false
     private var finished = false
     private var child: UIChild?
-    private var restartAt = 0.0
-    private var recentCrashes: [Double] = []
+    private var restarts = RestartPacing()
     /// The image the child draws and the outputs show.
     private var image: SharedImage?
     /// The child is being replaced for a new geometry: its end is no crash.
     private var replacing = false
+    /// The frame pipe's read end while the child that writes it may still
+    /// write; -1 once it is at EOF or the child is gone (a pipe at EOF is
+    /// always readable, and polling it would spin).
     private var frameRead: Int32 = -1
 
     func run() -> Int32 {
@@ -147,7 +149,7 @@ final class WaylandLocker {
 
     private func startChild() {
         guard let image else { return }
-        guard let framePipe = try? FileDescriptor.pipe() else { return }
+        guard let framePipe = try? FileDescriptor.pipe() else { return restarts.failed(at: monotonicSeconds()) }
         let (read, write) = (framePipe.read.rawValue, framePipe.write.rawValue)
         _ = fcntl(read, F_SETFL, fcntl(read, F_GETFL) | O_NONBLOCK)
         _ = fcntl(write, F_SETFL, fcntl(write, F_GETFL) | O_NONBLOCK)
@@ -156,14 +158,29 @@ final class WaylandLocker {
         child = UIChild.start(canvasArgument: "shm:" + image.geometry.spec,
                               descriptors: [(image.descriptor, SharedMemoryCanvas.imageFD), (write, SharedMemoryCanvas.frameFD)])
         close(write)
+        closeFrames()
+        if child == nil {
+            close(read)
+            restarts.failed(at: monotonicSeconds())
+        } else {
+            frameRead = read
+        }
+    }
+
+    private func closeFrames() {
         if frameRead >= 0 { close(frameRead) }
-        frameRead = read
+        frameRead = -1
     }
 
     /// The child finished a frame: every output shows its part of it.
     private func showFrame() {
         var bytes = [UInt8](repeating: 0, count: 64)
-        while read(frameRead, &bytes, bytes.count) > 0 {}
+        while true {
+            let count = read(frameRead, &bytes, bytes.count)
+            if count > 0 || (count < 0 && errno == EINTR) { continue }
+            if count == 0 || errno != EAGAIN { closeFrames() }
+            break
+        }
         guard let image else { return }
         for (index, output) in outputs.enumerated() where index < image.buffers.count {
             output.show(image.buffers[index], width: Int32(image.geometry.outputs[index].width),
@@ -192,10 +209,13 @@ final class WaylandLocker {
         while true {
             while wl_display_prepare_read(display) != 0 { wl_display_dispatch_pending(display) }
             wl_display_flush(display)
-            var descriptors = [pollfd(fd: connection, events: Int16(POLLIN), revents: 0),
-                               pollfd(fd: frameRead, events: Int16(POLLIN), revents: 0)]
+            // Each pipe only while it may still bring data: at EOF it would
+            // wake every poll at once.
+            var descriptors = [pollfd(fd: connection, events: Int16(POLLIN), revents: 0)]
+            let framesAt = descriptors.count
+            if frameRead >= 0 { descriptors.append(pollfd(fd: frameRead, events: Int16(POLLIN), revents: 0)) }
             if let child {
-                descriptors.append(pollfd(fd: child.statusFD, events: Int16(POLLIN), revents: 0))
+                if !child.statusClosed { descriptors.append(pollfd(fd: child.statusFD, events: Int16(POLLIN), revents: 0)) }
                 if child.exitFD >= 0 { descriptors.append(pollfd(fd: child.exitFD, events: Int16(POLLIN), revents: 0)) }
             }
             let timeout: Int32 = child == nil ? 50 : (child!.exitFD < 0 ? 5 : 250)
@@ -208,24 +228,23 @@ final class WaylandLocker {
             }
             if wl_display_dispatch_pending(display) < 0 { return connectionLost() }
             if finished && locked { return endWithoutUnlock() }
-            if frameRead >= 0, descriptors[1].revents != 0 { showFrame() }
+            if frameRead >= 0, descriptors[framesAt].fd == frameRead, descriptors[framesAt].revents != 0 { showFrame() }
             if let current = child {
                 current.readStatus()
                 if let ending = current.ending() {
                     child = nil
+                    closeFrames()
                     if ending == .unlocked { return unlock() }
                     if replacing {
                         replacing = false
-                        restartAt = 0
+                        restarts.startNow()
                     } else {
                         Diagnostics.error(L("the lock screen's UI stopped (%s); starting it again — the screen stays locked", ending.description))
-                        let now = monotonicSeconds()
-                        recentCrashes = recentCrashes.filter { now - $0 < 10 } + [now]
-                        restartAt = now + (recentCrashes.count > 3 ? 2.0 : 0.1)
+                        restarts.failed(at: monotonicSeconds())
                     }
                 }
             }
-            if child == nil, image != nil, monotonicSeconds() >= restartAt { startChild() }
+            if child == nil, image != nil, restarts.due(at: monotonicSeconds()) { startChild() }
         }
     }
 
