@@ -174,8 +174,10 @@ final class WaylandLocker {
 
     /// The child finished a frame: every output shows its part of it.
     private func showFrame() {
+        // At most 8 reads, as UIChild.readStatus: a child that writes
+        // frames without end cannot hold the loop here.
         var bytes = [UInt8](repeating: 0, count: 64)
-        while true {
+        for _ in 0..<8 where frameRead >= 0 {
             let count = read(frameRead, &bytes, bytes.count)
             if count > 0 || (count < 0 && errno == EINTR) { continue }
             if count == 0 || errno != EAGAIN { closeFrames() }
