@@ -14,8 +14,31 @@ public struct OutputGeometry: Equatable, Sendable {
     /// Where output `index`'s buffer starts in the shared memory.
     public func offset(ofOutput index: Int) -> Int32 { Int32(outputs[index].x) * 4 }
 
+    /// The limits of an image: cairo draws none wider or taller than 32767
+    /// pixels, wl_shm takes a pool of at most Int32.max bytes, and more than
+    /// 64 outputs is no real machine.
+    public static let maxSide = 32767, maxOutputs = 64
+
+    /// Sizes in surface pixels, in the compositor's order, if the image they
+    /// make is within the limits (checked before any of it is computed, so
+    /// a compositor's huge configure fails here instead of trapping).
+    public init?(validSizes sizes: [(width: Int, height: Int)]) {
+        guard !sizes.isEmpty, sizes.count <= Self.maxOutputs,
+              sizes.allSatisfy({ (1...Self.maxSide).contains($0.width) && (1...Self.maxSide).contains($0.height) }),
+              sizes.reduce(0, { $0 + $1.width }) <= Self.maxSide else { return nil }
+        self.init(sizes: sizes)
+        guard poolSize <= Int(Int32.max) else { return nil }
+    }
+
+    /// The shared memory's size: one row more than the image, since the
+    /// compositor checks that a buffer's offset plus its stride times its
+    /// height fits in the pool, and an output right of the first starts
+    /// inside the first row.
+    public var poolSize: Int { Int(stride) * (Int(height) + 1) }
+
     /// Sizes in surface pixels, in the compositor's order; one pixel for a
-    /// size not yet known, so the image is never empty.
+    /// size not yet known, so the image is never empty. Only for sizes
+    /// within the limits (init?(validSizes:) checks them).
     public init(sizes: [(width: Int, height: Int)]) {
         var x = 0.0
         outputs = sizes.map { size in
@@ -34,11 +57,10 @@ public struct OutputGeometry: Equatable, Sendable {
         var sizes: [(width: Int, height: Int)] = []
         for part in spec.split(separator: ";") {
             let numbers = part.split(separator: ",").compactMap { Int($0) }
-            guard numbers.count == 2, (1...32768).contains(numbers[0]), (1...32768).contains(numbers[1]) else { return nil }
+            guard numbers.count == 2 else { return nil }
             sizes.append((numbers[0], numbers[1]))
         }
-        guard !sizes.isEmpty, sizes.count <= 64 else { return nil }
-        self.init(sizes: sizes)
+        self.init(validSizes: sizes)
     }
 
     /// A point on output `index`'s surface (surface coordinates, as wl_pointer

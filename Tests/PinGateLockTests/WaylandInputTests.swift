@@ -26,9 +26,24 @@ struct OutputGeometryTests {
     func spec() {
         #expect(twoOutputs.spec == "800,600;1920,1080")
         #expect(OutputGeometry(spec: twoOutputs.spec) == twoOutputs)
-        for bad in ["", "800", "800,0", "-1,600", "800,600;x,1", "99999,10"] {
+        for bad in ["", "800", "800,0", "-1,600", "800,600;x,1", "99999,10", "20000,10;20000,10",
+                    "9223372036854775807,1"] {
             #expect(OutputGeometry(spec: bad) == nil, "\(bad)")
         }
+    }
+
+    @Test("a compositor's huge or too many sizes are refused, never trapped on")
+    func limits() {
+        #expect(OutputGeometry(validSizes: [(800, 600), (1920, 1080)]) == twoOutputs)
+        let widest = OutputGeometry(validSizes: [(32767, 1000)])
+        #expect(widest != nil && widest!.stride == Int32(32767 * 4))
+        for bad: [(width: Int, height: Int)] in [[], [(0, 600)], [(32768, 10)], [(10, 32768)], [(Int.max, Int.max)],
+                                                  [(20000, 10), (20000, 10)], [(32767, 32767)],
+                                                  Array(repeating: (10, 10), count: 65)] {
+            #expect(OutputGeometry(validSizes: bad) == nil, "\(bad)")
+        }
+        // The largest pool wl_shm takes: Int32.max bytes.
+        #expect(OutputGeometry(validSizes: [(16384, 32766)])!.poolSize <= Int(Int32.max))
     }
 }
 

@@ -121,16 +121,20 @@ final class WaylandLocker {
 
     // MARK: geometry, the image and the child
 
-    /// The lock surfaces' sizes as configured, in the compositor's order.
-    private var configuredGeometry: OutputGeometry {
-        OutputGeometry(sizes: outputs.map { ($0.width, $0.height) })
+    /// The lock surfaces' sizes as configured, in the compositor's order;
+    /// nil beyond what one image can hold.
+    private var configuredGeometry: OutputGeometry? {
+        OutputGeometry(validSizes: outputs.map { ($0.width, $0.height) })
     }
 
     /// An output was configured with a new size, added or removed: a new
     /// image, and a new child to draw it (what was typed is dropped).
     func geometryChanged() {
         guard lock != nil, !outputs.isEmpty, outputs.allSatisfy({ $0.width > 0 }) else { return }
-        let wanted = configuredGeometry
+        guard let wanted = configuredGeometry else {
+            Diagnostics.error("the outputs are too large for the lock screen's image (\(outputs.map { "\($0.width)x\($0.height)" })); the screen stays locked, without the dialog")
+            return
+        }
         guard image?.geometry != wanted else { return }
         guard let shm, let made = SharedImage(geometry: wanted, shm: shm) else {
             Diagnostics.error("cannot make the lock screen's image; the screen stays locked")
