@@ -480,6 +480,28 @@ test_wayland_debug_logs_no_key_of_the_pin_sway() {
     assert_eq 0 "$(lock_log | grep -c 'wl_keyboard')" "wl_keyboard lines in pingate-lock's stderr with WAYLAND_DEBUG=1 ($(lock_log | grep -m1 '\.key('))"
 }
 
+# The image the UI child draws is a memfd the compositor reads: its size is
+# sealed, so a child (or anything that gets the descriptor) that shrank it
+# cannot make the compositor's reads fault and the compositor drop the
+# locker. Tried from the host on the UI's fd 4: ftruncate is refused, and
+# the PIN still unlocks.
+test_the_shared_image_cannot_be_shrunk_sway() {
+    local pids ui out
+    start_session sway
+    lock pin
+    pids="$(wl pids)"
+    ui="$(host_pid "${pids#* }")" || fail "no host pid for the UI [$pids]"
+    out="$(python3 -c 'import os, sys
+fd = os.open(f"/proc/{sys.argv[1]}/fd/4", os.O_RDWR)
+try:
+    os.ftruncate(fd, 4096); print("shrunk")
+except OSError as e:
+    print("refused:", e.strerror)' "$ui" 2>&1)"
+    assert_eq "refused: Operation not permitted" "$out" "ftruncate of the UI's image"
+    wl keys "$PIN" > /dev/null
+    unlocked "the PIN, after the image was to be shrunk"
+}
+
 test_pin_wrong_pin_and_password_unlock_sway() { pin_wrong_pin_and_password sway; }
 test_killed_locker_leaves_the_output_locked_sway() { killed_locker sway; }
 test_pin_wrong_pin_and_password_unlock_labwc() { pin_wrong_pin_and_password labwc; }

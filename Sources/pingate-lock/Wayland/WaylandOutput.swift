@@ -68,7 +68,8 @@ final class SharedImage {
         let size = geometry.poolSize
         let fd = cpingate_memfd_create("pingate-lock")
         guard fd >= 0 else { return nil }
-        guard ftruncate(fd, off_t(size)) == 0, let pool = wl_shm_create_pool(shm, fd, Int32(size)) else {
+        guard ftruncate(fd, off_t(size)) == 0, cpingate_memfd_seal_size(fd) == 0,
+              let pool = wl_shm_create_pool(shm, fd, Int32(size)) else {
             close(fd)
             return nil
         }
