@@ -257,10 +257,18 @@ final class WaylandLocker {
     /// The UI said PAM succeeded and exited 0: the one way to unlock. The
     /// sync makes sure the compositor has the request before this exits.
     private func unlock() -> Int32 {
-        guard locked, let lock else {
-            // Not locked yet (the compositor never said so): nothing to undo.
-            Diagnostics.error("the UI unlocked before the compositor said the session was locked")
-            return Locker.ExitStatus.cannotLock
+        guard let lock else { return Locker.ExitStatus.cannotLock }
+        // "locked" may be on its way: one roundtrip reads it.
+        if !locked { wl_display_roundtrip(display) }
+        guard locked else {
+            // Not locked yet: the lock is withdrawn (destroy is allowed
+            // before "locked"; unlock_and_destroy is not), so the compositor
+            // does not go on to lock a session whose owner just proved who
+            // they are, with no locker left.
+            ext_session_lock_v1_destroy(lock)
+            wl_display_roundtrip(display)
+            Diagnostics.trace("unlocked by the UI before the compositor locked: lock withdrawn \(traceTime())")
+            return Locker.ExitStatus.unlocked
         }
         ext_session_lock_v1_unlock_and_destroy(lock)
         wl_display_roundtrip(display)
