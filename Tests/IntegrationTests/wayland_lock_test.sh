@@ -502,6 +502,30 @@ except OSError as e:
     unlocked "the PIN, after the image was to be shrunk"
 }
 
+# The UI's image (a memfd on fd 4) and frame pipe (fd 5) are close-on-exec
+# before the UI runs anything: the setgid helper it asks first, here behind
+# a wrapper that lists the descriptors it was given and then runs it, holds
+# neither.
+test_the_helper_holds_no_descriptor_of_the_image_sway() {
+    local out
+    start_session sway
+    out="$(CT_TIMEOUT=30 ct_sh 2>&1 <<'EOF'
+h=/usr/libexec/pingate/pingate-verify
+mv "$h" "$h.real"
+printf '#!/bin/sh\nls -l /proc/$$/fd > /tmp/helper-fds.$$ 2>&1\nexec %s.real "$@"\n' "$h" > "$h"
+chmod 755 "$h" && echo wrapped
+EOF
+)"
+    assert_eq wrapped "$out" "the helper's wrapper"
+    lock pin
+    out="$(cat "$(ct_root)"/tmp/helper-fds.* 2>/dev/null)"
+    assert_contains "$out" " 0 -> " "the descriptors the helper was given"
+    assert_not_contains "$out" "memfd:" "the descriptors the helper was given"
+    assert_not_contains "$out" " 5 -> " "the descriptors the helper was given"
+    wl keys "$PIN" > /dev/null
+    unlocked "the PIN, with the helper wrapped"
+}
+
 test_pin_wrong_pin_and_password_unlock_sway() { pin_wrong_pin_and_password sway; }
 test_killed_locker_leaves_the_output_locked_sway() { killed_locker sway; }
 test_pin_wrong_pin_and_password_unlock_labwc() { pin_wrong_pin_and_password labwc; }
