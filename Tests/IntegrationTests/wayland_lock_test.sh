@@ -526,6 +526,37 @@ EOF
     unlocked "the PIN, with the helper wrapped"
 }
 
+# While the UI is dead and not yet started again (2 s once it has died
+# four times in 10 s) the locker sleeps in poll: the dead UI's pipes, at
+# EOF and always readable, are no longer polled (they made it spin,
+# committing every output on each turn). The UI is killed (from the host)
+# five times, each time once the locker started the next; the locker's CPU
+# time over the next 1.5 s is read from /proc/PID/stat.
+test_a_dead_ui_costs_the_locker_no_cpu_sway() {
+    local pids locker ui before after i
+    start_session sway
+    lock pin
+    pids="$(wl pids)"
+    locker="$(host_pid "${pids% *}")" || fail "no host pid for the locker [$pids]"
+    for i in 1 2 3 4 5; do
+        for _ in $(seq 100); do ui="$(pgrep -P "$locker" | head -1)"; [ -n "$ui" ] && break; sleep 0.02; done
+        [ -n "$ui" ] || fail "no UI after kill $((i - 1))"
+        kill -KILL "$ui"
+        for _ in $(seq 100); do [ -d "/proc/$ui" ] || break; sleep 0.01; done
+    done
+    ticks() { awk '{ print $14 + $15 }' "/proc/$locker/stat"; }
+    before="$(ticks)"; sleep 1.5; after="$(ticks)"
+    echo "      the locker's CPU time in the 1.5 s without a UI: $((after - before)) ticks of $(getconf CLK_TCK)/s" >&2
+    [ $((after - before)) -le 15 ] || fail "the locker spun without a UI: $((after - before)) ticks in 1.5 s"
+    # The next UI up (keys typed before it are dropped; a UI killed as it
+    # started said no "ready:"), then the PIN.
+    i="$(lock_log | grep -c 'ready:')"
+    for _ in $(seq 100); do [ "$(lock_log | grep -c 'ready:')" -gt "$i" ] && break; sleep 0.05; done
+    [ "$(lock_log | grep -c 'ready:')" -gt "$i" ] || fail "no UI came up after the fifth was killed: $(lock_log | tail -3)"
+    wl keys "$PIN" > /dev/null
+    unlocked "the PIN, after the UI was killed five times"
+}
+
 test_pin_wrong_pin_and_password_unlock_sway() { pin_wrong_pin_and_password sway; }
 test_killed_locker_leaves_the_output_locked_sway() { killed_locker sway; }
 test_pin_wrong_pin_and_password_unlock_labwc() { pin_wrong_pin_and_password labwc; }
