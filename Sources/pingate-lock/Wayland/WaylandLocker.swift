@@ -234,7 +234,10 @@ final class WaylandLocker {
             }
             if wl_display_dispatch_pending(display) < 0 { return connectionLost() }
             if finished && locked { return endWithoutUnlock() }
-            if frameRead >= 0, descriptors[framesAt].fd == frameRead, descriptors[framesAt].revents != 0 { showFrame() }
+            // (A child started by an event dispatched just now has a frame
+            // pipe this poll did not have.)
+            if frameRead >= 0, descriptors.count > framesAt, descriptors[framesAt].fd == frameRead,
+               descriptors[framesAt].revents != 0 { showFrame() }
             if let current = child {
                 current.readStatus()
                 if let ending = current.ending() {
