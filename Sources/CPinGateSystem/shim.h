@@ -73,11 +73,18 @@ static inline int cpingate_pidfd_open(pid_t pid) {
     return -1;
 #endif
 }
-/* memfd_create(2) with MFD_CLOEXEC: the image pingate-lock's Wayland locker
- * shares with its UI child and the compositor; glibc declares it only under
- * _GNU_SOURCE, which Swift's Glibc module is not built with. */
+/* memfd_create(2) with MFD_CLOEXEC and MFD_ALLOW_SEALING: the image
+ * pingate-lock's Wayland locker shares with its UI child and the compositor;
+ * glibc declares it only under _GNU_SOURCE, which Swift's Glibc module is not
+ * built with. */
 static inline int cpingate_memfd_create(const char *name) {
-    return (int)syscall(SYS_memfd_create, name, 1U /* MFD_CLOEXEC */);
+    return (int)syscall(SYS_memfd_create, name, 1U /* MFD_CLOEXEC */ | 2U /* MFD_ALLOW_SEALING */);
+}
+/* Seals a memfd's size for good (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL,
+ * also _GNU_SOURCE only): a UI child that shrank the image would make the
+ * compositor's reads of it fault, and the compositor drop the locker. */
+static inline int cpingate_memfd_seal_size(int fd) {
+    return fcntl(fd, 1033 /* F_ADD_SEALS */, 0x0002 | 0x0004 | 0x0001);
 }
 /* SO_PEERPIDFD (Linux 6.5, asm-generic/socket.h): a pidfd of a unix
  * socket's peer; glibc 2.36 does not name it. */

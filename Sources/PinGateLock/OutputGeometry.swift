@@ -21,9 +21,49 @@ public struct OutputGeometry: Equatable, Sendable {
     /// Where output `index`'s buffer starts in the shared memory.
     public func offset(ofOutput index: Int) -> Int32 { Int32(outputs[index].x) * 4 }
 
-    /// Sizes in buffer pixels, in the compositor's order, and each output's
-    /// scale (1 where `scales` has none); one pixel for a size not yet
-    /// known, so the image is never empty.
+    /// The limits of an image: cairo draws none wider or taller than 32767
+    /// pixels, wl_shm takes a pool of at most Int32.max bytes, more than 64
+    /// outputs is no real machine, and no output's scale is above 8.
+    public static let maxSide = 32767, maxOutputs = 64, maxScale = 8
+
+    /// Buffer sizes in the compositor's order and each output's scale, if
+    /// the image they make is within the limits (checked before any of it
+    /// is computed, so a compositor's huge configure fails here instead of
+    /// trapping).
+    public init?(validSizes sizes: [(width: Int, height: Int)], scales: [Int] = []) {
+        guard !sizes.isEmpty, sizes.count <= Self.maxOutputs,
+              sizes.allSatisfy({ (1...Self.maxSide).contains($0.width) && (1...Self.maxSide).contains($0.height) }),
+              sizes.reduce(0, { $0 + $1.width }) <= Self.maxSide,
+              scales.allSatisfy({ (1...Self.maxScale).contains($0) }) else { return nil }
+        self.init(sizes: sizes, scales: scales)
+        guard poolSize <= Int(Int32.max) else { return nil }
+    }
+
+    /// Surface sizes (as the lock surfaces' configure gives them) and scale
+    /// factors, if within the limits: the buffers are the surfaces' sizes
+    /// times their scales.
+    public init?(validSurfaces surfaces: [(width: Int, height: Int, scale: Int)]) {
+        var sizes: [(width: Int, height: Int)] = []
+        for surface in surfaces {
+            guard (1...Self.maxScale).contains(surface.scale) else { return nil }
+            let (width, wideOverflow) = surface.width.multipliedReportingOverflow(by: surface.scale)
+            let (height, tallOverflow) = surface.height.multipliedReportingOverflow(by: surface.scale)
+            guard !wideOverflow, !tallOverflow else { return nil }
+            sizes.append((width, height))
+        }
+        self.init(validSizes: sizes, scales: surfaces.map(\.scale))
+    }
+
+    /// The shared memory's size: one row more than the image, since the
+    /// compositor checks that a buffer's offset plus its stride times its
+    /// height fits in the pool, and an output right of the first starts
+    /// inside the first row.
+    public var poolSize: Int { Int(stride) * (Int(height) + 1) }
+
+    /// Buffer sizes in the compositor's order, and each output's scale (1
+    /// where `scales` has none); one pixel for a size not yet known, so the
+    /// image is never empty. Only for sizes within the limits
+    /// (init?(validSizes:) checks them).
     public init(sizes: [(width: Int, height: Int)], scales: [Int] = []) {
         var x = 0.0
         outputs = sizes.map { size in
@@ -32,13 +72,6 @@ public struct OutputGeometry: Equatable, Sendable {
         }
         self.scales = sizes.indices.map { $0 < scales.count ? max(scales[$0], 1) : 1 }
         if outputs.isEmpty { (outputs, self.scales) = ([Rect(x: 0, y: 0, width: 1, height: 1)], [1]) }
-    }
-
-    /// Surface sizes (as the lock surfaces' configure gives them) and scale
-    /// factors: the buffers are the surfaces' sizes times their scales.
-    public init(surfaces: [(width: Int, height: Int, scale: Int)]) {
-        self.init(sizes: surfaces.map { ($0.width * max($0.scale, 1), $0.height * max($0.scale, 1)) },
-                  scales: surfaces.map(\.scale))
     }
 
     /// "W,H,S;W,H,S" (buffer size, scale) — the form on the UI child's command line.
@@ -50,13 +83,11 @@ public struct OutputGeometry: Equatable, Sendable {
         var sizes: [(width: Int, height: Int)] = [], scales: [Int] = []
         for part in spec.split(separator: ";") {
             let numbers = part.split(separator: ",").compactMap { Int($0) }
-            guard numbers.count == 3, (1...32768).contains(numbers[0]), (1...32768).contains(numbers[1]),
-                  (1...8).contains(numbers[2]) else { return nil }
+            guard numbers.count == 3 else { return nil }
             sizes.append((numbers[0], numbers[1]))
             scales.append(numbers[2])
         }
-        guard !sizes.isEmpty, sizes.count <= 64 else { return nil }
-        self.init(sizes: sizes, scales: scales)
+        self.init(validSizes: sizes, scales: scales)
     }
 
     /// A point on output `index`'s surface (surface coordinates, as wl_pointer

@@ -41,14 +41,14 @@ case "--version"?:
     printLine("pingate-lock 0.3.0")
     exit(0)
 case "--daemonize"? where arguments.count == 1:
-    guard let display = getenv("WAYLAND_DISPLAY"), display.pointee != 0 else {
+    guard SessionKind.current == .wayland else {
         Diagnostics.fail(L("--daemonize is for Wayland sessions; on X11 use xss-lock --transfer-sleep-lock"), status: 2)
     }
     exit(waylandLock(daemonize: true))
 case nil:
     // A Wayland session: the compositor locks (ext-session-lock-v1); an X11
     // locker there would cover Xwayland's windows only.
-    if let display = getenv("WAYLAND_DISPLAY"), display.pointee != 0 { exit(waylandLock(daemonize: false)) }
+    if SessionKind.current == .wayland { exit(waylandLock(daemonize: false)) }
     exit(Locker().run())
 default:
     Diagnostics.fail(L("unknown argument %s (try pingate-lock --help)", arguments.first!), status: 2)

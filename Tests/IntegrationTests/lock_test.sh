@@ -947,6 +947,22 @@ test_finished_without_locked_is_a_refusal() {
     finished_lock later "not locking: the compositor refused the lock (another locker holds it?)"
 }
 
+# A WAYLAND_DISPLAY left over in an X11 session (a sway config's
+# `dbus-update-activation-environment --systemd` puts it in the user manager)
+# must not send the lock to Wayland: logind's XDG_SESSION_TYPE=x11 decides,
+# and the X11 screen locks (before, the locker failed to connect and exited 1
+# with the screen open).
+test_a_stale_wayland_display_in_an_x11_session_still_locks_x11() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    start_lock XDG_SESSION_TYPE=x11 WAYLAND_DISPLAY="$SANDBOX/wayland-gone"
+    assert_contains "$(cat "$LOG")" "locked: cover"
+    assert_locked
+    xdo key 4 8 2 1
+    wait_unlocked
+    assert_eq 0 "$lock_rc" "locker exit status"
+}
+
 # --- xss-lock ------------------------------------------------------------------------------
 
 # xss-lock --transfer-sleep-lock passes a logind delay-inhibitor fd in

@@ -78,6 +78,8 @@ d="$XDG_RUNTIME_DIR/pingate-lock"
 mkdir -p "$d"
 # The memory test's allocator, when it asks for it (keep_freed.c).
 [ ! -s /etc/pingate-test/preload ] || export LD_PRELOAD="$(cat /etc/pingate-test/preload)"
+# More environment, when a test asks for it (one VAR=VALUE a line).
+[ ! -s /etc/pingate-test/env ] || export $(cat /etc/pingate-test/env)
 PINGATE_LOCK_DEBUG=1 pingate-lock "$@" 2> "$d/log" &
 echo $! > "$d/pid"
 wait $!
@@ -589,6 +591,96 @@ EOF
     scan=$(python3 "$here/memscan.py" --secret "$wrong_pin" --secret "$wrong_password" "$locker" "$ui") ||
         fail "a typed secret is still in memory: $scan"
     echo "    $scan"
+}
+
+# WAYLAND_DEBUG=1 in the session's environment makes libwayland-client log
+# every event it gets to stderr (the journal): each wl_keyboard.key, so each
+# digit typed. pingate-lock drops it before it connects: its log (stderr,
+# the locker's and the UI's) has no Wayland event after the PIN unlocked.
+test_wayland_debug_logs_no_key_of_the_pin_sway() {
+    start_session sway
+    echo WAYLAND_DEBUG=1 > "$(ct_root)/etc/pingate-test/env"
+    lock pin
+    wl keys "$PIN" > /dev/null
+    unlocked "the PIN, with WAYLAND_DEBUG=1"
+    assert_eq 0 "$(lock_log | grep -c 'wl_keyboard')" "wl_keyboard lines in pingate-lock's stderr with WAYLAND_DEBUG=1 ($(lock_log | grep -m1 '\.key('))"
+}
+
+# The image the UI child draws is a memfd the compositor reads: its size is
+# sealed, so a child (or anything that gets the descriptor) that shrank it
+# cannot make the compositor's reads fault and the compositor drop the
+# locker. Tried from the host on the UI's fd 4: ftruncate is refused, and
+# the PIN still unlocks.
+test_the_shared_image_cannot_be_shrunk_sway() {
+    local pids ui out
+    start_session sway
+    lock pin
+    pids="$(wl pids)"
+    ui="$(host_pid "${pids#* }")" || fail "no host pid for the UI [$pids]"
+    out="$(python3 -c 'import os, sys
+fd = os.open(f"/proc/{sys.argv[1]}/fd/4", os.O_RDWR)
+try:
+    os.ftruncate(fd, 4096); print("shrunk")
+except OSError as e:
+    print("refused:", e.strerror)' "$ui" 2>&1)"
+    assert_eq "refused: Operation not permitted" "$out" "ftruncate of the UI's image"
+    wl keys "$PIN" > /dev/null
+    unlocked "the PIN, after the image was to be shrunk"
+}
+
+# The UI's image (a memfd on fd 4) and frame pipe (fd 5) are close-on-exec
+# before the UI runs anything: the setgid helper it asks first, here behind
+# a wrapper that lists the descriptors it was given and then runs it, holds
+# neither.
+test_the_helper_holds_no_descriptor_of_the_image_sway() {
+    local out
+    start_session sway
+    out="$(CT_TIMEOUT=30 ct_sh 2>&1 <<'EOF'
+h=/usr/libexec/pingate/pingate-verify
+mv "$h" "$h.real"
+printf '#!/bin/sh\nls -l /proc/$$/fd > /tmp/helper-fds.$$ 2>&1\nexec %s.real "$@"\n' "$h" > "$h"
+chmod 755 "$h" && echo wrapped
+EOF
+)"
+    assert_eq wrapped "$out" "the helper's wrapper"
+    lock pin
+    out="$(cat "$(ct_root)"/tmp/helper-fds.* 2>/dev/null)"
+    assert_contains "$out" " 0 -> " "the descriptors the helper was given"
+    assert_not_contains "$out" "memfd:" "the descriptors the helper was given"
+    assert_not_contains "$out" " 5 -> " "the descriptors the helper was given"
+    wl keys "$PIN" > /dev/null
+    unlocked "the PIN, with the helper wrapped"
+}
+
+# While the UI is dead and not yet started again (2 s once it has died
+# four times in 10 s) the locker sleeps in poll: the dead UI's pipes, at
+# EOF and always readable, are no longer polled (they made it spin,
+# committing every output on each turn). The UI is killed (from the host)
+# five times, each time once the locker started the next; the locker's CPU
+# time over the next 1.5 s is read from /proc/PID/stat.
+test_a_dead_ui_costs_the_locker_no_cpu_sway() {
+    local pids locker ui before after i
+    start_session sway
+    lock pin
+    pids="$(wl pids)"
+    locker="$(host_pid "${pids% *}")" || fail "no host pid for the locker [$pids]"
+    for i in 1 2 3 4 5; do
+        for _ in $(seq 100); do ui="$(pgrep -P "$locker" | head -1)"; [ -n "$ui" ] && break; sleep 0.02; done
+        [ -n "$ui" ] || fail "no UI after kill $((i - 1))"
+        kill -KILL "$ui"
+        for _ in $(seq 100); do [ -d "/proc/$ui" ] || break; sleep 0.01; done
+    done
+    ticks() { awk '{ print $14 + $15 }' "/proc/$locker/stat"; }
+    before="$(ticks)"; sleep 1.5; after="$(ticks)"
+    echo "      the locker's CPU time in the 1.5 s without a UI: $((after - before)) ticks (of 1/100 s)" >&2
+    [ $((after - before)) -le 15 ] || fail "the locker spun without a UI: $((after - before)) ticks in 1.5 s"
+    # The next UI up (keys typed before it are dropped; a UI killed as it
+    # started said no "ready:"), then the PIN.
+    i="$(lock_log | grep -c 'ready:')"
+    for _ in $(seq 100); do [ "$(lock_log | grep -c 'ready:')" -gt "$i" ] && break; sleep 0.05; done
+    [ "$(lock_log | grep -c 'ready:')" -gt "$i" ] || fail "no UI came up after the fifth was killed: $(lock_log | tail -3)"
+    wl keys "$PIN" > /dev/null
+    unlocked "the PIN, after the UI was killed five times"
 }
 
 test_pin_wrong_pin_and_password_unlock_sway() { pin_wrong_pin_and_password sway; }

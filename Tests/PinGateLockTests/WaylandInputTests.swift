@@ -26,11 +26,32 @@ struct OutputGeometryTests {
     func spec() {
         #expect(twoOutputs.spec == "800,600,1;1920,1080,1")
         #expect(OutputGeometry(spec: twoOutputs.spec) == twoOutputs)
-        let scaled = OutputGeometry(surfaces: [(800, 600, 2), (1280, 800, 1)])
+        let scaled = OutputGeometry(validSurfaces: [(800, 600, 2), (1280, 800, 1)])!
         #expect(OutputGeometry(spec: scaled.spec) == scaled)
-        for bad in ["", "800", "800,600", "800,0,1", "-1,600,1", "800,600,1;x,1,1", "99999,10,1", "800,600,0", "800,600,9"] {
+        for bad in ["", "800", "800,600", "800,0,1", "-1,600,1", "800,600,1;x,1,1", "99999,10,1", "800,600,0", "800,600,9",
+                    "20000,10,1;20000,10,1", "9223372036854775807,1,1"] {
             #expect(OutputGeometry(spec: bad) == nil, "\(bad)")
         }
+    }
+
+    @Test("a compositor's huge or too many sizes are refused, never trapped on")
+    func limits() {
+        #expect(OutputGeometry(validSizes: [(800, 600), (1920, 1080)]) == twoOutputs)
+        let widest = OutputGeometry(validSizes: [(32767, 1000)])
+        #expect(widest != nil && widest!.stride == Int32(32767 * 4))
+        for bad: [(width: Int, height: Int)] in [[], [(0, 600)], [(32768, 10)], [(10, 32768)], [(Int.max, Int.max)],
+                                                  [(20000, 10), (20000, 10)], [(32767, 32767)],
+                                                  Array(repeating: (10, 10), count: 65)] {
+            #expect(OutputGeometry(validSizes: bad) == nil, "\(bad)")
+        }
+        // Surfaces times their scales: a scale out of 1...8, a product that
+        // overflows or a buffer beyond the limits.
+        for bad: [(width: Int, height: Int, scale: Int)] in [[(800, 600, 0)], [(800, 600, 9)], [(Int.max, 2, 2)],
+                                                               [(16384, 100, 2)]] {
+            #expect(OutputGeometry(validSurfaces: bad) == nil, "\(bad)")
+        }
+        // The largest pool wl_shm takes: Int32.max bytes.
+        #expect(OutputGeometry(validSizes: [(16384, 32766)])!.poolSize <= Int(Int32.max))
     }
 }
 
@@ -38,7 +59,7 @@ struct OutputGeometryTests {
 struct OutputScaleTests {
     /// sway's `output HEADLESS-1 scale 2` on an 800x600 mode: the lock
     /// surface is configured 400x300, its buffer is 800x600.
-    let scaled = OutputGeometry(surfaces: [(400, 300, 2), (640, 480, 1)])
+    let scaled = OutputGeometry(validSurfaces: [(400, 300, 2), (640, 480, 1)])!
 
     @Test("a buffer is its surface's size times its output's scale")
     func bufferSizes() {
@@ -56,10 +77,10 @@ struct OutputScaleTests {
 
     @Test("the pad drawn at scale 2 is twice as big, and a tap in surface coordinates hits its key")
     func padAtScaleTwo() {
-        let geometry = OutputGeometry(surfaces: [(1280, 800, 2)])
+        let geometry = OutputGeometry(validSurfaces: [(1280, 800, 2)])!
         let layout = DialogLayout(monitor: geometry.outputs[0], scale: Double(geometry.scales[0]), gridSize: 3)
         let key = { (layout: DialogLayout, digit: Int) in layout.padKeys.first { $0.key == .digit(digit) }!.frame }
-        let big = OutputGeometry(surfaces: [(1280, 800, 1)])
+        let big = OutputGeometry(validSurfaces: [(1280, 800, 1)])!
         let plain = DialogLayout(monitor: big.outputs[0], scale: 1, gridSize: 3)
         #expect(key(layout, 5).width == 2 * key(plain, 5).width)
         var lock = LockScreen(offer: .pin(length: 4, failures: 0), layout: layout)

@@ -25,8 +25,7 @@ final class Locker {
     private var cursor: Cursor = 0
     private var randrEventBase: Int32 = -1
     private var child: UIChild?
-    private var restartAt = 0.0
-    private var recentCrashes: [Double] = []
+    private var restarts = RestartPacing()
     /// After the grabs were lost (the cover unmapped, moved or destroyed by
     /// another client) the loop tries again for as long as it takes: every
     /// 5 ms for a second, then every 100 ms.
@@ -104,9 +103,9 @@ final class Locker {
         let connection = XConnectionNumber(display)
         while true {
             forEachPendingEvent(display) { handle(&$0) }
-            if child == nil, monotonicSeconds() >= restartAt {
+            if child == nil, restarts.due(at: monotonicSeconds()) {
                 child = UIChild.start(coverWindow: cover)
-                if child == nil { scheduleRestart() }
+                if child == nil { restarts.failed(at: monotonicSeconds()) }
             }
             if !grabs.both { retakeGrabs() }
             if raisePending { raiseCover() }
@@ -133,17 +132,9 @@ final class Locker {
                     return ExitStatus.unlocked
                 }
                 Diagnostics.error(L("the lock screen's UI stopped (%s); starting it again — the screen stays locked", ending.description))
-                scheduleRestart()
+                restarts.failed(at: monotonicSeconds())
             }
         }
-    }
-
-    /// At once after a lone crash; slower when the UI keeps crashing, so a
-    /// broken UI cannot spin the CPU — the cover and grabs stay regardless.
-    private func scheduleRestart() {
-        let now = monotonicSeconds()
-        recentCrashes = recentCrashes.filter { now - $0 < 10 } + [now]
-        restartAt = now + (recentCrashes.count > 3 ? 2.0 : 0.1)
     }
 
     private func handle(_ event: inout XEvent) {

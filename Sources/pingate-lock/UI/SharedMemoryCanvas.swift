@@ -15,13 +15,16 @@ final class SharedMemoryCanvas: UICanvas {
     let geometry: OutputGeometry
     private(set) var painter: Painter!
 
+    /// Made before UIProcess.run starts anything: the image and the frame
+    /// pipe become close-on-exec here, so neither the setgid helper (asked
+    /// first) nor PAM's helpers ever hold them.
     init(geometry: OutputGeometry) {
         self.geometry = geometry
+        setCloseOnExec(SharedMemoryCanvas.imageFD)
+        setCloseOnExec(SharedMemoryCanvas.frameFD)
     }
 
     func prepare() {
-        setCloseOnExec(SharedMemoryCanvas.imageFD)
-        setCloseOnExec(SharedMemoryCanvas.frameFD)
         let stride = geometry.stride
         let size = Int(stride) * Int(geometry.height)
         guard let pixels = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, SharedMemoryCanvas.imageFD, 0),

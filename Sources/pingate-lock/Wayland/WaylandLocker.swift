@@ -26,12 +26,14 @@ final class WaylandLocker {
     private var locked = false
     private var finished = false
     private var child: UIChild?
-    private var restartAt = 0.0
-    private var recentCrashes: [Double] = []
+    private var restarts = RestartPacing()
     /// The image the child draws and the outputs show.
     private var image: SharedImage?
     /// The child is being replaced for a new geometry: its end is no crash.
     private var replacing = false
+    /// The frame pipe's read end while the child that writes it may still
+    /// write; -1 once it is at EOF or the child is gone (a pipe at EOF is
+    /// always readable, and polling it would spin).
     private var frameRead: Int32 = -1
 
     func run() -> Int32 {
@@ -42,6 +44,10 @@ final class WaylandLocker {
         signal(SIGPIPE, SIG_IGN)
         signal(SIGHUP, SIG_IGN)
         signal(SIGCHLD, SIG_DFL)
+        // libwayland-client reads WAYLAND_DEBUG when it connects and then logs
+        // every event to stderr (the journal): each wl_keyboard.key, so each
+        // digit typed. Gone before the connection, and from the UI's environ.
+        unsetenv("WAYLAND_DEBUG")
         guard let connected = wl_display_connect(nil) else {
             Diagnostics.error(L("cannot connect to the Wayland compositor %s — is WAYLAND_DISPLAY right?",
                                 String(cString: getenv("WAYLAND_DISPLAY"))))
@@ -114,16 +120,19 @@ final class WaylandLocker {
     // MARK: geometry, the image and the child
 
     /// The lock surfaces' sizes as configured and their outputs' scales, in
-    /// the compositor's order.
-    private var configuredGeometry: OutputGeometry {
-        OutputGeometry(surfaces: outputs.map { ($0.width, $0.height, $0.scale) })
+    /// the compositor's order; nil beyond what one image can hold.
+    private var configuredGeometry: OutputGeometry? {
+        OutputGeometry(validSurfaces: outputs.map { ($0.width, $0.height, $0.scale) })
     }
 
     /// An output was configured with a new size, added or removed: a new
     /// image, and a new child to draw it (what was typed is dropped).
     func geometryChanged() {
         guard lock != nil, !outputs.isEmpty, outputs.allSatisfy({ $0.width > 0 }) else { return }
-        let wanted = configuredGeometry
+        guard let wanted = configuredGeometry else {
+            Diagnostics.error("the outputs are too large for the lock screen's image (\(outputs.map { "\($0.width)x\($0.height)" })); the screen stays locked, without the dialog")
+            return
+        }
         guard image?.geometry != wanted else { return }
         guard let shm, let made = SharedImage(geometry: wanted, shm: shm) else {
             Diagnostics.error("cannot make the lock screen's image; the screen stays locked")
@@ -142,7 +151,7 @@ final class WaylandLocker {
 
     private func startChild() {
         guard let image else { return }
-        guard let framePipe = try? FileDescriptor.pipe() else { return }
+        guard let framePipe = try? FileDescriptor.pipe() else { return restarts.failed(at: monotonicSeconds()) }
         let (read, write) = (framePipe.read.rawValue, framePipe.write.rawValue)
         _ = fcntl(read, F_SETFL, fcntl(read, F_GETFL) | O_NONBLOCK)
         _ = fcntl(write, F_SETFL, fcntl(write, F_GETFL) | O_NONBLOCK)
@@ -151,14 +160,31 @@ final class WaylandLocker {
         child = UIChild.start(canvasArgument: "shm:" + image.geometry.spec,
                               descriptors: [(image.descriptor, SharedMemoryCanvas.imageFD), (write, SharedMemoryCanvas.frameFD)])
         close(write)
+        closeFrames()
+        if child == nil {
+            close(read)
+            restarts.failed(at: monotonicSeconds())
+        } else {
+            frameRead = read
+        }
+    }
+
+    private func closeFrames() {
         if frameRead >= 0 { close(frameRead) }
-        frameRead = read
+        frameRead = -1
     }
 
     /// The child finished a frame: every output shows its part of it.
     private func showFrame() {
+        // At most 8 reads, as UIChild.readStatus: a child that writes
+        // frames without end cannot hold the loop here.
         var bytes = [UInt8](repeating: 0, count: 64)
-        while read(frameRead, &bytes, bytes.count) > 0 {}
+        for _ in 0..<8 where frameRead >= 0 {
+            let count = read(frameRead, &bytes, bytes.count)
+            if count > 0 || (count < 0 && errno == EINTR) { continue }
+            if count == 0 || errno != EAGAIN { closeFrames() }
+            break
+        }
         guard let image else { return }
         for (index, output) in outputs.enumerated() where index < image.buffers.count {
             output.show(image.buffers[index], width: Int32(image.geometry.outputs[index].width),
@@ -187,10 +213,13 @@ final class WaylandLocker {
         while true {
             while wl_display_prepare_read(display) != 0 { wl_display_dispatch_pending(display) }
             wl_display_flush(display)
-            var descriptors = [pollfd(fd: connection, events: Int16(POLLIN), revents: 0),
-                               pollfd(fd: frameRead, events: Int16(POLLIN), revents: 0)]
+            // Each pipe only while it may still bring data: at EOF it would
+            // wake every poll at once.
+            var descriptors = [pollfd(fd: connection, events: Int16(POLLIN), revents: 0)]
+            let framesAt = descriptors.count
+            if frameRead >= 0 { descriptors.append(pollfd(fd: frameRead, events: Int16(POLLIN), revents: 0)) }
             if let child {
-                descriptors.append(pollfd(fd: child.statusFD, events: Int16(POLLIN), revents: 0))
+                if !child.statusClosed { descriptors.append(pollfd(fd: child.statusFD, events: Int16(POLLIN), revents: 0)) }
                 if child.exitFD >= 0 { descriptors.append(pollfd(fd: child.exitFD, events: Int16(POLLIN), revents: 0)) }
             }
             var timeout: Int32 = child == nil ? 50 : (child!.exitFD < 0 ? 5 : 250)
@@ -207,36 +236,46 @@ final class WaylandLocker {
             }
             if wl_display_dispatch_pending(display) < 0 { return connectionLost() }
             if finished { return lockFinished() }
-            if frameRead >= 0, descriptors[1].revents != 0 { showFrame() }
+            // (A child started by an event dispatched just now has a frame
+            // pipe this poll did not have.)
+            if frameRead >= 0, descriptors.count > framesAt, descriptors[framesAt].fd == frameRead,
+               descriptors[framesAt].revents != 0 { showFrame() }
             let now = monotonicSeconds()
             for seat in seats { seat.repeatHeldKey(now: now) }
             if let current = child {
                 current.readStatus()
                 if let ending = current.ending() {
                     child = nil
+                    closeFrames()
                     if ending == .unlocked { return unlock() }
                     if replacing {
                         replacing = false
-                        restartAt = 0
+                        restarts.startNow()
                     } else {
                         Diagnostics.error(L("the lock screen's UI stopped (%s); starting it again — the screen stays locked", ending.description))
-                        let now = monotonicSeconds()
-                        recentCrashes = recentCrashes.filter { now - $0 < 10 } + [now]
-                        restartAt = now + (recentCrashes.count > 3 ? 2.0 : 0.1)
+                        restarts.failed(at: monotonicSeconds())
                     }
                 }
             }
-            if child == nil, image != nil, monotonicSeconds() >= restartAt { startChild() }
+            if child == nil, image != nil, restarts.due(at: monotonicSeconds()) { startChild() }
         }
     }
 
     /// The UI said PAM succeeded and exited 0: the one way to unlock. The
     /// sync makes sure the compositor has the request before this exits.
     private func unlock() -> Int32 {
-        guard locked, let lock else {
-            // Not locked yet (the compositor never said so): nothing to undo.
-            Diagnostics.error("the UI unlocked before the compositor said the session was locked")
-            return Locker.ExitStatus.cannotLock
+        guard let lock else { return Locker.ExitStatus.cannotLock }
+        // "locked" may be on its way: one roundtrip reads it.
+        if !locked { wl_display_roundtrip(display) }
+        guard locked else {
+            // Not locked yet: the lock is withdrawn (destroy is allowed
+            // before "locked"; unlock_and_destroy is not), so the compositor
+            // does not go on to lock a session whose owner just proved who
+            // they are, with no locker left.
+            ext_session_lock_v1_destroy(lock)
+            wl_display_roundtrip(display)
+            Diagnostics.trace("unlocked by the UI before the compositor locked: lock withdrawn \(traceTime())")
+            return Locker.ExitStatus.unlocked
         }
         ext_session_lock_v1_unlock_and_destroy(lock)
         wl_display_roundtrip(display)

@@ -92,13 +92,11 @@ final class SharedImage {
 
     init?(geometry: OutputGeometry, shm: OpaquePointer) {
         self.geometry = geometry
-        // One row more than the image: the compositor checks that a buffer's
-        // offset plus its stride times its height fits in the pool, and an
-        // output right of the first starts inside the first row.
-        let size = Int(geometry.stride) * (Int(geometry.height) + 1)
+        let size = geometry.poolSize
         let fd = cpingate_memfd_create("pingate-lock")
         guard fd >= 0 else { return nil }
-        guard ftruncate(fd, off_t(size)) == 0, let pool = wl_shm_create_pool(shm, fd, Int32(size)) else {
+        guard ftruncate(fd, off_t(size)) == 0, cpingate_memfd_seal_size(fd) == 0,
+              let pool = wl_shm_create_pool(shm, fd, Int32(size)) else {
             close(fd)
             return nil
         }
