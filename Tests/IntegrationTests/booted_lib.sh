@@ -192,6 +192,18 @@ esac
 EOF
 }
 
+# add_alice RELEASE: with pingate installed, alice with her password and her PIN.
+add_alice() {
+    local out
+    out="$(CT_TIMEOUT=60 ct_sh "$PIN" "$ALICE_PASSWORD" 2>&1 <<'EOF'
+set -e
+useradd -m -s /bin/sh alice
+printf 'alice:%s\n' "$2" | chpasswd
+printf '%s\n%s\n' "$1" "$1" | pingate enroll alice --pin --stdin > /dev/null
+EOF
+)" || fail "setting up alice on $1 failed: $out"
+}
+
 # setup_users RELEASE: with pingate installed, the users (alice 1000, bob
 # 1001), PINs, profile and sshd.
 setup_users() {

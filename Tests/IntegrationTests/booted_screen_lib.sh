@@ -161,3 +161,38 @@ dialog_unlock() {
     record "$3" "$UNLOCK_MS"
 }
 still_locked() { assert_contains "$(x query)" "is active" "the screen ($1)"; }
+
+# write_wayland_session_lib: /usr/local/lib/pingate-wayland-session.sh inside,
+# which the in-container programs of sway_test.sh and wayland_lock_test.sh
+# source: alice's runtime directory ($run), her compositor's socket
+# (display), a command as her on it (as_alice), a pixel read back with grim
+# (pixel X Y, corner), `start_compositor sway|labwc` — her seat session, as
+# a display manager makes it, running the compositor headless with its
+# configuration under /etc/pingate-test (the test writes it) — and
+# `session_facts`, what logind says of that session.
+write_wayland_session_lib() {
+    mkdir -p "$(ct_root)/usr/local/lib"
+    cat > "$(ct_root)/usr/local/lib/pingate-wayland-session.sh" <<'EOF'
+run="/run/user/$(id -u alice)"
+display() { ls "$run" 2>/dev/null | grep -x 'wayland-[0-9]' | head -1; }
+as_alice() { runuser -u alice -- env XDG_RUNTIME_DIR="$run" WAYLAND_DISPLAY="$(display)" "$@"; }
+pixel() { as_alice grim -g "$1,$2 1x1" -t ppm - | tail -c 3 | od -An -tx1 | tr -d ' \n'; }
+corner() { pixel 10 10; }
+start_compositor() {
+    env="Environment=XDG_SEAT=seat0 XDG_SESSION_TYPE=wayland XDG_SESSION_CLASS=user"
+    env="$env WLR_BACKENDS=headless WLR_RENDERER=pixman WLR_LIBINPUT_NO_DEVICES=1"
+    case "$1" in
+        sway)  set -- sway -c /etc/pingate-test/sway.conf ;;
+        labwc) set -- labwc -C /etc/pingate-test/labwc ;;
+    esac
+    systemd-run --quiet --unit=pingate-wayland -p PAMName=login -p User=alice -p "$env" "$@" < /dev/null
+    for i in $(seq 100); do [ -n "$(display)" ] && break; sleep 0.1; done
+    [ -n "$(display)" ] || { echo "no Wayland socket: $(systemctl status pingate-wayland --no-pager -n 20 | tr '\n' ' ')"; exit 1; }
+}
+session_facts() {
+    session="$(loginctl show-user alice -p Display --value)"
+    echo "$(display), session $session: seat $(loginctl show-session "$session" -p Seat --value)," \
+         "type $(loginctl show-session "$session" -p Type --value), active $(loginctl show-session "$session" -p Active --value),"
+}
+EOF
+}

@@ -553,17 +553,6 @@ verdict() {
     echo "$asked $(grep -oE 'RESULT [A-Z_]+' <<< "$1" | cut -d' ' -f2)"
 }
 
-# add_alice RELEASE: with pingate installed, alice with her password and her PIN.
-add_alice() {
-    local out
-    out="$(CT_TIMEOUT=60 ct_sh "$PIN" "$ALICE_PASSWORD" 2>&1 <<'EOF'
-set -e
-useradd -m -s /bin/sh alice
-printf 'alice:%s\n' "$2" | chpasswd
-printf '%s\n%s\n' "$1" "$1" | pingate enroll alice --pin --stdin > /dev/null
-EOF
-)" || fail "setting up alice on $1 failed: $out"
-}
 
 enable_disable() {
     local release="$1"

@@ -87,31 +87,16 @@ echo "$? $(date +%s%N)" > "$d/done.tmp" && mv "$d/done.tmp" "$d/done"
 EOF
     cat > "$root/usr/local/bin/pingate-wl" <<'EOF'
 set -u
-run="/run/user/$(id -u alice)"
+. /usr/local/lib/pingate-wayland-session.sh
 lock="$run/pingate-lock"
-display() { ls "$run" 2>/dev/null | grep -x 'wayland-[0-9]' | head -1; }
-as_alice() { runuser -u alice -- env XDG_RUNTIME_DIR="$run" WAYLAND_DISPLAY="$(display)" "$@"; }
-pixel() { as_alice grim -g "$1,$2 1x1" -t ppm - | tail -c 3 | od -An -tx1 | tr -d ' \n'; }
-corner() { pixel 10 10; }
 # The indicator's inside, above its text: from the output's size (read at start).
 inside() { read -r w h < "$run/pingate-size"; pixel $((w / 2)) $((h / 2 - 30)); }
 case "$1" in
     start)  # start sway|labwc: alice's seat session running the compositor
-        env="Environment=XDG_SEAT=seat0 XDG_SESSION_TYPE=wayland XDG_SESSION_CLASS=user"
-        env="$env WLR_BACKENDS=headless WLR_RENDERER=pixman WLR_LIBINPUT_NO_DEVICES=1"
         compositor="$2"
-        case "$compositor" in
-            sway)  set -- sway -c /etc/pingate-test/sway.conf ;;
-            labwc) set -- labwc -C /etc/pingate-test/labwc ;;
-        esac
-        systemd-run --quiet --unit=pingate-wayland -p PAMName=login -p User=alice -p "$env" "$@" < /dev/null
-        for i in $(seq 100); do [ -n "$(display)" ] && break; sleep 0.1; done
-        [ -n "$(display)" ] || { echo "no Wayland socket: $(systemctl status pingate-wayland --no-pager -n 20 | tr '\n' ' ')"; exit 1; }
-        session="$(loginctl show-user alice -p Display --value)"
+        start_compositor "$compositor"
         as_alice grim -t ppm "$run/size.ppm" && sed -n 2p "$run/size.ppm" > "$run/pingate-size" && rm -f "$run/size.ppm"
-        echo "$(display), session $session: seat $(loginctl show-session "$session" -p Seat --value)," \
-             "type $(loginctl show-session "$session" -p Type --value), active $(loginctl show-session "$session" -p Active --value)," \
-             "output $(cat "$run/pingate-size"), $(dpkg-query -W -f='${Package} ${Version}\n' "$compositor" swaylock | tr '\n' ' ')" ;;
+        echo "$(session_facts) output $(cat "$run/pingate-size"), $(dpkg-query -W -f='${Package} ${Version}\n' "$compositor" swaylock | tr '\n' ' ')" ;;
     lock)   # Super+L; waits for swaylock -R's "locked"
         rm -rf "$lock"
         as_alice wtype -M logo l -m logo
@@ -157,6 +142,7 @@ EOF
 # `profile` (pam-auth-update --enable pingate).
 setup() {
     install_deb trixie "$DEB"
+    write_wayland_session_lib
     write_wayland_programs
     local out
     out="$(CT_TIMEOUT=60 ct_sh "$1" "$PIN" "$ALICE_PASSWORD" 2>&1 <<'EOF'

@@ -99,12 +99,8 @@ echo "$? $(date +%s%N)" > "$d/done.tmp" && mv "$d/done.tmp" "$d/done"
 EOF
     cat > "$root/usr/local/bin/pingate-wlock" <<'EOF'
 set -u
-run="/run/user/$(id -u alice)"
+. /usr/local/lib/pingate-wayland-session.sh
 d="$run/pingate-lock"
-display() { ls "$run" 2>/dev/null | grep -x 'wayland-[0-9]' | head -1; }
-as_alice() { runuser -u alice -- env XDG_RUNTIME_DIR="$run" WAYLAND_DISPLAY="$(display)" "$@"; }
-pixel() { as_alice grim -g "$1,$2 1x1" -t ppm - | tail -c 3 | od -An -tx1 | tr -d ' \n'; }
-corner() { pixel 10 10; }
 said() { for i in $(seq 200); do grep -qF -- "$1" "$d/log" 2>/dev/null && return 0; sleep 0.05; done; return 1; }
 # where NAME: "X Y" of a pad key or pattern dot, from the UI's last geometry trace
 # (one output at the layout's origin: the image's positions are the layout's).
@@ -112,22 +108,11 @@ where() { grep -oE "(ready|mode|relayout):.*" "$d/log" | tail -n 1 | grep -oE "\
 size() { as_alice grim -t ppm - | sed -n 2p; }
 case "$1" in
     start)  # start sway|labwc: alice's seat session running the compositor
-        env="Environment=XDG_SEAT=seat0 XDG_SESSION_TYPE=wayland XDG_SESSION_CLASS=user"
-        env="$env WLR_BACKENDS=headless WLR_RENDERER=pixman WLR_LIBINPUT_NO_DEVICES=1"
         compositor="$2"
-        case "$compositor" in
-            sway)  set -- sway -c /etc/pingate-test/sway.conf ;;
-            labwc) set -- labwc -C /etc/pingate-test/labwc ;;
-        esac
-        systemd-run --quiet --unit=pingate-wayland -p PAMName=login -p User=alice -p "$env" "$@" < /dev/null
-        for i in $(seq 100); do [ -n "$(display)" ] && break; sleep 0.1; done
-        [ -n "$(display)" ] || { echo "no Wayland socket: $(systemctl status pingate-wayland --no-pager -n 20 | tr '\n' ' ')"; exit 1; }
+        start_compositor "$compositor"
         # The desktop drawn (swaybg): the corner not black, and steady.
         for i in $(seq 50); do c="$(corner)"; sleep 0.2; [ "$c" != 000000 ] && [ "$c" = "$(corner)" ] && break; done
-        session="$(loginctl show-user alice -p Display --value)"
-        echo "$(display), session $session: seat $(loginctl show-session "$session" -p Seat --value)," \
-             "type $(loginctl show-session "$session" -p Type --value), active $(loginctl show-session "$session" -p Active --value)," \
-             "corner $(corner), $(dpkg-query -W -f='${Package} ${Version}\n' "$compositor" pingate-lock | tr '\n' ' ')" ;;
+        echo "$(session_facts) corner $(corner), $(dpkg-query -W -f='${Package} ${Version}\n' "$compositor" pingate-lock | tr '\n' ' ')" ;;
     lock)   # Super+P; waits for the compositor's "locked" and the UI's first frame
         rm -rf "$d"
         as_alice wtype -M logo p -m logo
@@ -268,16 +253,14 @@ setup() {
     [ -f "$LOCK_DEB" ] || fail "no pingate-lock package from build-deb.sh: $(cat "$WORK/build.out")"
     cp "$LOCK_DEB" "$(ct_root)/tmp/"
     install_deb trixie "$DEB" "$WORK/apt-trixie.log" "./$(basename "$LOCK_DEB")"
+    write_wayland_session_lib
     write_programs
+    add_alice trixie
     local out
-    out="$(CT_TIMEOUT=60 ct_sh "$PIN" "$ALICE_PASSWORD" 2>&1 <<'EOF'
-set -e
-useradd -m -s /bin/sh alice
-printf 'alice:%s\n' "$2" | chpasswd
-printf '%s\n%s\n' "$1" "$1" | pingate enroll alice --pin --stdin > /dev/null
+    out="$(ct_sh <<'EOF'
 echo "installed: $(dpkg-query -W -f='${Package} ${Version} ${Status}\n' pingate pingate-lock | tr '\n' ' ')"
 EOF
-)" || fail "setting up alice failed: $out"
+)"
     assert_contains "$out" "pingate-lock 0.3.0 install ok installed" "the packages"
 }
 
