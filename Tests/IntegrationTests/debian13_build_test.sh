@@ -24,9 +24,10 @@ REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 # What /opt/swift's binaries load beyond the base system (swift-build:
 # libcurl, libxml2, libsqlite3, libncurses; the link: libstdc++'s archives).
 TOOLCHAIN_PACKAGES=(libc6-dev libstdc++-14-dev libcurl4t64 libxml2 libsqlite3-0 libncurses6)
-# The build packages with the first of each "A|B".
+# The build packages with the first of each "A|B", and the Wayland front
+# end's (the toolchain here is 6.3, which builds it).
 LAYER_PACKAGES=("${TOOLCHAIN_PACKAGES[@]}")
-for entry in "${PINGATE_BUILD_PACKAGES[@]}"; do LAYER_PACKAGES+=("${entry%%|*}"); done
+for entry in "${PINGATE_BUILD_PACKAGES[@]}" "${PINGATE_WAYLAND_LIBRARIES[@]}"; do LAYER_PACKAGES+=("${entry%%|*}"); done
 
 WORK="$(mktemp -d /tmp/pingate-debian13-build.XXXXXX)"
 trap 'rm -rf "$WORK"' EXIT
