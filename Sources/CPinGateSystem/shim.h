@@ -44,11 +44,6 @@ static inline int cpingate_disable_core_dumps(void) {
     return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 }
 
-/* prctl(2) is variadic: this process's seccomp mode (0 none, 2 a filter). */
-static inline int cpingate_seccomp_mode(void) {
-    return prctl(PR_GET_SECCOMP, 0, 0, 0, 0);
-}
-
 /* `struct statfs` shadows the function statfs(2) in Swift: the file system
  * type of an open descriptor (RAMFS_MAGIC, TMPFS_MAGIC, ...). */
 static inline int cpingate_filesystem_type(int fd, long *type) {

@@ -10,34 +10,33 @@ struct MachineKeyPageTests {
 
     @Test("a locked page is read onto, whatever the limit")
     func locked() {
-        #expect(MachineKeyPage.judge(lockRefusal: nil, limitBytes: 0, pageBytes: page, underSeccompFilter: true) == .locked)
+        #expect(MachineKeyPage.judge(lockRefusal: nil, limitBytes: 0, pageBytes: page) == .locked)
     }
 
     @Test("RLIMIT_MEMLOCK spent (ENOMEM) refuses the key")
     func limitSpent() {
-        #expect(MachineKeyPage.judge(lockRefusal: .outOfMemory, limitBytes: 8192, pageBytes: page, underSeccompFilter: true) == .refused(refusal: .outOfMemory))
-        #expect(MachineKeyPage.judge(lockRefusal: .outOfMemory, limitBytes: UInt64.max, pageBytes: page, underSeccompFilter: true) == .refused(refusal: .outOfMemory))
+        #expect(MachineKeyPage.judge(lockRefusal: .outOfMemory, limitBytes: 8192, pageBytes: page) == .refused(refusal: .outOfMemory))
+        #expect(MachineKeyPage.judge(lockRefusal: .outOfMemory, limitBytes: UInt64.max, pageBytes: page) == .refused(refusal: .outOfMemory))
     }
 
     @Test("EPERM under a limit below one page (the kernel's answer to a limit of 0) refuses the key")
     func limitZero() {
-        #expect(MachineKeyPage.judge(lockRefusal: .notPermitted, limitBytes: 0, pageBytes: page, underSeccompFilter: true) == .refused(refusal: .notPermitted))
-        #expect(MachineKeyPage.judge(lockRefusal: .notPermitted, limitBytes: 4095, pageBytes: page, underSeccompFilter: true) == .refused(refusal: .notPermitted))
-        #expect(MachineKeyPage.judge(lockRefusal: .notPermitted, limitBytes: nil, pageBytes: page, underSeccompFilter: true) == .refused(refusal: .notPermitted))
+        #expect(MachineKeyPage.judge(lockRefusal: .notPermitted, limitBytes: 0, pageBytes: page) == .refused(refusal: .notPermitted))
+        #expect(MachineKeyPage.judge(lockRefusal: .notPermitted, limitBytes: 4095, pageBytes: page) == .refused(refusal: .notPermitted))
+        #expect(MachineKeyPage.judge(lockRefusal: .notPermitted, limitBytes: nil, pageBytes: page) == .refused(refusal: .notPermitted))
     }
 
-    @Test("EPERM with room under the limit but no seccomp filter, or any other refusal, refuses the key")
+    @Test("any refusal but EPERM (EAGAIN from a delegated memory cgroup) refuses the key, whatever the limit")
     func notAFilter() {
-        #expect(MachineKeyPage.judge(lockRefusal: .notPermitted, limitBytes: 8 << 20, pageBytes: page, underSeccompFilter: false)
-            == .refused(refusal: .notPermitted))
-        #expect(MachineKeyPage.judge(lockRefusal: .wouldBlock, limitBytes: 8 << 20, pageBytes: page, underSeccompFilter: true)
+        #expect(MachineKeyPage.judge(lockRefusal: .wouldBlock, limitBytes: 8 << 20, pageBytes: page)
             == .refused(refusal: .wouldBlock))
-        #expect(MachineKeyPage.judge(lockRefusal: nil, limitBytes: 0, pageBytes: page, underSeccompFilter: false) == .locked)
+        #expect(MachineKeyPage.judge(lockRefusal: .invalidArgument, limitBytes: UInt64.max, pageBytes: page)
+            == .refused(refusal: .invalidArgument))
     }
 
     @Test("EPERM with room under the limit (a container's seccomp filter) reads the key unlocked")
     func seccomp() {
-        #expect(MachineKeyPage.judge(lockRefusal: .notPermitted, limitBytes: 8 << 20, pageBytes: page, underSeccompFilter: true) == .unlocked(refusal: .notPermitted))
-        #expect(MachineKeyPage.judge(lockRefusal: .notPermitted, limitBytes: UInt64.max, pageBytes: page, underSeccompFilter: true) == .unlocked(refusal: .notPermitted))
+        #expect(MachineKeyPage.judge(lockRefusal: .notPermitted, limitBytes: 8 << 20, pageBytes: page) == .unlocked(refusal: .notPermitted))
+        #expect(MachineKeyPage.judge(lockRefusal: .notPermitted, limitBytes: UInt64.max, pageBytes: page) == .unlocked(refusal: .notPermitted))
     }
 }

@@ -67,8 +67,7 @@ extension Store {
         do {
             if let problem = location.problems(of: object, status: try file.status()).first { throw StoreError.unsafe(problem) }
             var bytes = Secret(capacity: MachineKey.byteCount)
-            switch MachineKeyPage.judge(lockRefusal: bytes.lockRefusal, limitBytes: memoryLockLimitBytes(), pageBytes: memoryPageSize,
-                                        underSeccompFilter: isUnderSeccompFilter()) {
+            switch MachineKeyPage.judge(lockRefusal: bytes.lockRefusal, limitBytes: memoryLockLimitBytes(), pageBytes: memoryPageSize) {
             case .locked: break
             case let .unlocked(refusal): MachineKeyPage.logUnlockedOnce(path: path, refusal: refusal)
             case .refused: throw StoreError.keyNotLockedInRAM(path: path)

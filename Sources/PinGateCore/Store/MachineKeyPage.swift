@@ -12,16 +12,18 @@ import Synchronization
 /// own locked pages (a few pages; any real limit is 64 KiB or more), or
 /// EPERM under a limit below one page, which is how the kernel refuses a
 /// limit of 0. One refusal only is not the caller's: EPERM with room under
-/// the limit in a process a seccomp filter binds (systemd-nspawn's
+/// the limit, which only a seccomp filter gives (systemd-nspawn's
 /// containers forbid mlock to every process their systemd starts; a filter
 /// reaches a setgid program only from a privileged parent, since
 /// `no_new_privs`, which lets a user install one, drops the setgid bit and
 /// with it the key). Refusing there would turn the PIN off for everyone in
 /// such a container, so the key is read unlocked, still out of core dumps
-/// and wiped after use, and the log says so once per run. Every other
-/// refusal (EAGAIN from a memory cgroup the user was delegated, EPERM with
-/// no filter in place, what a later kernel may add) refuses the key: the
-/// exception is as narrow as the one case it is for.
+/// and wiped after use, and the log says so once per run. The filter is
+/// inferred, not asked: prctl(PR_GET_SECCOMP) cannot be trusted to say so
+/// under an emulator (qemu-user answers for itself, and an arm64 container
+/// booted under it then lost the PIN). Every other refusal (EAGAIN from a
+/// memory cgroup a user was delegated, what a later kernel may add) refuses
+/// the key: the exception is as narrow as the one case it is for.
 public enum MachineKeyPage {
     public enum Verdict: Equatable, Sendable {
         case locked
@@ -34,11 +36,11 @@ public enum MachineKeyPage {
 
     /// The verdict for a page mlock refused with `lockRefusal` (nil: it is
     /// locked) under a soft RLIMIT_MEMLOCK of `limitBytes` (nil: unknown,
-    /// taken as 0), in a process a seccomp filter binds or not.
-    public static func judge(lockRefusal: Errno?, limitBytes: UInt64?, pageBytes: Int, underSeccompFilter: Bool) -> Verdict {
+    /// taken as 0).
+    public static func judge(lockRefusal: Errno?, limitBytes: UInt64?, pageBytes: Int) -> Verdict {
         guard let refusal = lockRefusal else { return .locked }
         let roomUnderTheLimit = (limitBytes ?? 0) >= UInt64(pageBytes)
-        if refusal == .notPermitted, roomUnderTheLimit, underSeccompFilter { return .unlocked(refusal: refusal) }
+        if refusal == .notPermitted, roomUnderTheLimit { return .unlocked(refusal: refusal) }
         return .refused(refusal: refusal)
     }
 

@@ -1,4 +1,3 @@
-import CPinGateSystem
 import Glibc
 
 /// Private anonymous memory from mmap(2), for asking whether memory can be
@@ -57,8 +56,3 @@ public func memoryLockLimitBytes() -> UInt64? {
     guard getrlimit(CInt(__RLIMIT_MEMLOCK.rawValue), &limit) == 0 else { return nil }
     return UInt64(limit.rlim_cur)  // RLIM_INFINITY is UInt64.max already
 }
-
-/// prctl(PR_GET_SECCOMP): whether a seccomp filter binds this process
-/// (mode 2). A filter cannot be asked what it forbids; that one is there
-/// is what `MachineKeyPage` needs.
-public func isUnderSeccompFilter() -> Bool { cpingate_seccomp_mode() == 2 }
