@@ -168,8 +168,8 @@ still_locked() { assert_contains "$(x query)" "is active" "the screen ($1)"; }
 # (display), a command as her on it (as_alice), a pixel read back with grim
 # (pixel X Y, corner), `start_compositor sway|labwc` — her seat session, as
 # a display manager makes it, running the compositor headless with its
-# configuration under /etc/pingate-test (the test writes it) — and
-# `session_facts`, what logind says of that session.
+# configuration under /etc/pingate-test (the test writes it) — with
+# `stop_compositor`, and `session_facts`, what logind says of that session.
 write_wayland_session_lib() {
     mkdir -p "$(ct_root)/usr/local/lib"
     cat > "$(ct_root)/usr/local/lib/pingate-wayland-session.sh" <<'EOF'
@@ -188,6 +188,14 @@ start_compositor() {
     systemd-run --quiet --unit=pingate-wayland -p PAMName=login -p User=alice -p "$env" "$@" < /dev/null
     for i in $(seq 100); do [ -n "$(display)" ] && break; sleep 0.1; done
     [ -n "$(display)" ] || { echo "no Wayland socket: $(systemctl status pingate-wayland --no-pager -n 20 | tr '\n' ' ')"; exit 1; }
+}
+# stop_compositor: ends the session, and alice's user manager, before the
+# poweroff: after a Wayland session her manager sometimes took 10-15 s to
+# exit once it had reached exit.target (not understood), and the poweroff
+# waited for it past its 20 s deadline.
+stop_compositor() {
+    systemctl stop pingate-wayland.service
+    systemctl kill --signal=KILL "user@$(id -u alice).service" 2> /dev/null
 }
 session_facts() {
     session="$(loginctl show-user alice -p Display --value)"

@@ -120,12 +120,7 @@ case "$1" in
         fi ;;
     shot)   # shot FILE: a screenshot
         as_alice grim -t png "$run/shot.png" && mv "$run/shot.png" "$2" ;;
-    stop)   # ends the session, and alice's user manager, before the poweroff:
-            # after a Wayland session her manager sometimes took 10-15 s to
-            # exit once it had reached exit.target (not understood), and the
-            # poweroff waited for it past its 20 s deadline.
-        systemctl stop pingate-wayland.service
-        systemctl kill --signal=KILL "user@$(id -u alice).service" 2> /dev/null ;;
+    stop)   stop_compositor ;;
 esac
 EOF
 }

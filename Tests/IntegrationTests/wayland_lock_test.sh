@@ -235,9 +235,7 @@ case "$1" in
         echo "$(cat "$d/pid") $(pgrep -u alice -f -- '--ui-child' | head -1)" ;;
     corner) corner ;;
     shot)   as_alice grim -t png "$run/shot.png" && mv "$run/shot.png" "$2" ;;
-    stop)
-        systemctl stop pingate-wayland.service
-        systemctl kill --signal=KILL "user@$(id -u alice).service" 2> /dev/null ;;
+    stop)   stop_compositor ;;
 esac
 EOF
 }
