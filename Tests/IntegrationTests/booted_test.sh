@@ -1549,9 +1549,14 @@ echo "key status: $(pingate key status --json | tr -d '\n ' | sed -nE 's/.*"stat
 # What `pingate key load` itself said (systemd's lines about the unit left out).
 # A failed load always says why, but under load journald may not have
 # written it yet when the unit's state is already failed: wait for it (10 s).
+# A process that ran 20 ms may also be gone before journald looks up its
+# cgroup, and then its syslog line carries no unit: take its identifier too.
 for i in $(seq 100); do
-    said="$(journalctl -b -u pingate-key.service -o cat --no-pager |
-        grep -v '^pingate-key.service: \|^Starting \|^Started \|^Finished \|^Failed to start ' | tr '\n' ' ')"
+    journalctl --sync 2>/dev/null
+    said="$({ journalctl -b -u pingate-key.service -o cat --no-pager
+              journalctl -b -t pingate -o cat --no-pager | grep -i 'key'; } |
+        grep -v '^pingate-key.service: \|^Starting \|^Started \|^Finished \|^Failed to start ' |
+        awk '!seen[$0]++' | tr '\n' ' ')"
     { [ -n "$said" ] || [ "$(systemctl is-active pingate-key.service)" = active ]; } && break
     sleep 0.1
 done
