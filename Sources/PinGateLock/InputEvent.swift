@@ -8,6 +8,8 @@
 ///     p BUTTON X Y           a button press at root coordinates
 ///     r BUTTON X Y           a button release
 ///     m X Y                  pointer motion
+///     c                      the touch was taken back (wl_touch.cancel): a
+///                            pattern being drawn is dropped, not submitted
 ///
 /// Numbers are decimal. Anything else is ignored by the reader.
 ///
@@ -20,6 +22,7 @@ public enum InputEvent: Equatable, Sendable {
     case press(button: Int, x: Int, y: Int)
     case release(button: Int, x: Int, y: Int)
     case motion(x: Int, y: Int)
+    case cancel
 
     /// The longest line: a kind, three 20-character numbers, spaces, newline.
     static let maximumLine = 2 + 3 * 21
@@ -46,6 +49,7 @@ public enum InputEvent: Equatable, Sendable {
         case let .press(button, x, y): put(UInt8(ascii: "p")); put(button); put(x); put(y)
         case let .release(button, x, y): put(UInt8(ascii: "r")); put(button); put(x); put(y)
         case let .motion(x, y): put(UInt8(ascii: "m")); put(x); put(y)
+        case .cancel: put(UInt8(ascii: "c"))
         }
         put(UInt8(ascii: "\n"))
         defer { for index in buffer.indices { buffer[index] = 0 } }
@@ -90,6 +94,7 @@ public enum InputEvent: Equatable, Sendable {
         case (UInt8(ascii: "p"), 3): self = .press(button: numbers.0, x: numbers.1, y: numbers.2)
         case (UInt8(ascii: "r"), 3): self = .release(button: numbers.0, x: numbers.1, y: numbers.2)
         case (UInt8(ascii: "m"), 2): self = .motion(x: numbers.0, y: numbers.1)
+        case (UInt8(ascii: "c"), 0): self = .cancel
         default: return nil
         }
     }

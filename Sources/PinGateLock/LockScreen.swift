@@ -118,6 +118,14 @@ public struct LockScreen {
             pointer = nil
             guard let text = pattern?.finish() else { return .redraw }
             return .submit(.pattern(text))
+        case .cancel:
+            // As Android's pattern view on a cancelled gesture: what was
+            // drawn is dropped. A lift would submit it, and count a wrong
+            // pattern the person never finished.
+            guard mode == .pattern, pattern?.isTracing == true else { return .nothing }
+            pointer = nil
+            pattern?.clear()
+            return .redraw
         }
     }
 

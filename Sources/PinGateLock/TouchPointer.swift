@@ -36,8 +36,10 @@ public struct TouchPointer {
     }
 
     /// The compositor took the touches back (a gesture of its own): the
-    /// finger counts as lifted where it last was.
+    /// finger is gone, and what it drew is dropped rather than submitted.
     public mutating func cancel(_ forward: (InputEvent) -> Void) {
-        if let finger { up(id: finger.id, forward) }
+        guard finger != nil else { return }
+        finger = nil
+        forward(.cancel)
     }
 }

@@ -13,45 +13,27 @@ away) as --finish says: "locked" sends `locked`, then `finished` 0.5 s later;
 are printed ("lock request: unlock_and_destroy"): after `finished` a locker
 must not ask to unlock.
 
-The wire format (wayland's protocol, "Wire Format"): each message is the
-object id (u32), then the size in bytes (high 16 bits) and opcode (low 16),
-then the arguments; a string is its length with the NUL, then the bytes,
-padded to 4."""
-import os
+The wire format is wayland_wire.py's."""
 import select
-import socket
 import struct
 import sys
 import time
+
+from wayland_wire import Reader, bind_arguments, listen, message, string
 
 path, names = sys.argv[1], sys.argv[2:]
 finish = None
 if names and names[0].startswith("--finish="):
     finish, names = names[0].split("=", 1)[1], names[1:]
-if os.path.exists(path):
-    os.unlink(path)
-server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-server.bind(path)
-os.chmod(path, 0o777)
-server.listen(1)
+server = listen(path)
 print("listening", flush=True)
 client, _ = server.accept()
-
-
-def message(obj, opcode, payload=b""):
-    return struct.pack("<II", obj, (8 + len(payload)) << 16 | opcode) + payload
-
-
-def string(text):
-    data = text.encode() + b"\0"
-    return struct.pack("<I", len(data)) + data + b"\0" * (-len(data) % 4)
-
+reader = Reader(client)
 
 LOCK_REQUESTS = {0: "destroy", 1: "get_lock_surface", 2: "unlock_and_destroy"}  # ext_session_lock_v1
 bound = {}  # object id -> interface, from wl_registry.bind
 registry = lock = None
 finish_at = None
-buffer = b""
 while True:
     if finish_at is not None:
         ready, _, _ = select.select([client], [], [], max(finish_at - time.monotonic(), 0))
@@ -60,16 +42,9 @@ while True:
             print("sent finished", flush=True)
             finish_at = None
             continue
-    data = client.recv(4096)
-    if not data:
+    if not reader.read():
         break
-    buffer += data
-    while len(buffer) >= 8:
-        obj, word = struct.unpack("<II", buffer[:8])
-        size, opcode = word >> 16, word & 0xFFFF
-        if len(buffer) < size:
-            break
-        args, buffer = buffer[8:size], buffer[size:]
+    for obj, opcode, args in reader.messages():
         if obj == 1 and opcode == 1:  # wl_display.get_registry(new_id)
             registry = struct.unpack("<I", args[:4])[0]
             for number, name in enumerate(names, 1):
@@ -78,9 +53,8 @@ while True:
             callback = struct.unpack("<I", args[:4])[0]
             client.sendall(message(callback, 0, struct.pack("<I", 0)) + message(1, 1, struct.pack("<I", callback)))
         elif obj == registry and opcode == 0:  # bind(name, interface, version, new_id)
-            length = struct.unpack("<I", args[4:8])[0]
-            interface = args[8:8 + length - 1].decode()
-            bound[struct.unpack("<I", args[-4:])[0]] = interface
+            interface, new = bind_arguments(args)
+            bound[new] = interface
         elif bound.get(obj) == "ext_session_lock_manager_v1" and opcode == 1:  # lock(new_id)
             lock = struct.unpack("<I", args[:4])[0]
             print("lock asked for", flush=True)

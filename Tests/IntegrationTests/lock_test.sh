@@ -947,6 +947,130 @@ test_finished_without_locked_is_a_refusal() {
     finished_lock later "not locking: the compositor refused the lock (another locker holds it?)"
 }
 
+# --- touch, on Wayland ----------------------------------------------------------
+
+# No compositor here can have a touch screen (headless wlroots makes no input
+# devices, the virtual pointer protocol has no touch, the kernel no uinput):
+# touch_compositor.py is a stand-in with one output and a seat whose only
+# device is a touch screen. It locks as sway does and sends wl_touch down,
+# motion, up, frame and cancel on the wire to the lock surface, as commands
+# on a FIFO say; libwayland-client, the locker and its UI, PAM and the helper
+# are the real ones. start_touch_lock SCALE: the output at 1280x800 and SCALE.
+start_touch_lock() {
+    TOUCH_SOCKET="$SANDBOX/wayland-touch" TOUCH_CONTROL="$SANDBOX/touch-control" TOUCH_SCALE=$1
+    rm -f "$TOUCH_CONTROL"; mkfifo -m 600 "$TOUCH_CONTROL"
+    : > "$SANDBOX/touch.out"
+    python3 "$here/touch_compositor.py" "$TOUCH_SOCKET" "$TOUCH_CONTROL" "--scale=$1" > "$SANDBOX/touch.out" 2>&1 &
+    TOUCH_PID=$!
+    # (Its "listening": the socket of an earlier run may still be there.)
+    for _ in $(seq 100); do grep -q listening "$SANDBOX/touch.out" && break; sleep 0.02; done
+    start_lock WAYLAND_DISPLAY="$TOUCH_SOCKET" XDG_SESSION_TYPE=wayland
+    trap 'rc=$?; stop_lock; stop_touch_compositor; exit $rc' EXIT
+    grep -q "sent locked" "$SANDBOX/touch.out" || wait_for_file_text "$SANDBOX/touch.out" "sent locked"
+}
+
+wait_for_file_text() {
+    local i
+    for i in $(seq 100); do grep -q "$2" "$1" && return 0; sleep 0.05; done
+    fail "no [$2] in $1: $(tr '\n' '|' < "$1")"
+}
+
+# finger ARGS: one command to the stand-in (down ID X Y, motion ID X Y, up ID,
+# cancel, shot PATH), its positions given in image pixels and sent in the
+# lock surface's units (image / scale), as a compositor would.
+finger() {
+    local words=("$@")
+    case "$1" in
+        down|motion) words[2]=$(awk "BEGIN { print $3 / $TOUCH_SCALE }")
+                     words[3]=$(awk "BEGIN { print $4 / $TOUCH_SCALE }") ;;
+    esac
+    echo "${words[*]}" > "$TOUCH_CONTROL"
+    sleep 0.03
+}
+
+# tap DIGIT...: each pad key touched and let go.
+tap() {
+    local digit x y
+    for digit in "$@"; do
+        read -r x y <<< "$(where "key$digit")"
+        finger down 1 "$x" "$y"; finger up 1
+    done
+}
+
+# trace CELL...: finger 1 down on the first dot, slid through the others in
+# small steps; it stays down.
+trace() {
+    local x y tx ty step cell
+    read -r x y <<< "$(where "cell$1")"; shift
+    finger down 1 "$x" "$y"
+    for cell in "$@"; do
+        read -r tx ty <<< "$(where "cell$cell")"
+        for step in 1 2 3 4; do finger motion 1 $((x + (tx - x) * step / 4)) $((y + (ty - y) * step / 4)); done
+        x=$tx; y=$ty
+    done
+}
+
+stop_touch_compositor() {
+    kill "$TOUCH_PID" 2>/dev/null || true
+    wait "$TOUCH_PID" 2>/dev/null || true
+    rm -f "$TOUCH_SOCKET" "$TOUCH_CONTROL"
+}
+
+# The pad tapped: a wrong PIN is told and counted, then the PIN unlocks on
+# its last tap, and the compositor is asked to unlock.
+test_touch_taps_the_pad_on_wayland() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PIN" --pin
+    start_touch_lock 1
+    assert_contains "$(cat "$LOG")" "ready: mode=pin"
+    tap 1 2 3 5
+    wait_for_log "message: Wrong PIN" || fail "no wrong-PIN message after taps: $(tail -5 "$LOG")"
+    assert_eq 1 "$(record_failures pgalice)" "failures after a wrong PIN tapped"
+    assert_not_contains "$(cat "$SANDBOX/touch.out")" "unlock_and_destroy" "the compositor after a wrong PIN"
+    tap 4 8 2 1
+    wait_unlocked
+    stop_touch_compositor
+    echo "    the stand-in saw: $(grep -v '^did:' "$SANDBOX/touch.out" | tr '\n' '|')"
+    assert_eq 0 "$lock_rc" "locker exit status"
+    assert_contains "$(cat "$SANDBOX/touch.out")" "lock request: unlock_and_destroy" "the compositor after the PIN tapped"
+    assert_eq 0 "$(record_failures pgalice)" "failures after the PIN"
+}
+
+# The pattern drawn with a finger on an output at scale 2 (positions in
+# surface units, half the image's pixels). A drag the compositor cancels (a
+# gesture of its own) is dropped, not submitted: nothing is counted. A second
+# finger during a drag does nothing. Lifted on the last dot, it unlocks.
+test_touch_draws_the_pattern_at_scale_2_and_a_cancelled_drag_counts_nothing_on_wayland() {
+    need_cli; fresh
+    enroll pgalice "$TEST_PATTERN" --pattern --allow-weak
+    start_touch_lock 2
+    assert_contains "$(cat "$LOG")" "ready: mode=pattern"
+    assert_contains "$(cat "$LOG")" "geometry: 1280,800,2" "the image at scale 2"
+    trace 1 2 3 6
+    finger cancel
+    sleep 0.3
+    assert_not_contains "$(cat "$LOG")" "message: Wrong pattern" "the screen after a cancelled drag"
+    assert_eq 0 "$(record_failures pgalice)" "failures after a cancelled drag"
+    assert_locked
+    trace 1 5 9
+    local x y
+    read -r x y <<< "$(where cell3)"
+    finger down 2 "$x" "$y"; finger motion 2 "$x" $((y + 40)); finger up 2
+    read -r x y <<< "$(where cell6)"
+    finger motion 1 $((x - 60)) $((y - 30))
+    sleep 0.2
+    finger shot "$SANDBOX/touch-shot.ppm"
+    convert "$SANDBOX/touch-shot.ppm" "$LOCK_ARTIFACTS/wayland-touch-pattern-mid-drag.png" ||
+        fail "no screenshot from the stand-in"
+    assert_locked
+    finger motion 1 "$x" "$y"; finger up 1
+    wait_unlocked
+    stop_touch_compositor
+    assert_eq 0 "$lock_rc" "locker exit status"
+    assert_contains "$(cat "$SANDBOX/touch.out")" "lock request: unlock_and_destroy" "the compositor after the pattern"
+    assert_eq 0 "$(record_failures pgalice)" "failures after the pattern"
+}
+
 # A WAYLAND_DISPLAY left over in an X11 session (a sway config's
 # `dbus-update-activation-environment --systemd` puts it in the user manager)
 # must not send the lock to Wayland: logind's XDG_SESSION_TYPE=x11 decides,

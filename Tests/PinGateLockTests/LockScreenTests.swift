@@ -413,7 +413,7 @@ struct ProtocolTests {
     @Test("events survive the line protocol, split across reads")
     func eventLines() {
         let events: [InputEvent] = [.key(keysym: 0x61, character: "a"), .key(keysym: Keysym.return, character: nil),
-                                    .press(button: 1, x: 10, y: 20), .motion(x: 11, y: 21), .release(button: 1, x: 12, y: 22)]
+                                    .press(button: 1, x: 10, y: 20), .motion(x: 11, y: 21), .release(button: 1, x: 12, y: 22), .cancel]
         let bytes = Array(events.map(\.line).joined().utf8)
         var reader = InputEventReader()
         var read: [InputEvent] = []
@@ -422,7 +422,7 @@ struct ProtocolTests {
         #expect(read == events)
         var noise: [InputEvent] = []
         let tooLong = "k 1 " + String(repeating: "1", count: 80) + "\n"
-        for junk in ["garbage\n", "k x y\n", "k 1\n", "k  1 2\n", "k 1 2 \n", "m 1 2 3 4\n", "\n", tooLong, "p 1 2 -\n"] {
+        for junk in ["garbage\n", "k x y\n", "k 1\n", "k  1 2\n", "k 1 2 \n", "m 1 2 3 4\n", "\n", tooLong, "p 1 2 -\n", "c 1\n", "cancel\n"] {
             reader.feed(Array(junk.utf8)) { noise.append($0) }
         }
         #expect(noise.isEmpty)

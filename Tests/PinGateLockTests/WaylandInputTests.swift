@@ -156,7 +156,7 @@ struct TouchPointerTests {
         #expect(submitted == "4821")
     }
 
-    @Test("a cancelled touch lifts the finger where it last was")
+    @Test("a cancelled touch ends the finger without a release")
     func cancel() {
         let geometry = OutputGeometry(sizes: [(1280, 800)])
         var events: [InputEvent] = []
@@ -164,9 +164,36 @@ struct TouchPointerTests {
         touch.down(id: 1, output: 0, x: 10, y: 10, in: geometry) { events.append($0) }
         touch.motion(id: 1, x: 50, y: 60, in: geometry) { events.append($0) }
         touch.cancel { events.append($0) }
-        #expect(events.last == .release(button: 1, x: 50, y: 60))
+        #expect(events.last == .cancel)
         touch.up(id: 1) { events.append($0) }
+        touch.cancel { events.append($0) }
         #expect(events.count == 4)
+    }
+
+    @Test("a pattern whose touch is cancelled is dropped, not submitted, and can be drawn again")
+    func cancelledPattern() {
+        let geometry = OutputGeometry(sizes: [(1280, 800)])
+        var lock = screen(.pattern(grid: 3, failures: 0), geometry)
+        var touch = TouchPointer()
+        var submitted: [String] = []
+        let forward = { (event: InputEvent) in
+            if let secret = text(lock.handle(event)) { submitted.append(secret) }
+        }
+        func draw(_ cells: [Int], id: Int32) {
+            let first = lock.layout.center(ofCell: cells[0])
+            touch.down(id: id, output: 0, x: first.x, y: first.y, in: geometry, forward)
+            for cell in cells.dropFirst() {
+                let center = lock.layout.center(ofCell: cell)
+                touch.motion(id: id, x: center.x, y: center.y, in: geometry, forward)
+            }
+        }
+        draw([1, 5, 9, 6], id: 4)
+        touch.cancel(forward)
+        #expect(submitted.isEmpty)
+        #expect(lock.pattern?.isTracing == false)
+        draw([3, 5, 7, 8], id: 4)
+        touch.up(id: 4, forward)
+        #expect(submitted == ["3-5-7-8"])
     }
 }
 
