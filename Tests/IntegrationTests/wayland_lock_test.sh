@@ -24,9 +24,10 @@
 #
 # Also: the pad clicked and the pattern dragged with a virtual pointer
 # (pam/tests/virtual_pointer.c); an output added while locked (sway's
-# create_output); an output at scale 2 (the pad drawn twice as big in
-# pixels, clicked); a password typed with a dead key; BackSpace held (key
-# repeat); a second locker refused while one holds the lock (`finished`);
+# create_output), and one removed while locked (`output NAME unplug`: the
+# added one, then the first); an output at scale 2 (the pad drawn twice as
+# big in pixels, clicked); a password typed with a dead key; BackSpace held
+# (key repeat); a second locker refused while one holds the lock (`finished`);
 # the UI child's environment, with which no Wayland client connects;
 # --daemonize; and the PIN at pingate-lock and at swaylock alternately in
 # one session, timed alike (wtype's exit to the locker's).
@@ -58,7 +59,8 @@ write_programs() {
     root="$(ct_root)"
     mkdir -p "$root/etc/pingate-test/labwc"
     cat > "$root/etc/pingate-test/sway.conf" <<'EOF'
-output HEADLESS-1 resolution 800x600 bg #1d4f73 solid_color
+output * bg #1d4f73 solid_color
+output HEADLESS-1 resolution 800x600
 bindsym Mod4+p exec sh /usr/local/bin/pingate-wayland-lock
 bindsym Mod4+l exec sh /usr/local/bin/pingate-swaylock
 EOF
@@ -179,13 +181,35 @@ case "$1" in
     addoutput) # sway makes a second headless output while locked: waits for the
             # locker's new geometry and UI: "geometry G, ready, second corner RGB"
         sock="$(ls "$run"/sway-ipc.*.sock | head -1)"
+        # (-p: swaymsg writes JSON, not these lines, when not on a terminal.)
+        before="$(as_alice env SWAYSOCK="$sock" swaymsg -p -t get_outputs | sed -n 's/^Output \([^ ]*\) .*/\1/p')"
         as_alice env SWAYSOCK="$sock" swaymsg -q create_output
         for i in $(seq 200); do [ "$(grep -c 'ready:' "$d/log")" -ge 2 ] && break; sleep 0.05; done
         sleep 0.5
-        at="$(as_alice env SWAYSOCK="$sock" swaymsg -t get_outputs | sed -n '/^Output HEADLESS-2/,/^$/s/.*Position: \([0-9]*\),\([0-9]*\).*/\1 \2/p')"
+        outputs="$(as_alice env SWAYSOCK="$sock" swaymsg -p -t get_outputs)"
+        new="$(echo "$outputs" | sed -n 's/^Output \([^ ]*\) .*/\1/p' | grep -vxF "$before" | head -1)"
+        at="$(echo "$outputs" | sed -n "/^Output $new /,/^\$/s/.*Position: \([0-9]*\),\([0-9]*\).*/\1 \2/p")"
         echo "$(grep -oE 'geometry: [0-9,;]+' "$d/log" | tail -1), $(grep -c 'ready:' "$d/log") ready," \
-             "second corner $(pixel $((${at% *} + 10)) $((${at#* } + 10)))"
+             "second corner $([ -n "$at" ] && pixel $((${at% *} + 10)) $((${at#* } + 10)) || echo "unknown (no new output: $before)")"
         [ "$(grep -c 'ready:' "$d/log")" -ge 2 ] || echo "its trace ends: $(grep -v offer "$d/log" | tail -8 | tr '\n' '|')" ;;
+    rmoutput) # rmoutput NAME: sway unplugs output NAME while locked (`output
+            # NAME unplug`: wlroots destroys it, as when a monitor's cable is
+            # pulled); waits for the locker's next UI: "unplug NAME: status S
+            # (REPLY), locker running|gone, removed: TRACE, geometry: G, N
+            # ready, left OUTPUT..., first corner RGB" (of the first left)
+        sock="$(ls "$run"/sway-ipc.*.sock | head -1)"
+        before="$(grep -c 'ready:' "$d/log")"
+        said="$(as_alice env SWAYSOCK="$sock" swaymsg output "$2" unplug 2>&1)"; status=$?
+        for i in $(seq 200); do [ "$(grep -c 'ready:' "$d/log")" -gt "$before" ] && break; sleep 0.05; done
+        sleep 0.5
+        outputs="$(as_alice env SWAYSOCK="$sock" swaymsg -p -t get_outputs)"
+        left="$(echo "$outputs" | sed -n 's/^Output \([^ ]*\) .*/\1/p' | tr '\n' ' ')"
+        at="$(echo "$outputs" | sed -n "/^Output ${left%% *} /,/^\$/s/.*Position: \([0-9]*\),\([0-9]*\).*/\1 \2/p")"
+        running=gone; kill -0 "$(cat "$d/pid")" 2>/dev/null && [ ! -e "$d/done" ] && running=running
+        echo "unplug $2: status $status ($(echo "$said" | tr -d ' \n')), locker $running," \
+             "removed: $(grep -oE 'output [0-9]+ removed' "$d/log" | paste -sd ' ' -), $(grep -oE 'geometry: [0-9,;]+' "$d/log" | tail -1)," \
+             "$(grep -c 'ready:' "$d/log") ready, left ${left% }, first corner $([ -n "$at" ] && pixel $((${at% *} + 10)) $((${at#* } + 10)) || echo unknown)"
+        [ "$(grep -c 'ready:' "$d/log")" -gt "$before" ] || echo "its trace ends: $(grep -v offer "$d/log" | tail -8 | tr '\n' '|')" ;;
     click)  # click DIGIT...: each pad key clicked with the virtual pointer
         shift
         steps=""
@@ -375,6 +399,45 @@ test_an_output_added_while_locked_is_covered_sway() {
     assert_contains "$out" "second corner 191e2b" "the new output: the lock screen's background"
     wl keys "$PIN" > /dev/null
     unlocked "the PIN, with two outputs" pin
+}
+
+# An output removed while locked (sway's `output NAME unplug`, as when a
+# monitor is unplugged; sway 1.10 has it, undocumented, for headless
+# outputs): the locker stays, its lock with it; it drops the output's lock
+# surface and starts the UI again for the one output left ("output N
+# removed", a one-output geometry, one "ready:" more), which shows the lock
+# screen's background, not the desktop; the PIN then unlocks. Once the added
+# output (HEADLESS-2); once the first (HEADLESS-1), whose surface had the
+# dialog and the keyboard's focus: the image is then the added output's
+# alone (the UI draws the dialog on it), and the keys typed reach it.
+test_an_output_removed_while_locked_keeps_the_lock_sway() {
+    local out name added ready left
+    start_session sway
+    for name in HEADLESS-2 HEADLESS-1; do
+        lock pin
+        out="$(wl addoutput)"
+        echo "      a second output while locked -> $out" >&2
+        assert_contains "$out" "geometry: 800,600,1;" "the locker's image after create_output"
+        added="$(sed -nE 's/^geometry: 800,600,1;([0-9]+,[0-9]+,[0-9]+), .*/\1/p' <<< "$out")"
+        ready="$(sed -nE 's/.*, ([0-9]+) ready,.*/\1/p' <<< "$out")"
+        # What the geometry must be once NAME is gone: the other output alone.
+        if [ "$name" = HEADLESS-1 ]; then left="$added"; else left="800,600,1"; fi
+        out="$(wl rmoutput "$name")"
+        echo "      $name unplugged while locked -> $out" >&2
+        assert_contains "$out" "unplug $name: status 0 (" "swaymsg output $name unplug"
+        # sway has one output left, and not NAME.
+        grep -qE "ready, left [^ ,]+, first corner" <<< "$out" || fail "sway's outputs after $name was unplugged: $out"
+        assert_not_contains "$out" "left $name," "sway's outputs after the unplug"
+        assert_contains "$out" "locker running," "pingate-lock after $name was unplugged"
+        assert_contains "$out" "removed: output " "the locker's trace after $name was unplugged"
+        assert_contains "$out" ", geometry: $left, " "the locker's image after $name was unplugged (one output)"
+        [ -n "$ready" ] && [ "$(sed -nE 's/.*, ([0-9]+) ready,.*/\1/p' <<< "$out")" -gt "$ready" ] 2>/dev/null ||
+            fail "the UI was not started again after $name was unplugged ($ready ready before): $out"
+        assert_not_contains "$out" "first corner $DESKTOP" "the output left, while locked"
+        assert_contains "$out" "first corner 191e2b" "the output left: the lock screen's background"
+        wl keys "$PIN" > /dev/null
+        unlocked "the PIN, after $name was unplugged" pin
+    done
 }
 
 # The pointer (a virtual one: pam/tests/virtual_pointer.c): the PIN clicked
