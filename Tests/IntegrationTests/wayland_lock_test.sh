@@ -369,7 +369,7 @@ test_an_output_added_while_locked_is_covered_sway() {
     lock pin
     out="$(wl addoutput)"
     echo "      a second output while locked -> $out" >&2
-    assert_contains "$out" "geometry: 800,600,1;" "the locker's image after create_output"
+    assert_contains "$out" "geometry: 800,600,120;" "the locker's image after create_output"
     assert_contains "$out" "2 ready" "the UI, started again for two outputs"
     assert_not_contains "$out" "second corner $DESKTOP" "the new output while locked"
     assert_contains "$out" "second corner 191e2b" "the new output: the lock screen's background"
@@ -420,7 +420,7 @@ test_an_output_at_scale_2_gets_a_sharp_pad_sway() {
     lock pin
     two="$(wl spacing)"
     echo "      scale 1: $one; scale 2: $two" >&2
-    assert_contains "$two" "geometry: 1600,1200,2" "the locker's image at scale 2 (a 800x600 surface)"
+    assert_contains "$two" "geometry: 1600,1200,240" "the locker's image at scale 2 (a 800x600 surface)"
     one="$(sed -nE 's/keys 1 to 3: ([0-9]+) pixels.*/\1/p' <<< "$one")"
     two="$(sed -nE 's/keys 1 to 3: ([0-9]+) pixels.*/\1/p' <<< "$two")"
     [ -n "$one" ] && [ -n "$two" ] && [ $((two - 2 * one)) -ge -2 ] && [ $((two - 2 * one)) -le 2 ] ||

@@ -8,6 +8,7 @@ import PinGateLock
 /// configure says (a buffer of any other size is a protocol error), in
 /// surface pixels; its buffer is that times the output's scale factor
 /// (wl_output's `scale`, applied at its `done`), set with set_buffer_scale.
+/// The scale is kept in 120ths (OutputScale), the unit of the image's rule.
 final class WaylandOutput {
     let name: UInt32
     let output: OpaquePointer
@@ -15,8 +16,8 @@ final class WaylandOutput {
     private(set) var surface: OpaquePointer?
     private var lockSurface: OpaquePointer?
     private(set) var width = 0, height = 0
-    private(set) var scale = 1
-    private var pendingScale = 1
+    private var integerScale = 1, pendingScale = 1
+    var scale: OutputScale { OutputScale(clampingInteger: integerScale) }
 
     init(name: UInt32, output: OpaquePointer, locker: WaylandLocker) {
         (self.name, self.output, self.locker) = (name, output, locker)
@@ -27,9 +28,9 @@ final class WaylandOutput {
     func scaleEvent(_ factor: Int32) { pendingScale = Int(min(max(factor, 1), 8)) }
 
     func doneEvent() {
-        guard pendingScale != scale else { return }
-        scale = pendingScale
-        Diagnostics.trace("output \(name) scale: \(scale)")
+        guard pendingScale != integerScale else { return }
+        integerScale = pendingScale
+        Diagnostics.trace("output \(name) scale: \(integerScale)")
         locker.geometryChanged()
     }
 
@@ -50,9 +51,10 @@ final class WaylandOutput {
 
     /// Shows `buffer`, this output's part of the image, if it was drawn for
     /// the size the surface was configured with at the output's scale.
-    func show(_ buffer: OpaquePointer, width: Int32, height: Int32, scale: Int) {
-        guard let surface, scale == self.scale, Int(width) == self.width * scale, Int(height) == self.height * scale else { return }
-        wl_surface_set_buffer_scale(surface, Int32(scale))
+    func show(_ buffer: OpaquePointer, width: Int32, height: Int32, scale: OutputScale) {
+        guard let surface, scale == self.scale, Int(width) == scale.bufferLength(ofSurface: self.width),
+              Int(height) == scale.bufferLength(ofSurface: self.height) else { return }
+        wl_surface_set_buffer_scale(surface, Int32(scale.numerator / OutputScale.denominator))
         wl_surface_attach(surface, buffer, 0, 0)
         wl_surface_damage_buffer(surface, 0, 0, width, height)
         wl_surface_commit(surface)
