@@ -16,7 +16,8 @@ let package = Package(
     targets: [
         .plugin(name: "WaylandScanner", capability: .buildTool()),
         // libwayland-client's headers and library (apt: libwayland-dev), and
-        // the generated ext-session-lock-v1 code and header.
+        // the generated code and headers of ext-session-lock-v1,
+        // fractional-scale-v1 and viewporter.
         .target(
             name: "CWaylandProtocols",
             linkerSettings: [.linkedLibrary("wayland-client")],

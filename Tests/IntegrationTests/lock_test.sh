@@ -1045,7 +1045,7 @@ test_touch_draws_the_pattern_at_scale_2_and_a_cancelled_drag_counts_nothing_on_w
     enroll pgalice "$TEST_PATTERN" --pattern --allow-weak
     start_touch_lock 2
     assert_contains "$(cat "$LOG")" "ready: mode=pattern"
-    assert_contains "$(cat "$LOG")" "geometry: 1280,800,2" "the image at scale 2"
+    assert_contains "$(cat "$LOG")" "geometry: 1280,800,240" "the image at scale 2 (240/120)"
     trace 1 2 3 6
     finger cancel
     sleep 0.3

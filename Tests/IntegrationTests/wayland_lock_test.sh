@@ -393,7 +393,7 @@ test_an_output_added_while_locked_is_covered_sway() {
     lock pin
     out="$(wl addoutput)"
     echo "      a second output while locked -> $out" >&2
-    assert_contains "$out" "geometry: 800,600,1;" "the locker's image after create_output"
+    assert_contains "$out" "geometry: 800,600,120;" "the locker's image after create_output"
     assert_contains "$out" "2 ready" "the UI, started again for two outputs"
     assert_not_contains "$out" "second corner $DESKTOP" "the new output while locked"
     assert_contains "$out" "second corner 191e2b" "the new output: the lock screen's background"
@@ -466,8 +466,10 @@ EOF
 # An output with scale 2 (1600x1200 pixels, 800x600 in the layout): the
 # lock surface's buffer is drawn at 1600x1200 with the dialog at twice its
 # size in pixels (the pad's key spacing doubles against the same output at
-# 800x600, scale 1), set_buffer_scale 2; the PIN clicked with the virtual
-# pointer, whose positions go through surface coordinates times 2, unlocks.
+# 800x600, scale 1), shown through a viewport at 800x600 (sway offers
+# fractional scale: its preferred scale is 240/120); the PIN clicked with
+# the virtual pointer, whose positions go through surface coordinates times
+# 2, unlocks.
 test_an_output_at_scale_2_gets_a_sharp_pad_sway() {
     local pointer="$REPO_ROOT/pam/build/virtual_pointer" out one two
     [ -f "$pointer" ] || make -s -C "$REPO_ROOT/pam" harness > "$WORK/harness.out" 2>&1 ||
@@ -483,7 +485,7 @@ test_an_output_at_scale_2_gets_a_sharp_pad_sway() {
     lock pin
     two="$(wl spacing)"
     echo "      scale 1: $one; scale 2: $two" >&2
-    assert_contains "$two" "geometry: 1600,1200,2" "the locker's image at scale 2 (a 800x600 surface)"
+    assert_contains "$two" "geometry: 1600,1200,240" "the locker's image at scale 2 (a 800x600 surface)"
     one="$(sed -nE 's/keys 1 to 3: ([0-9]+) pixels.*/\1/p' <<< "$one")"
     two="$(sed -nE 's/keys 1 to 3: ([0-9]+) pixels.*/\1/p' <<< "$two")"
     [ -n "$one" ] && [ -n "$two" ] && [ $((two - 2 * one)) -ge -2 ] && [ $((two - 2 * one)) -le 2 ] ||
@@ -491,6 +493,48 @@ test_an_output_at_scale_2_gets_a_sharp_pad_sway() {
     shot sway-scale-2-pin-pad
     wl click $(sed 's/./& /g' <<< "$PIN") > /dev/null
     unlocked "the PIN clicked on the pad at scale 2" pin-click-scale-2
+}
+
+# An output at scale 1.5 (1600x1200 pixels; sway configures the lock surface
+# at 1600/1.5 x 1200/1.5, truncated: 1066x800): with wp_fractional_scale_v1
+# and wp_viewporter the buffer is the surface's size times 1.5, rounded,
+# which is the output's own pixels (within the pixel the truncation lost),
+# not an image at the integer scale 2 that the compositor shrinks. The
+# dialog is drawn 1.5 times as big as on the same output at scale 1 (the
+# pad's key spacing: at 1600x1200, scale 1, the dialog is at its natural
+# size); the PIN clicked with the virtual pointer, whose positions go
+# through surface coordinates times 1.5, unlocks.
+test_an_output_at_scale_1_5_gets_a_sharp_pad_sway() {
+    local pointer="$REPO_ROOT/pam/build/virtual_pointer" out one half geometry
+    [ -f "$pointer" ] || make -s -C "$REPO_ROOT/pam" harness > "$WORK/harness.out" 2>&1 ||
+        fail "make -C pam harness failed: $(cat "$WORK/harness.out")"
+    start_session sway
+    install -m 0755 "$pointer" "$(ct_root)/usr/local/bin/virtual_pointer"
+    out="$(wl scale 1)"
+    assert_eq "screenshot 1600 1200" "$out" "grim's screenshot of HEADLESS-1 at 1600x1200, scale 1"
+    lock pin
+    one="$(wl spacing)"
+    wl keys "$PIN" > /dev/null
+    unlocked "the PIN typed (1600x1200, scale 1)"
+    out="$(wl scale 1.5)"
+    assert_eq "screenshot 1600 1200" "$out" "grim's screenshot of HEADLESS-1 at scale 1.5"
+    # The desktop as sway's pixman renderer shows it at 1.5 (swaybg's colour
+    # comes out darker in the corner, before any lock): what unlocked is.
+    DESKTOP="$(wl corner)"
+    lock pin
+    half="$(wl spacing)"
+    echo "      scale 1: $one; scale 1.5: $half" >&2
+    # "W,H,S": the image's size in pixels and the scale in 120ths.
+    geometry="$(sed -nE 's/.*geometry: ([0-9]+,[0-9]+,[0-9]+).*/\1/p' <<< "$half")"
+    [[ "$geometry" =~ ^(1599|1600),1200,180$ ]] ||
+        fail "the locker's image at scale 1.5 is not the output's 1600x1200 pixels at 180/120: [$half]"
+    one="$(sed -nE 's/keys 1 to 3: ([0-9]+) pixels.*/\1/p' <<< "$one")"
+    half="$(sed -nE 's/keys 1 to 3: ([0-9]+) pixels.*/\1/p' <<< "$half")"
+    [ -n "$one" ] && [ -n "$half" ] && [ $((2 * half - 3 * one)) -ge -4 ] && [ $((2 * half - 3 * one)) -le 4 ] ||
+        fail "the pad at scale 1.5 is not drawn 1.5 times as big: keys 1 to 3 $one pixels at scale 1, $half at scale 1.5"
+    shot sway-scale-1.5-pin-pad
+    wl click $(sed 's/./& /g' <<< "$PIN") > /dev/null
+    unlocked "the PIN clicked on the pad at scale 1.5" pin-click-scale-1.5
 }
 
 # A second pingate-lock while the first holds the lock: sway refuses it
@@ -732,5 +776,5 @@ test_killed_locker_leaves_the_output_locked_sway() { killed_locker sway; }
 test_pin_wrong_pin_and_password_unlock_labwc() { pin_wrong_pin_and_password labwc; }
 test_killed_locker_leaves_the_output_locked_labwc() { killed_locker labwc; }
 
-run_screen_tests "last digit or release to the unlock request; wtype's end to exit (-exit)" pin password pin-click pin-click-scale-2 pattern password-dead-key \
+run_screen_tests "last digit or release to the unlock request; wtype's end to exit (-exit)" pin password pin-click pin-click-scale-2 pin-click-scale-1.5 pattern password-dead-key \
     pingate-lock-exit swaylock-exit

@@ -2,6 +2,9 @@ import Testing
 import PinGateCore
 @testable import PinGateLock
 
+/// A scale in 120ths, wp_fractional_scale_v1's unit: 120 is 1, 180 is 1.5.
+func scale(_ numerator: Int) -> OutputScale { OutputScale(numerator: numerator) }
+
 @Suite("Wayland outputs as one image")
 struct OutputGeometryTests {
     let twoOutputs = OutputGeometry(sizes: [(800, 600), (1920, 1080)])
@@ -24,12 +27,13 @@ struct OutputGeometryTests {
 
     @Test("the child's argument round-trips, and nonsense is refused")
     func spec() {
-        #expect(twoOutputs.spec == "800,600,1;1920,1080,1")
+        #expect(twoOutputs.spec == "800,600,120;1920,1080,120")
         #expect(OutputGeometry(spec: twoOutputs.spec) == twoOutputs)
-        let scaled = OutputGeometry(validSurfaces: [(800, 600, 2), (1280, 800, 1)])!
+        let scaled = OutputGeometry(validSurfaces: [(800, 600, scale(240)), (1067, 800, scale(180))])!
         #expect(OutputGeometry(spec: scaled.spec) == scaled)
-        for bad in ["", "800", "800,600", "800,0,1", "-1,600,1", "800,600,1;x,1,1", "99999,10,1", "800,600,0", "800,600,9",
-                    "20000,10,1;20000,10,1", "9223372036854775807,1,1"] {
+        // (A scale of 1 is 120: "800,600,1" would be 1/120, refused.)
+        for bad in ["", "800", "800,600", "800,0,120", "-1,600,120", "800,600,120;x,1,120", "99999,10,120", "800,600,0",
+                    "800,600,1", "800,600,119", "800,600,961", "20000,10,120;20000,10,120", "9223372036854775807,1,120"] {
             #expect(OutputGeometry(spec: bad) == nil, "\(bad)")
         }
     }
@@ -44,10 +48,15 @@ struct OutputGeometryTests {
                                                   Array(repeating: (10, 10), count: 65)] {
             #expect(OutputGeometry(validSizes: bad) == nil, "\(bad)")
         }
-        // Surfaces times their scales: a scale out of 1...8, a product that
-        // overflows or a buffer beyond the limits.
-        for bad: [(width: Int, height: Int, scale: Int)] in [[(800, 600, 0)], [(800, 600, 9)], [(Int.max, 2, 2)],
-                                                               [(16384, 100, 2)]] {
+        // Surfaces times their scales: a scale out of 1...8 (120...960), a
+        // product that overflows, one that overflows only when rounded, or a
+        // buffer beyond the limits (at 2, and at 121/120 of the widest).
+        let roundingOverflows = Int.max / 180
+        for bad: [(width: Int, height: Int, scale: OutputScale)] in [
+            [(800, 600, scale(0))], [(800, 600, scale(119))], [(800, 600, scale(961))], [(Int.max, 2, scale(240))],
+            [(Int.max / 100, 2, scale(180))], [(roundingOverflows, 1, scale(180))], [(16384, 100, scale(240))],
+            [(32767, 100, scale(121))],
+        ] {
             #expect(OutputGeometry(validSurfaces: bad) == nil, "\(bad)")
         }
         // The largest pool wl_shm takes: Int32.max bytes.
@@ -59,13 +68,38 @@ struct OutputGeometryTests {
 struct OutputScaleTests {
     /// sway's `output HEADLESS-1 scale 2` on an 800x600 mode: the lock
     /// surface is configured 400x300, its buffer is 800x600.
-    let scaled = OutputGeometry(validSurfaces: [(400, 300, 2), (640, 480, 1)])!
+    let scaled = OutputGeometry(validSurfaces: [(400, 300, scale(240)), (640, 480, scale(120))])!
 
     @Test("a buffer is its surface's size times its output's scale")
     func bufferSizes() {
         #expect(scaled.outputs == [Rect(x: 0, y: 0, width: 800, height: 600), Rect(x: 800, y: 0, width: 640, height: 480)])
-        #expect(scaled.scales == [2, 1])
-        #expect(scaled.spec == "800,600,2;640,480,1")
+        #expect(scaled.scales == [scale(240), scale(120)])
+        #expect(scaled.spec == "800,600,240;640,480,120")
+    }
+
+    /// sway's `scale 1.5` on a 1600x1200 mode: preferred_scale 180, the lock
+    /// surface 1066x800 (1600 / 1.5, truncated).
+    @Test("at a fractional scale, a buffer is size × scale/120 rounded half away from zero")
+    func fractionalBufferSizes() {
+        #expect(scale(180).bufferLength(ofSurface: 1066) == 1599)   // 1599.0
+        #expect(scale(180).bufferLength(ofSurface: 1067) == 1601)   // 1600.5
+        #expect(scale(180).bufferLength(ofSurface: 800) == 1200)
+        #expect(scale(150).bufferLength(ofSurface: 3) == 4)         // 3.75
+        #expect(scale(150).bufferLength(ofSurface: 2) == 3)         // 2.5
+        #expect(scale(150).bufferLength(ofSurface: 1) == 1)         // 1.25
+        #expect(scale(240).bufferLength(ofSurface: 1067) == 2134)   // an integer scale: exact
+        let geometry = OutputGeometry(validSurfaces: [(1067, 800, scale(180)), (1066, 800, scale(180))])!
+        #expect(geometry.spec == "1601,1200,180;1599,1200,180")
+        #expect(OutputGeometry(validSurfaces: [(1066, 800, scale(180))]) ==
+                OutputGeometry(validSizes: [(1599, 1200)], scales: [scale(180)]))
+    }
+
+    @Test("at a fractional scale, surface positions are multiplied by it, then kept on the output")
+    func fractionalPositions() {
+        let geometry = OutputGeometry(validSurfaces: [(1067, 800, scale(180)), (640, 480, scale(120))])!
+        #expect(geometry.imagePoint(output: 0, x: 100.25, y: 50.5)! == (150, 75))     // 150.375, 75.75
+        #expect(geometry.imagePoint(output: 0, x: 1066.9, y: 799.9)! == (1600, 1199)) // the buffer's last pixel
+        #expect(geometry.imagePoint(output: 1, x: 10, y: 20)! == (1611, 20))
     }
 
     @Test("surface positions are multiplied by their output's scale")
@@ -75,22 +109,26 @@ struct OutputScaleTests {
         #expect(scaled.imagePoint(output: 1, x: 100, y: 50)! == (900, 50))
     }
 
-    @Test("the pad drawn at scale 2 is twice as big, and a tap in surface coordinates hits its key")
-    func padAtScaleTwo() {
-        let geometry = OutputGeometry(validSurfaces: [(1280, 800, 2)])!
-        let layout = DialogLayout(monitor: geometry.outputs[0], scale: Double(geometry.scales[0]), gridSize: 3)
+    /// At 1280x800 the dialog fits at its natural size at scale 1 and at
+    /// 1.5 or 2 times it in the scaled buffer (1920x1200, 2560x1600).
+    @Test("the pad drawn at scale 2 or 1.5 is that much bigger, and a tap in surface coordinates hits its key",
+          arguments: [240, 180])
+    func padAtScale(numerator: Int) {
+        let geometry = OutputGeometry(validSurfaces: [(1280, 800, scale(numerator))])!
+        let layout = DialogLayout(monitor: geometry.outputs[0], scale: geometry.scales[0].factor, gridSize: 3)
         let key = { (layout: DialogLayout, digit: Int) in layout.padKeys.first { $0.key == .digit(digit) }!.frame }
-        let big = OutputGeometry(validSurfaces: [(1280, 800, 1)])!
+        let big = OutputGeometry(validSurfaces: [(1280, 800, scale(120))])!
         let plain = DialogLayout(monitor: big.outputs[0], scale: 1, gridSize: 3)
-        #expect(key(layout, 5).width == 2 * key(plain, 5).width)
+        let factor = Double(numerator) / 120
+        #expect(key(layout, 5).width == factor * key(plain, 5).width)
         var lock = LockScreen(offer: .pin(length: 4, failures: 0), layout: layout)
         var touch = TouchPointer()
         var submitted: String?
         for digit in [4, 8, 2, 1] {
             let frame = key(layout, digit)
             let forward = { (event: InputEvent) in if let secret = text(lock.handle(event)) { submitted = secret } }
-            // Where the finger is on the surface: half the buffer position.
-            touch.down(id: 1, output: 0, x: frame.midX / 2, y: frame.midY / 2, in: geometry, forward)
+            // Where the finger is on the surface: the buffer position / scale.
+            touch.down(id: 1, output: 0, x: frame.midX / factor, y: frame.midY / factor, in: geometry, forward)
             touch.up(id: 1, forward)
         }
         #expect(submitted == "4821")

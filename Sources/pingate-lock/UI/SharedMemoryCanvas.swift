@@ -41,12 +41,13 @@ final class SharedMemoryCanvas: UICanvas {
 
     /// The dialog goes on the first output; on Wayland the compositor gives
     /// no "primary", and the first is the one it listed first. It is drawn
-    /// at that output's scale (its buffer has that many pixels per surface pixel).
+    /// at that output's scale (its buffer has that many pixels per surface
+    /// pixel: 1.5 at a fractional 180/120).
     func layout(gridSize: Int) -> DialogLayout {
         let monitors = geometry.outputs.enumerated().map { Monitor(frame: $1, primary: $0 == 0) }
         let screen = Rect(x: 0, y: 0, width: Double(geometry.width), height: Double(geometry.height))
         return DialogLayout(monitor: Monitor.forDialog(among: monitors, screen: screen),
-                            scale: Double(geometry.scales[0]), gridSize: gridSize)
+                            scale: geometry.scales[0].factor, gridSize: gridSize)
     }
 
     func handlePendingEvents(redraw: () -> Void, relayout: (String) -> Void) {}

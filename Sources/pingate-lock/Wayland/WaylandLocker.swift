@@ -20,6 +20,8 @@ final class WaylandLocker {
     private var compositor: OpaquePointer?
     private var shm: OpaquePointer?
     private var manager: OpaquePointer?
+    private var fractionalScaleManager: OpaquePointer?
+    private var viewporter: OpaquePointer?
     private var lock: OpaquePointer?
     private(set) var outputs: [WaylandOutput] = []
     private var seats: [WaylandSeat] = []
@@ -65,7 +67,7 @@ final class WaylandLocker {
         lock = ext_session_lock_manager_v1_lock(manager)
         ext_session_lock_v1_add_listener(lock, lockListener, Unmanaged.passUnretained(self).toOpaque())
         Diagnostics.trace("lock requested \(traceTime())")
-        for output in outputs { output.makeLockSurface(lock: lock!, compositor: compositor!) }
+        for output in outputs { output.makeLockSurface(lock: lock!, compositor: compositor!, scaling: fractionalScaling) }
         wl_display_roundtrip(display)
         if finished { return lockFinished() }
         return loop()
@@ -90,13 +92,24 @@ final class WaylandLocker {
             // An output that comes while locked gets its lock surface at once.
             if let lock, let compositor {
                 Diagnostics.trace("output \(name) added")
-                output.makeLockSurface(lock: lock, compositor: compositor)
+                output.makeLockSurface(lock: lock, compositor: compositor, scaling: fractionalScaling)
             }
         case "ext_session_lock_manager_v1":
             manager = OpaquePointer(wl_registry_bind(registry, name, cwayland_session_lock_manager_interface(), 1))
+        case "wp_fractional_scale_manager_v1":
+            fractionalScaleManager = OpaquePointer(wl_registry_bind(registry, name, cwayland_fractional_scale_manager_interface(), 1))
+        case "wp_viewporter":
+            viewporter = OpaquePointer(wl_registry_bind(registry, name, cwayland_viewporter_interface(), 1))
         default:
             break
         }
+    }
+
+    /// Both globals, or the integer scale: a fractional scale is of no use
+    /// without a viewport to show its buffer at the surface's size.
+    private var fractionalScaling: FractionalScaling? {
+        guard let fractionalScaleManager, let viewporter else { return nil }
+        return FractionalScaling(manager: fractionalScaleManager, viewporter: viewporter)
     }
 
     func globalRemoved(name: UInt32) {

@@ -6,17 +6,22 @@ import PinGateLock
 
 /// One output and its lock surface. Its size is what the compositor's
 /// configure says (a buffer of any other size is a protocol error), in
-/// surface pixels; its buffer is that times the output's scale factor
-/// (wl_output's `scale`, applied at its `done`), set with set_buffer_scale.
+/// surface pixels; its buffer is that times the output's scale. With
+/// fractional scale (FractionalSurface) the scale is the surface's preferred
+/// one and a viewport shows the buffer at the surface's size; without, or
+/// before the compositor says it, the scale is wl_output's integer `scale`
+/// (applied at its `done`), set with set_buffer_scale when there is no viewport.
 final class WaylandOutput {
     let name: UInt32
     let output: OpaquePointer
     private unowned let locker: WaylandLocker
     private(set) var surface: OpaquePointer?
     private var lockSurface: OpaquePointer?
+    private var fractional: FractionalSurface?
     private(set) var width = 0, height = 0
-    private(set) var scale = 1
-    private var pendingScale = 1
+    private var integerScale = 1, pendingScale = 1
+    private var preferredScale: OutputScale?
+    var scale: OutputScale { preferredScale ?? OutputScale(clampingInteger: integerScale) }
 
     init(name: UInt32, output: OpaquePointer, locker: WaylandLocker) {
         (self.name, self.output, self.locker) = (name, output, locker)
@@ -27,16 +32,27 @@ final class WaylandOutput {
     func scaleEvent(_ factor: Int32) { pendingScale = Int(min(max(factor, 1), 8)) }
 
     func doneEvent() {
-        guard pendingScale != scale else { return }
-        scale = pendingScale
-        Diagnostics.trace("output \(name) scale: \(scale)")
+        guard pendingScale != integerScale else { return }
+        integerScale = pendingScale
+        Diagnostics.trace("output \(name) scale: \(integerScale)")
         locker.geometryChanged()
     }
 
-    func makeLockSurface(lock: OpaquePointer, compositor: OpaquePointer) {
-        guard lockSurface == nil else { return }
-        surface = wl_compositor_create_surface(compositor)
-        lockSurface = ext_session_lock_v1_get_lock_surface(lock, surface, output)
+    /// wp_fractional_scale_v1's preferred_scale. (sway sends it once the
+    /// surface shows a buffer, so the first image is at the integer scale
+    /// and is made again when this differs.)
+    func preferredScaleEvent(_ wanted: OutputScale) {
+        guard wanted != preferredScale else { return }
+        preferredScale = wanted
+        Diagnostics.trace("output \(name) preferred scale: \(wanted.numerator)/\(OutputScale.denominator)")
+        locker.geometryChanged()
+    }
+
+    func makeLockSurface(lock: OpaquePointer, compositor: OpaquePointer, scaling: FractionalScaling?) {
+        guard lockSurface == nil, let made = wl_compositor_create_surface(compositor) else { return }
+        surface = made
+        if let scaling { fractional = FractionalSurface(surface: made, scaling: scaling, output: self) }
+        lockSurface = ext_session_lock_v1_get_lock_surface(lock, made, output)
         ext_session_lock_surface_v1_add_listener(lockSurface, lockSurfaceListener, Unmanaged.passUnretained(self).toOpaque())
     }
 
@@ -50,15 +66,22 @@ final class WaylandOutput {
 
     /// Shows `buffer`, this output's part of the image, if it was drawn for
     /// the size the surface was configured with at the output's scale.
-    func show(_ buffer: OpaquePointer, width: Int32, height: Int32, scale: Int) {
-        guard let surface, scale == self.scale, Int(width) == self.width * scale, Int(height) == self.height * scale else { return }
-        wl_surface_set_buffer_scale(surface, Int32(scale))
+    func show(_ buffer: OpaquePointer, width: Int32, height: Int32, scale: OutputScale) {
+        guard let surface, scale == self.scale, Int(width) == scale.bufferLength(ofSurface: self.width),
+              Int(height) == scale.bufferLength(ofSurface: self.height) else { return }
+        if let fractional {
+            fractional.setDestination(width: self.width, height: self.height)
+        } else {
+            // Without a viewport the scale is wl_output's integer one.
+            wl_surface_set_buffer_scale(surface, Int32(scale.numerator / OutputScale.denominator))
+        }
         wl_surface_attach(surface, buffer, 0, 0)
         wl_surface_damage_buffer(surface, 0, 0, width, height)
         wl_surface_commit(surface)
     }
 
     func destroy() {
+        fractional?.destroy()
         if let lockSurface { ext_session_lock_surface_v1_destroy(lockSurface) }
         if let surface { wl_surface_destroy(surface) }
         wl_output_destroy(output)

@@ -9,8 +9,12 @@ import PackagePlugin
 /// the header exists whenever the code it belongs to is built.
 @main
 struct WaylandScanner: BuildToolPlugin {
-    /// Protocol files, relative to wayland-protocols' data directory.
-    static let protocols = ["staging/ext-session-lock/ext-session-lock-v1.xml"]
+    /// Protocol files, relative to wayland-protocols' data directory: the
+    /// lock itself, and the two that draw a lock surface at a fractional
+    /// scale (both in Debian 12's and 13's wayland-protocols).
+    static let protocols = ["staging/ext-session-lock/ext-session-lock-v1.xml",
+                            "staging/fractional-scale/fractional-scale-v1.xml",
+                            "stable/viewporter/viewporter.xml"]
     static let dataDirectory = "/usr/share/wayland-protocols"
     static let scanner = "/usr/bin/wayland-scanner"
 

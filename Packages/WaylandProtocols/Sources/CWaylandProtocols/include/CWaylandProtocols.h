@@ -3,6 +3,8 @@
  * (Plugins/WaylandScanner). */
 #include <wayland-client.h>
 #include "ext-session-lock-v1.h"
+#include "fractional-scale-v1.h"
+#include "viewporter.h"
 
 /* The interface descriptions are C globals that wl_registry_bind and the
  * proxies keep pointers to; Swift would pass a copy's address. */
@@ -13,3 +15,7 @@ static inline const struct wl_interface *cwayland_output_interface(void) { retur
 static inline const struct wl_interface *cwayland_session_lock_manager_interface(void) {
     return &ext_session_lock_manager_v1_interface;
 }
+static inline const struct wl_interface *cwayland_fractional_scale_manager_interface(void) {
+    return &wp_fractional_scale_manager_v1_interface;
+}
+static inline const struct wl_interface *cwayland_viewporter_interface(void) { return &wp_viewporter_interface; }
