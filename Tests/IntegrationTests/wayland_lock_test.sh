@@ -26,7 +26,8 @@
 # (pam/tests/virtual_pointer.c); an output added while locked (sway's
 # create_output), and one removed while locked (`output NAME unplug`: the
 # added one, then the first); an output at scale 2 (the pad drawn twice as
-# big in pixels, clicked); a password typed with a dead key; BackSpace held
+# big in pixels, clicked) and at 1.5 (wp_fractional_scale_v1: the image at
+# the output's own pixels, the pad 1.5 times as big); a password typed with a dead key; BackSpace held
 # (key repeat); a second locker refused while one holds the lock (`finished`);
 # the UI child's environment, with which no Wayland client connects;
 # --daemonize; and the PIN at pingate-lock and at swaylock alternately in
@@ -417,11 +418,11 @@ test_an_output_removed_while_locked_keeps_the_lock_sway() {
         lock pin
         out="$(wl addoutput)"
         echo "      a second output while locked -> $out" >&2
-        assert_contains "$out" "geometry: 800,600,1;" "the locker's image after create_output"
-        added="$(sed -nE 's/^geometry: 800,600,1;([0-9]+,[0-9]+,[0-9]+), .*/\1/p' <<< "$out")"
+        assert_contains "$out" "geometry: 800,600,120;" "the locker's image after create_output"
+        added="$(sed -nE 's/^geometry: 800,600,120;([0-9]+,[0-9]+,[0-9]+), .*/\1/p' <<< "$out")"
         ready="$(sed -nE 's/.*, ([0-9]+) ready,.*/\1/p' <<< "$out")"
         # What the geometry must be once NAME is gone: the other output alone.
-        if [ "$name" = HEADLESS-1 ]; then left="$added"; else left="800,600,1"; fi
+        if [ "$name" = HEADLESS-1 ]; then left="$added"; else left="800,600,120"; fi
         out="$(wl rmoutput "$name")"
         echo "      $name unplugged while locked -> $out" >&2
         assert_contains "$out" "unplug $name: status 0 (" "swaymsg output $name unplug"
