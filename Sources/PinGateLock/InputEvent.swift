@@ -8,8 +8,9 @@
 ///     p BUTTON X Y           a button press at root coordinates
 ///     r BUTTON X Y           a button release
 ///     m X Y                  pointer motion
-///     c                      the touch was taken back (wl_touch.cancel): a
-///                            pattern being drawn is dropped, not submitted
+///     c                      the touch was taken back (wl_touch.cancel), or
+///                            the touch screen went away: a pattern being
+///                            drawn is dropped, not submitted
 ///
 /// Numbers are decimal. Anything else is ignored by the reader.
 ///

@@ -1554,7 +1554,7 @@ echo "key status: $(pingate key status --json | tr -d '\n ' | sed -nE 's/.*"stat
 for i in $(seq 100); do
     journalctl --sync 2>/dev/null
     said="$({ journalctl -b -u pingate-key.service -o cat --no-pager
-              journalctl -b -t pingate -o cat --no-pager | grep -i 'key'; } |
+              journalctl -b -t pingate -o cat --no-pager | grep -E '^key (load|seal|unseal)'; } |
         grep -v '^pingate-key.service: \|^Starting \|^Started \|^Finished \|^Failed to start ' |
         awk '!seen[$0]++' | tr '\n' ' ')"
     { [ -n "$said" ] || [ "$(systemctl is-active pingate-key.service)" = active ]; } && break

@@ -122,6 +122,15 @@ case "$1" in
         said "ready:" && said "locked:" || { echo "not locked: $(tr '\n' ' ' < "$d/log" 2>/dev/null)"; exit 1; }
         sleep 0.3
         echo "$(grep -oE 'ready: mode=[a-z]+' "$d/log" | tail -1), locked, corner $(corner)" ;;
+    rescaled) # at a fractional scale sway sends the preferred scale after the
+            # first frame, and the UI is started again for it: waits (10 s) for
+            # a "ready:" after the last "preferred scale" line
+        for i in $(seq 200); do
+            awk '/preferred scale/ { p = NR } /ready:/ { r = NR } END { exit !(p && r > p) }' "$d/log" && break
+            sleep 0.05
+        done
+        sleep 0.3
+        echo "preferred scale lines: $(grep -c 'preferred scale' "$d/log")" ;;
     keys)   # keys WTYPE-ARGS...: one wtype, after Escape and a pause (a new
             # virtual keyboard's keymap must reach the client first)
         shift
@@ -523,6 +532,7 @@ test_an_output_at_scale_1_5_gets_a_sharp_pad_sway() {
     # comes out darker in the corner, before any lock): what unlocked is.
     DESKTOP="$(wl corner)"
     lock pin
+    wl rescaled > /dev/null
     half="$(wl spacing)"
     echo "      scale 1: $one; scale 1.5: $half" >&2
     # "W,H,S": the image's size in pixels and the scale in 120ths.
