@@ -283,20 +283,28 @@ test_clicking_the_on_screen_pad_unlocks() {
 
 # --- pattern -------------------------------------------------------------------------
 
-# drag CELL...: press on the first cell, move through the others in small
-# steps as a finger would, release on the last.
-drag() {
-    local first=$1; shift
-    local x y tx ty step
-    read -r x y <<< "$(where "cell$first")"
-    xdo mousemove "$x" "$y" mousedown 1
+# path CELL...: the points from the first cell through the others in small
+# steps (four to each cell), as a finger moves: "X Y" a line, the first
+# cell's first. The mouse (drag) and a finger (trace) follow the same path.
+path() {
+    local x y tx ty step cell
+    read -r x y <<< "$(where "cell$1")"; shift
+    echo "$x $y"
     for cell in "$@"; do
         read -r tx ty <<< "$(where "cell$cell")"
-        for step in 1 2 3 4; do
-            xdo mousemove $((x + (tx - x) * step / 4)) $((y + (ty - y) * step / 4))
-        done
+        for step in 1 2 3 4; do echo "$((x + (tx - x) * step / 4)) $((y + (ty - y) * step / 4))"; done
         x=$tx; y=$ty
     done
+}
+
+# drag CELL...: the button pressed on the first cell, the pointer moved
+# along the path; the button stays down.
+drag() {
+    local x y press="mousedown 1"
+    while read -r x y; do
+        xdo mousemove "$x" "$y" $press
+        press=""
+    done < <(path "$@")
 }
 
 test_pattern_drawn_with_the_mouse_unlocks() {
@@ -896,6 +904,13 @@ test_refuses_to_lock_without_the_pam_service() {
     assert_contains "$out" "not locking"
 }
 
+# stand_in_listening OUT: a stand-in compositor (fake_compositor.py,
+# touch_compositor.py) printed "listening" to OUT (2 s at most), so its socket
+# is its own, not an earlier run's.
+stand_in_listening() {
+    for _ in $(seq 100); do grep -q listening "$1" && break; sleep 0.02; done
+}
+
 # In a Wayland session (WAYLAND_DISPLAY set) whose compositor offers no
 # ext-session-lock-v1 (mutter, KWin), pingate-lock refuses and says why,
 # rather than lock Xwayland's windows only: a stand-in compositor
@@ -905,8 +920,7 @@ test_refuses_a_wayland_compositor_without_the_session_lock_protocol() {
     : > "$SANDBOX/fake.out"
     python3 "$here/fake_compositor.py" "$socket" wl_compositor wl_shm wl_seat > "$SANDBOX/fake.out" 2>&1 &
     local fake=$!
-    # (Its "listening": the socket of an earlier run may still be there.)
-    for _ in $(seq 100); do grep -q listening "$SANDBOX/fake.out" && break; sleep 0.02; done
+    stand_in_listening "$SANDBOX/fake.out"
     out=$(setpriv --reuid=61001 --regid=61001 --clear-groups --reset-env -- \
         env WAYLAND_DISPLAY="$socket" DISPLAY="$DISPLAY" LANG=C.UTF-8 timeout 10 "$LOCK" 2>&1) && rc=0 || rc=$?
     kill "$fake" 2>/dev/null || true
@@ -927,8 +941,7 @@ finished_lock() {
     python3 "$here/fake_compositor.py" "$socket" "--finish=$1" wl_compositor wl_shm ext_session_lock_manager_v1 \
         > "$SANDBOX/fake.out" 2>&1 &
     fake=$!
-    # (Its "listening": the socket of an earlier run may still be there.)
-    for _ in $(seq 100); do grep -q listening "$SANDBOX/fake.out" && break; sleep 0.02; done
+    stand_in_listening "$SANDBOX/fake.out"
     out=$(setpriv --reuid=61001 --regid=61001 --clear-groups --reset-env -- \
         env WAYLAND_DISPLAY="$socket" LANG=C.UTF-8 timeout 10 "$LOCK" 2>&1) && rc=0 || rc=$?
     kill "$fake" 2>/dev/null || true
@@ -962,13 +975,12 @@ start_touch_lock() {
     : > "$SANDBOX/touch.out"
     python3 "$here/touch_compositor.py" "$TOUCH_SOCKET" "$TOUCH_CONTROL" "--scale=$1" > "$SANDBOX/touch.out" 2>&1 &
     TOUCH_PID=$!
-    # (Its "listening": the socket of an earlier run may still be there.)
-    for _ in $(seq 100); do grep -q listening "$SANDBOX/touch.out" && break; sleep 0.02; done
+    stand_in_listening "$SANDBOX/touch.out"
     # The stand-in goes too if the lock screen never comes up.
     trap 'rc=$?; stop_touch_compositor; exit $rc' EXIT
     start_lock WAYLAND_DISPLAY="$TOUCH_SOCKET" XDG_SESSION_TYPE=wayland
     trap 'rc=$?; stop_lock; stop_touch_compositor; exit $rc' EXIT
-    grep -q "sent locked" "$SANDBOX/touch.out" || wait_for_file_text "$SANDBOX/touch.out" "sent locked"
+    wait_for_file_text "$SANDBOX/touch.out" "sent locked"
 }
 
 wait_for_file_text() {
@@ -999,17 +1011,14 @@ tap() {
     done
 }
 
-# trace CELL...: finger 1 down on the first dot, slid through the others in
-# small steps; it stays down.
+# trace CELL...: finger 1 down on the first cell, slid along the path; it
+# stays down.
 trace() {
-    local x y tx ty step cell
-    read -r x y <<< "$(where "cell$1")"; shift
-    finger down 1 "$x" "$y"
-    for cell in "$@"; do
-        read -r tx ty <<< "$(where "cell$cell")"
-        for step in 1 2 3 4; do finger motion 1 $((x + (tx - x) * step / 4)) $((y + (ty - y) * step / 4)); done
-        x=$tx; y=$ty
-    done
+    local x y touch=down
+    while read -r x y; do
+        finger "$touch" 1 "$x" "$y"
+        touch=motion
+    done < <(path "$@")
 }
 
 stop_touch_compositor() {

@@ -109,6 +109,15 @@ said() { for i in $(seq 200); do grep -qF -- "$1" "$d/log" 2>/dev/null && return
 # (one output at the layout's origin: the image's positions are the layout's).
 where() { grep -oE "(ready|mode|relayout):.*" "$d/log" | tail -n 1 | grep -oE "\b$1=[0-9]+,[0-9]+" | cut -d= -f2 | tr , ' '; }
 size() { as_alice grim -t ppm - | sed -n 2p; }
+# sway's outputs (-p: swaymsg writes JSON, not these lines, when not on a
+# terminal): their names, one a line; the colour 10 px inside output NAME's
+# corner, or "unknown" when sway has no output NAME.
+outputs() { as_alice env SWAYSOCK="$(ls "$run"/sway-ipc.*.sock | head -1)" swaymsg -p -t get_outputs; }
+output_names() { outputs | sed -n 's/^Output \([^ ]*\) .*/\1/p'; }
+corner_of() {
+    at="$(outputs | sed -n "/^Output $1 /,/^\$/s/.*Position: \([0-9]*\),\([0-9]*\).*/\1 \2/p")"
+    if [ -n "$at" ]; then pixel $((${at% *} + 10)) $((${at#* } + 10)); else echo unknown; fi
+}
 case "$1" in
     start)  # start sway|labwc: alice's seat session running the compositor
         compositor="$2"
@@ -191,16 +200,13 @@ case "$1" in
     addoutput) # sway makes a second headless output while locked: waits for the
             # locker's new geometry and UI: "geometry G, ready, second corner RGB"
         sock="$(ls "$run"/sway-ipc.*.sock | head -1)"
-        # (-p: swaymsg writes JSON, not these lines, when not on a terminal.)
-        before="$(as_alice env SWAYSOCK="$sock" swaymsg -p -t get_outputs | sed -n 's/^Output \([^ ]*\) .*/\1/p')"
+        before="$(output_names)"
         as_alice env SWAYSOCK="$sock" swaymsg -q create_output
         for i in $(seq 200); do [ "$(grep -c 'ready:' "$d/log")" -ge 2 ] && break; sleep 0.05; done
         sleep 0.5
-        outputs="$(as_alice env SWAYSOCK="$sock" swaymsg -p -t get_outputs)"
-        new="$(echo "$outputs" | sed -n 's/^Output \([^ ]*\) .*/\1/p' | grep -vxF "$before" | head -1)"
-        at="$(echo "$outputs" | sed -n "/^Output $new /,/^\$/s/.*Position: \([0-9]*\),\([0-9]*\).*/\1 \2/p")"
+        new="$(output_names | grep -vxF "$before" | head -1)"
         echo "$(grep -oE 'geometry: [0-9,;]+' "$d/log" | tail -1), $(grep -c 'ready:' "$d/log") ready," \
-             "second corner $([ -n "$at" ] && pixel $((${at% *} + 10)) $((${at#* } + 10)) || echo "unknown (no new output: $before)")"
+             "second corner $([ -n "$new" ] && corner_of "$new" || echo "unknown (no new output: $before)")"
         [ "$(grep -c 'ready:' "$d/log")" -ge 2 ] || echo "its trace ends: $(grep -v offer "$d/log" | tail -8 | tr '\n' '|')" ;;
     rmoutput) # rmoutput NAME: sway unplugs output NAME while locked (`output
             # NAME unplug`: wlroots destroys it, as when a monitor's cable is
@@ -212,13 +218,11 @@ case "$1" in
         said="$(as_alice env SWAYSOCK="$sock" swaymsg output "$2" unplug 2>&1)"; status=$?
         for i in $(seq 200); do [ "$(grep -c 'ready:' "$d/log")" -gt "$before" ] && break; sleep 0.05; done
         sleep 0.5
-        outputs="$(as_alice env SWAYSOCK="$sock" swaymsg -p -t get_outputs)"
-        left="$(echo "$outputs" | sed -n 's/^Output \([^ ]*\) .*/\1/p' | tr '\n' ' ')"
-        at="$(echo "$outputs" | sed -n "/^Output ${left%% *} /,/^\$/s/.*Position: \([0-9]*\),\([0-9]*\).*/\1 \2/p")"
+        left="$(output_names | tr '\n' ' ')"
         running=gone; kill -0 "$(cat "$d/pid")" 2>/dev/null && [ ! -e "$d/done" ] && running=running
         echo "unplug $2: status $status ($(echo "$said" | tr -d ' \n')), locker $running," \
              "removed: $(grep -oE 'output [0-9]+ removed' "$d/log" | paste -sd ' ' -), $(grep -oE 'geometry: [0-9,;]+' "$d/log" | tail -1)," \
-             "$(grep -c 'ready:' "$d/log") ready, left ${left% }, first corner $([ -n "$at" ] && pixel $((${at% *} + 10)) $((${at#* } + 10)) || echo unknown)"
+             "$(grep -c 'ready:' "$d/log") ready, left ${left% }, first corner $(corner_of "${left%% *}")"
         [ "$(grep -c 'ready:' "$d/log")" -gt "$before" ] || echo "its trace ends: $(grep -v offer "$d/log" | tail -8 | tr '\n' '|')" ;;
     click)  # click DIGIT...: each pad key clicked with the virtual pointer
         shift
@@ -450,15 +454,25 @@ test_an_output_removed_while_locked_keeps_the_lock_sway() {
     done
 }
 
-# The pointer (a virtual one: pam/tests/virtual_pointer.c): the PIN clicked
-# on the pad unlocks on its last click; alice re-enrolled with a pattern,
-# the pattern dragged through the dots unlocks on release.
-test_pointer_clicks_the_pad_and_drags_the_pattern_sway() {
-    local pointer="$REPO_ROOT/pam/build/virtual_pointer" out
+# start_sway_with_pointer: alice's sway session, with the virtual pointer
+# (pam/tests/virtual_pointer.c, zwlr_virtual_pointer_v1) installed inside.
+start_sway_with_pointer() {
+    local pointer="$REPO_ROOT/pam/build/virtual_pointer"
     [ -f "$pointer" ] || make -s -C "$REPO_ROOT/pam" harness > "$WORK/harness.out" 2>&1 ||
         fail "make -C pam harness failed: $(cat "$WORK/harness.out")"
     start_session sway
     install -m 0755 "$pointer" "$(ct_root)/usr/local/bin/virtual_pointer"
+}
+
+# keys_apart "keys 1 to 3: DX pixels, ...": DX (the `spacing` step's line).
+keys_apart() { sed -nE 's/keys 1 to 3: ([0-9]+) pixels.*/\1/p' <<< "$1"; }
+
+# The pointer (a virtual one: pam/tests/virtual_pointer.c): the PIN clicked
+# on the pad unlocks on its last click; alice re-enrolled with a pattern,
+# the pattern dragged through the dots unlocks on release.
+test_pointer_clicks_the_pad_and_drags_the_pattern_sway() {
+    local out
+    start_sway_with_pointer
     lock pin
     wl click $(sed 's/./& /g' <<< "$PIN") > /dev/null
     unlocked "the PIN clicked on the pad" pin-click
@@ -481,11 +495,8 @@ EOF
 # the virtual pointer, whose positions go through surface coordinates times
 # 2, unlocks.
 test_an_output_at_scale_2_gets_a_sharp_pad_sway() {
-    local pointer="$REPO_ROOT/pam/build/virtual_pointer" out one two
-    [ -f "$pointer" ] || make -s -C "$REPO_ROOT/pam" harness > "$WORK/harness.out" 2>&1 ||
-        fail "make -C pam harness failed: $(cat "$WORK/harness.out")"
-    start_session sway
-    install -m 0755 "$pointer" "$(ct_root)/usr/local/bin/virtual_pointer"
+    local out one two
+    start_sway_with_pointer
     lock pin
     one="$(wl spacing)"
     wl keys "$PIN" > /dev/null
@@ -496,8 +507,8 @@ test_an_output_at_scale_2_gets_a_sharp_pad_sway() {
     two="$(wl spacing)"
     echo "      scale 1: $one; scale 2: $two" >&2
     assert_contains "$two" "geometry: 1600,1200,240" "the locker's image at scale 2 (a 800x600 surface)"
-    one="$(sed -nE 's/keys 1 to 3: ([0-9]+) pixels.*/\1/p' <<< "$one")"
-    two="$(sed -nE 's/keys 1 to 3: ([0-9]+) pixels.*/\1/p' <<< "$two")"
+    one="$(keys_apart "$one")"
+    two="$(keys_apart "$two")"
     [ -n "$one" ] && [ -n "$two" ] && [ $((two - 2 * one)) -ge -2 ] && [ $((two - 2 * one)) -le 2 ] ||
         fail "the pad at scale 2 is not drawn twice as big: keys 1 to 3 $one pixels at scale 1, $two at scale 2"
     shot sway-scale-2-pin-pad
@@ -515,11 +526,8 @@ test_an_output_at_scale_2_gets_a_sharp_pad_sway() {
 # size); the PIN clicked with the virtual pointer, whose positions go
 # through surface coordinates times 1.5, unlocks.
 test_an_output_at_scale_1_5_gets_a_sharp_pad_sway() {
-    local pointer="$REPO_ROOT/pam/build/virtual_pointer" out one half geometry
-    [ -f "$pointer" ] || make -s -C "$REPO_ROOT/pam" harness > "$WORK/harness.out" 2>&1 ||
-        fail "make -C pam harness failed: $(cat "$WORK/harness.out")"
-    start_session sway
-    install -m 0755 "$pointer" "$(ct_root)/usr/local/bin/virtual_pointer"
+    local out one half geometry
+    start_sway_with_pointer
     out="$(wl scale 1)"
     assert_eq "screenshot 1600 1200" "$out" "grim's screenshot of HEADLESS-1 at 1600x1200, scale 1"
     lock pin
@@ -539,8 +547,8 @@ test_an_output_at_scale_1_5_gets_a_sharp_pad_sway() {
     geometry="$(sed -nE 's/.*geometry: ([0-9]+,[0-9]+,[0-9]+).*/\1/p' <<< "$half")"
     [[ "$geometry" =~ ^(1599|1600),1200,180$ ]] ||
         fail "the locker's image at scale 1.5 is not the output's 1600x1200 pixels at 180/120: [$half]"
-    one="$(sed -nE 's/keys 1 to 3: ([0-9]+) pixels.*/\1/p' <<< "$one")"
-    half="$(sed -nE 's/keys 1 to 3: ([0-9]+) pixels.*/\1/p' <<< "$half")"
+    one="$(keys_apart "$one")"
+    half="$(keys_apart "$half")"
     [ -n "$one" ] && [ -n "$half" ] && [ $((2 * half - 3 * one)) -ge -4 ] && [ $((2 * half - 3 * one)) -le 4 ] ||
         fail "the pad at scale 1.5 is not drawn 1.5 times as big: keys 1 to 3 $one pixels at scale 1, $half at scale 1.5"
     shot sway-scale-1.5-pin-pad
